@@ -1,0 +1,45 @@
+"""Pure game logic: boards, the three variants, FEN, moves and game end. No I/O.
+
+``make_board("xiangqi")`` gives a :class:`Board`; variants register in :data:`VARIANTS`.
+"""
+
+from .board import (
+    PASS,
+    Board,
+    FenError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Outcome,
+    RulesError,
+)
+from .geometry import parse_square, square_name
+
+VARIANTS: dict[str, type[Board]] = {"xiangqi": Board}
+
+
+def make_board(variant: str = "xiangqi", fen: str | None = None) -> Board:
+    """A board of ``variant`` at ``fen`` (the variant's start when None)."""
+    try:
+        cls = VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}") from None
+    return cls(fen)
+
+
+__all__ = [
+    "PASS",
+    "VARIANTS",
+    "Board",
+    "FenError",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Move",
+    "Outcome",
+    "RulesError",
+    "make_board",
+    "parse_square",
+    "square_name",
+]

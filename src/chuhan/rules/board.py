@@ -1,0 +1,734 @@
+"""The xiangqi board: FEN, legal moves, make/unmake, check and the end of the game.
+
+Variants (``janggi``, ``jieqi``) subclass :class:`Board` and change its step tables and a few
+hooks; the move generator here is the only one (STYLE: variants are data and small hooks).
+
+Internally a move is an int ``from * 90 + to`` (``PASS_CODE`` for a janggi pass); the public
+API speaks :class:`Move`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .geometry import (
+    ADVISOR,
+    CANNON,
+    CHARIOT,
+    DIAG_STEPS,
+    ELEPHANT,
+    ELEPHANT_MOVES_ANY,
+    FIRST,
+    HORSE,
+    HORSE_ATTACKERS,
+    HORSE_MOVES,
+    KING,
+    KING_SAFETY_MASK,
+    KIND_LETTERS,
+    LETTER_KINDS,
+    NUM_POINTS,
+    ORTHO_STEPS,
+    RAYS,
+    SECOND,
+    SIGN,
+    SOLDIER,
+    in_palace,
+    own_half,
+    parse_square,
+    square_name,
+)
+
+PASS_CODE = NUM_POINTS * NUM_POINTS
+
+
+class RulesError(ValueError):
+    """Base class of every error the rules raise."""
+
+
+class FenError(RulesError):
+    """The FEN text does not describe a valid position of the variant."""
+
+
+class InvalidMoveError(RulesError):
+    """The text is not a move at all (``"h3"``, ``"z9z1"``)."""
+
+
+class IllegalMoveError(RulesError):
+    """The move is well formed but not legal in the position."""
+
+
+class GameOverError(IllegalMoveError):
+    """A move was tried after the game ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move from one point to another (``h3e3``), or the janggi ``pass``."""
+
+    from_point: int
+    to_point: int
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read canonical text: ``"h3e3"``, ``"a10a9"`` or ``"pass"``.
+
+        Raises :class:`InvalidMoveError` when the text is not a move.
+        """
+        text = text.strip()
+        if text == "pass":
+            return PASS
+        for split in (2, 3):
+            head, tail = text[:split], text[split:]
+            try:
+                return cls(parse_square(head), parse_square(tail))
+            except ValueError:
+                continue
+        raise InvalidMoveError(f"not a move: {text!r} (expected e.g. 'h3e3' or 'pass')")
+
+    @classmethod
+    def from_code(cls, code: int) -> Move:
+        if code == PASS_CODE:
+            return PASS
+        return cls(code // NUM_POINTS, code % NUM_POINTS)
+
+    @property
+    def code(self) -> int:
+        if self.from_point < 0:
+            return PASS_CODE
+        return self.from_point * NUM_POINTS + self.to_point
+
+    @property
+    def is_pass(self) -> bool:
+        return self.from_point < 0
+
+    def __str__(self) -> str:
+        if self.is_pass:
+            return "pass"
+        return square_name(self.from_point) + square_name(self.to_point)
+
+
+PASS = Move(-1, -1)
+
+
+def code_text(code: int) -> str:
+    """Canonical text of an internal move code."""
+    if code == PASS_CODE:
+        return "pass"
+    return square_name(code // NUM_POINTS) + square_name(code % NUM_POINTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended. ``winner`` is 0 (first mover), 1 (second mover) or None for a draw.
+
+    ``points`` holds both sides' totals (first mover, second mover) when points decided (J8).
+    """
+
+    winner: int | None
+    reason: str
+    points: tuple[float, float] | None = None
+
+
+def _zobrist_table() -> list[list[int]]:
+    rng = random.Random(0x43485548414E)  # fixed: keys are the same in every process
+    return [[rng.getrandbits(64) for _ in range(NUM_POINTS)] for _ in range(17)]
+
+
+# Rows 0..14 are the piece codes -7..7 shifted by 7; rows 15 and 16 face-down pieces (jieqi).
+ZOBRIST = _zobrist_table()
+ZOBRIST_SIDE = random.Random(0x5349444).getrandbits(64)
+FACE_DOWN_KEY = (15, 16)
+
+
+@dataclass(slots=True)
+class _Undo:
+    code: int
+    captured: int
+    halfmove: int
+    key: int
+    extra: object = None
+
+
+def _table(fn: object) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))  # type: ignore[operator, return-value]
+
+
+class Board:
+    """A xiangqi position with its game history (SPEC X1–X5, E1–E3).
+
+    ``turn`` is 0 when the first mover (Red) is to move, 1 for Black. ``squares`` holds the
+    90 points: 0 empty, a positive kind for Red, a negative kind for Black.
+    """
+
+    variant: ClassVar[str] = "xiangqi"
+    SIDE_NAMES: ClassVar[tuple[str, str]] = ("red", "black")
+    START_FEN: ClassVar[str] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    FLYING_GENERAL: ClassVar[bool] = True
+    NO_CAPTURE_LIMIT: ClassVar[int] = 120
+
+    # Step tables per side and point; ray tables per point. Subclasses replace them.
+    KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(
+        lambda p, s: tuple(q for q in ORTHO_STEPS[p] if in_palace(q, s)) if in_palace(p, s) else ()
+    )
+    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(
+        lambda p, s: tuple(q for q in DIAG_STEPS[p] if in_palace(q, s)) if in_palace(p, s) else ()
+    )
+    # (destination, block, block): both blocking points must be empty (xiangqi: the eye twice).
+    ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]] = _table(
+        lambda p, s: tuple((q, e, e) for q, e in ELEPHANT_MOVES_ANY[p] if own_half(q, s))
+    )
+    SOLDIER_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(
+        lambda p, s: tuple(
+            q
+            for q in ORTHO_STEPS[p]
+            if (q // 9 - p // 9) == (1 if s == FIRST else -1)
+            or (q // 9 == p // 9 and not own_half(p, s))
+        )
+    )
+    SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = RAYS
+
+    def __init__(self, fen: str | None = None) -> None:
+        self.squares: list[int] = [0] * NUM_POINTS
+        self.turn = FIRST
+        self.halfmove = 0
+        self.fullmove = 1
+        self.kings = [-1, -1]
+        self.face_down: set[int] = set()
+        self.key = 0
+        self._stack: list[_Undo] = []
+        self._keys: list[int] = []
+        self._checks: list[bool] = []
+        self._outcome_cache: tuple[int, Outcome | None] | None = None
+        self.set_fen(fen or self.START_FEN)
+
+    # ------------------------------------------------------------------ FEN
+
+    def set_fen(self, fen: str) -> None:
+        """Set up the position of ``fen`` as the game's start. Raises :class:`FenError`."""
+        parts = fen.split()
+        if not 1 <= len(parts) <= 6:
+            raise FenError(f"expected 1 to 6 fields, got {len(parts)}")
+        rows = parts[0].split("/")
+        if len(rows) != 10:
+            raise FenError(f"expected 10 ranks, got {len(rows)}")
+        squares = [0] * NUM_POINTS
+        face_down: set[int] = set()
+        for row_index, row in enumerate(rows):
+            rank = 9 - row_index
+            file = 0
+            for ch in row:
+                if ch.isdigit():
+                    file += int(ch)
+                    continue
+                if file >= 9:
+                    raise FenError(f"rank {rank + 1} has more than 9 points")
+                point = rank * 9 + file
+                squares[point], is_down = self._piece_from_letter(ch, point)
+                if is_down:
+                    face_down.add(point)
+                file += 1
+            if file != 9:
+                raise FenError(f"rank {rank + 1} has {file} points, expected 9")
+        side = parts[1] if len(parts) > 1 else "w"
+        if side not in ("w", "b", "r"):
+            raise FenError(f"side to move must be 'w' or 'b', got {side!r}")
+        try:
+            halfmove = int(parts[4]) if len(parts) > 4 else 0
+            fullmove = int(parts[5]) if len(parts) > 5 else 1
+        except ValueError as exc:
+            raise FenError("half-move and move number must be whole numbers") from exc
+        if halfmove < 0 or fullmove < 1:
+            raise FenError("half-move must be ≥ 0 and move number ≥ 1")
+        kings = [-1, -1]
+        for point, piece in enumerate(squares):
+            if abs(piece) == KING:
+                side_of = FIRST if piece > 0 else SECOND
+                if kings[side_of] != -1:
+                    raise FenError(f"{self.SIDE_NAMES[side_of]} has more than one general")
+                kings[side_of] = point
+        for s in (FIRST, SECOND):
+            if kings[s] == -1:
+                raise FenError(f"{self.SIDE_NAMES[s]} has no general")
+            if kings[s] not in self._king_points(s):
+                raise FenError(f"{self.SIDE_NAMES[s]} general outside its palace")
+        self.squares = squares
+        self.face_down = face_down
+        self.kings = kings
+        self.turn = FIRST if side in ("w", "r") else SECOND
+        self.halfmove = halfmove
+        self.fullmove = fullmove
+        self._validate_position()
+        if self._attacked(self.kings[1 - self.turn], self.turn):
+            raise FenError("the side not to move is in check")
+        self.key = self._full_key()
+        self._stack = []
+        self._keys = [self.key]
+        self._checks = []
+        self._outcome_cache = None
+
+    def _king_points(self, side: int) -> set[int]:
+        return {p for p in range(NUM_POINTS) if in_palace(p, side)}
+
+    def _piece_from_letter(self, ch: str, point: int) -> tuple[int, bool]:
+        """The board code of a FEN letter, and whether it is face down. Hook for jieqi."""
+        kind = LETTER_KINDS.get(ch.lower())
+        if kind is None:
+            raise FenError(f"unknown piece letter {ch!r}")
+        return (kind if ch.isupper() else -kind), False
+
+    def _validate_position(self) -> None:
+        """Reject placements the variant cannot reach (xiangqi: pieces off their points)."""
+        counts: dict[int, int] = {}
+        limits = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2, SOLDIER: 5}
+        for point, piece in enumerate(self.squares):
+            if not piece:
+                continue
+            counts[piece] = counts.get(piece, 0) + 1
+            side = FIRST if piece > 0 else SECOND
+            kind = abs(piece)
+            name = f"{self.SIDE_NAMES[side]} {KIND_LETTERS[kind]}"
+            if counts[piece] > limits[kind]:
+                raise FenError(f"too many pieces: {name}")
+            if kind in (ADVISOR, ELEPHANT) and point not in self._reachable(kind, side):
+                raise FenError(f"{name} on {square_name(point)} cannot stand there")
+            if kind == SOLDIER and self._soldier_behind(point, side):
+                raise FenError(f"{name} on {square_name(point)} cannot stand there")
+
+    _REACHABLE: ClassVar[dict[tuple[type, int, int], frozenset[int]]] = {}
+
+    def _reachable(self, kind: int, side: int) -> frozenset[int]:
+        """Points an advisor or elephant of ``side`` can ever stand on, from its start points."""
+        cache_key = (type(self), kind, side)
+        found = Board._REACHABLE.get(cache_key)
+        if found is None:
+            start = Board.__new__(type(self))
+            start.squares = [0] * NUM_POINTS
+            rows = self.START_FEN.split()[0].split("/")
+            todo = []
+            for row_index, row in enumerate(rows):
+                file = 0
+                for ch in row:
+                    if ch.isdigit():
+                        file += int(ch)
+                        continue
+                    piece_kind = LETTER_KINDS.get(ch.lower())
+                    if piece_kind == kind and (ch.isupper() == (side == FIRST)):
+                        todo.append((9 - row_index) * 9 + file)
+                    file += 1
+            seen = set(todo)
+            while todo:
+                point = todo.pop()
+                if kind == ADVISOR:
+                    nxt = list(self.ADVISOR_STEPS[side][point])
+                else:
+                    nxt = [q for q, _, _ in self.ELEPHANT_STEPS[side][point]]
+                for q in nxt:
+                    if q not in seen:
+                        seen.add(q)
+                        todo.append(q)
+            found = frozenset(seen)
+            Board._REACHABLE[cache_key] = found
+        return found
+
+    def _soldier_behind(self, point: int, side: int) -> bool:
+        rank = point // 9
+        return rank < 3 if side == FIRST else rank > 6
+
+    def _letter(self, point: int) -> str:
+        piece = self.squares[point]
+        if point in self.face_down:
+            return "X" if piece > 0 else "x"
+        letter = KIND_LETTERS[abs(piece)]
+        return letter.upper() if piece > 0 else letter
+
+    def board_fen(self) -> str:
+        rows = []
+        for rank in range(9, -1, -1):
+            row, empty = "", 0
+            for file in range(9):
+                point = rank * 9 + file
+                if not self.squares[point]:
+                    empty += 1
+                    continue
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += self._letter(point)
+            rows.append(row + (str(empty) if empty else ""))
+        return "/".join(rows)
+
+    def fen(self) -> str:
+        side = "w" if self.turn == FIRST else "b"
+        return f"{self.board_fen()} {side} - - {self.halfmove} {self.fullmove}"
+
+    def _full_key(self) -> int:
+        key = ZOBRIST_SIDE if self.turn == SECOND else 0
+        for point, piece in enumerate(self.squares):
+            if piece:
+                key ^= self._piece_key(point, piece)
+        return key
+
+    def _piece_key(self, point: int, piece: int) -> int:
+        if point in self.face_down:
+            return ZOBRIST[FACE_DOWN_KEY[0 if piece > 0 else 1]][point]
+        return ZOBRIST[piece + 7][point]
+
+    # ------------------------------------------------------------------ attacks
+
+    def _attacked(self, point: int, by: int) -> bool:
+        """True if side ``by`` attacks ``point`` (used for the generals: X3, X4)."""
+        b = self.squares
+        e = SIGN[by]
+        chariot, cannon, king = e * CHARIOT, e * CANNON, e * KING
+        flying = self.FLYING_GENERAL
+        for ray in self.SLIDER_RAYS[point]:
+            screened = False
+            for q in ray:
+                x = b[q]
+                if x:
+                    if screened:
+                        if x == cannon:
+                            return True
+                        break
+                    if x == chariot or (flying and x == king):
+                        return True
+                    screened = True
+        horse = e * HORSE
+        for q, leg in HORSE_ATTACKERS[point]:
+            if b[q] == horse and not b[leg]:
+                return True
+        soldier = e * SOLDIER
+        for q in self._soldier_attackers(by)[point]:
+            if b[q] == soldier:
+                return True
+        return self._attacked_extra(point, by)
+
+    def _attacked_extra(self, point: int, by: int) -> bool:
+        """Attacks by advisors and elephants: impossible in xiangqi, a hook for jieqi."""
+        return False
+
+    _SOLDIER_ATTACKERS: ClassVar[dict[type, tuple[list[tuple[int, ...]], ...]]] = {}
+
+    def _soldier_attackers(self, by: int) -> list[tuple[int, ...]]:
+        cls = type(self)
+        table = Board._SOLDIER_ATTACKERS.get(cls)
+        if table is None:
+            table = tuple(
+                [tuple(q for q in range(NUM_POINTS) if p in cls.SOLDIER_STEPS[s][q]) for p in range(NUM_POINTS)]
+                for s in (FIRST, SECOND)
+            )
+            Board._SOLDIER_ATTACKERS[cls] = table
+        return table[by]
+
+    def is_check(self) -> bool:
+        """True when the side to move has its general attacked."""
+        return self._attacked(self.kings[self.turn], 1 - self.turn)
+
+    # ------------------------------------------------------------------ move generation
+
+    def _pseudo_codes(self) -> list[int]:
+        """Every move of the side to move that obeys piece movement, before X3/X4."""
+        b = self.squares
+        side = self.turn
+        s = SIGN[side]
+        out: list[int] = []
+        add = out.append
+        king_steps = self.KING_STEPS[side]
+        advisor_steps = self.ADVISOR_STEPS[side]
+        elephant_steps = self.ELEPHANT_STEPS[side]
+        soldier_steps = self.SOLDIER_STEPS[side]
+        rays = self.SLIDER_RAYS
+        for fr in range(NUM_POINTS):
+            p = b[fr] * s
+            if p <= 0:
+                continue
+            base = fr * NUM_POINTS
+            if p == CHARIOT:
+                for ray in rays[fr]:
+                    for to in ray:
+                        x = b[to]
+                        if not x:
+                            add(base + to)
+                        else:
+                            if x * s < 0:
+                                add(base + to)
+                            break
+            elif p == HORSE:
+                for to, leg in HORSE_MOVES[fr]:
+                    if not b[leg] and b[to] * s <= 0:
+                        add(base + to)
+            elif p == CANNON:
+                self._cannon_moves(fr, rays[fr], s, add)
+            elif p == SOLDIER:
+                for to in soldier_steps[fr]:
+                    if b[to] * s <= 0:
+                        add(base + to)
+            elif p == ELEPHANT:
+                for to, eye1, eye2 in elephant_steps[fr]:
+                    if not b[eye1] and not b[eye2] and b[to] * s <= 0:
+                        add(base + to)
+            elif p == ADVISOR:
+                for to in self._advisor_targets(fr, advisor_steps):
+                    if b[to] * s <= 0:
+                        add(base + to)
+            else:
+                for to in king_steps[fr]:
+                    if b[to] * s <= 0:
+                        add(base + to)
+        return out
+
+    def _advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
+        return steps[point]
+
+    def _cannon_moves(self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: object) -> None:
+        """Xiangqi cannon: slides like a chariot, captures by jumping exactly one screen."""
+        b = self.squares
+        base = fr * NUM_POINTS
+        for ray in rays:
+            screened = False
+            for to in ray:
+                x = b[to]
+                if not screened:
+                    if not x:
+                        add(base + to)  # type: ignore[operator]
+                    else:
+                        screened = True
+                elif x:
+                    if x * s < 0:
+                        add(base + to)  # type: ignore[operator]
+                    break
+
+    def _legal_codes(self) -> list[int]:
+        """Every legal move (X3, X4): pseudo-legal moves that leave the own general safe."""
+        pseudo = self._pseudo_codes()
+        b = self.squares
+        side = self.turn
+        enemy = 1 - side
+        ksq = self.kings[side]
+        attacked = self._attacked
+        if attacked(ksq, enemy):
+            mask = None
+        else:
+            mask = KING_SAFETY_MASK[ksq]
+        out = []
+        for code in pseudo:
+            if code == PASS_CODE:
+                out.append(code)
+                continue
+            fr, to = divmod(code, NUM_POINTS)
+            if mask is not None and fr != ksq and not mask[fr] and mask[to] != 1:
+                out.append(code)
+                continue
+            piece, captured = b[fr], b[to]
+            b[to], b[fr] = piece, 0
+            unsafe = attacked(to if fr == ksq else ksq, enemy)
+            b[fr], b[to] = piece, captured
+            if not unsafe:
+                out.append(code)
+        return out
+
+    # ------------------------------------------------------------------ make / unmake
+
+    def _make(self, code: int) -> _Undo:
+        """Play ``code`` without any legality check; returns what :meth:`_unmake` needs."""
+        b = self.squares
+        undo = _Undo(code, 0, self.halfmove, self.key)
+        key = self.key ^ ZOBRIST_SIDE
+        if code != PASS_CODE:
+            fr, to = divmod(code, NUM_POINTS)
+            piece, captured = b[fr], b[to]
+            undo.captured = captured
+            key ^= ZOBRIST[piece + 7][fr] ^ ZOBRIST[piece + 7][to]
+            if captured:
+                key ^= self._piece_key(to, captured)
+                self.halfmove = 0
+            else:
+                self.halfmove += 1
+            b[to], b[fr] = piece, 0
+            if piece == KING:
+                self.kings[0] = to
+            elif piece == -KING:
+                self.kings[1] = to
+        else:
+            self.halfmove += 1
+        if self.turn == SECOND:
+            self.fullmove += 1
+        self.turn ^= 1
+        self.key = key
+        return undo
+
+    def _unmake(self, undo: _Undo) -> None:
+        self.turn ^= 1
+        if self.turn == SECOND:
+            self.fullmove -= 1
+        self.halfmove = undo.halfmove
+        self.key = undo.key
+        code = undo.code
+        if code == PASS_CODE:
+            return
+        b = self.squares
+        fr, to = divmod(code, NUM_POINTS)
+        piece = b[to]
+        b[fr], b[to] = piece, undo.captured
+        if piece == KING:
+            self.kings[0] = fr
+        elif piece == -KING:
+            self.kings[1] = fr
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the side to move (empty when it has none)."""
+        return [Move.from_code(c) for c in self._legal_codes()]
+
+    def is_legal(self, move: Move) -> bool:
+        return move.code in self._legal_codes()
+
+    def parse_move(self, text: str | Move) -> Move:
+        """A legal :class:`Move` from canonical text; raises InvalidMoveError/IllegalMoveError."""
+        move = text if isinstance(text, Move) else Move.parse(text)
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"illegal move {move} in {self.fen()}")
+        return move
+
+    def push(self, move: Move | str) -> None:
+        """Play a legal move. Raises GameOverError after the end, IllegalMoveError otherwise."""
+        if self.outcome() is not None:
+            raise GameOverError(f"the game is over; {move} cannot be played")
+        legal = self.parse_move(move)
+        self._push_code(legal.code)
+
+    def _push_code(self, code: int) -> None:
+        self._stack.append(self._make(code))
+        self._keys.append(self.key)
+        self._checks.append(self.is_check())
+        self._outcome_cache = None
+
+    def pop(self) -> Move:
+        """Take back the last move and return it. Raises IndexError when there is none."""
+        if not self._stack:
+            raise IndexError("no move to take back")
+        undo = self._stack.pop()
+        self._keys.pop()
+        self._checks.pop()
+        self._unmake(undo)
+        self._outcome_cache = None
+        return Move.from_code(undo.code)
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return [Move.from_code(u.code) for u in self._stack]
+
+    @property
+    def ply(self) -> int:
+        """Half-moves played since this board's starting position."""
+        return len(self._stack)
+
+    @property
+    def turn_name(self) -> str:
+        return self.SIDE_NAMES[self.turn]
+
+    def copy(self) -> Board:
+        """An independent board with the same position and history."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.squares = self.squares[:]
+        other.kings = self.kings[:]
+        other.face_down = set(self.face_down)
+        other._stack = self._stack[:]
+        other._keys = self._keys[:]
+        other._checks = self._checks[:]
+        return other
+
+    def piece_letter(self, point: int) -> str | None:
+        """The FEN letter on ``point`` (``X``/``x`` face down), or None when empty."""
+        return self._letter(point) if self.squares[point] else None
+
+    # ------------------------------------------------------------------ end of game
+
+    def outcome(self) -> Outcome | None:
+        """The result if the game has ended, else None (SPEC X5, E1–E3)."""
+        if self._outcome_cache is not None and self._outcome_cache[0] == len(self._stack):
+            return self._outcome_cache[1]
+        result = self._compute_outcome()
+        self._outcome_cache = (len(self._stack), result)
+        return result
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def _compute_outcome(self) -> Outcome | None:
+        # X5: no legal move loses, in check (mate) or not (stalemate); it outranks every draw.
+        if not self._legal_codes():
+            return Outcome(1 - self.turn, "checkmate" if self.is_check() else "stalemate")
+        repetition = self._repetition_outcome()
+        if repetition is not None:
+            return repetition
+        if self.halfmove >= self.NO_CAPTURE_LIMIT:
+            return Outcome(None, "no_capture_limit")
+        if self._insufficient_material():
+            return Outcome(None, "insufficient_material")
+        return None
+
+    def repetition_count(self) -> int:
+        """How often the current position (placement, faces, side to move) has occurred."""
+        return self._keys.count(self.key)
+
+    def _repetition_outcome(self) -> Outcome | None:
+        """E1: third occurrence; a side that checked with every move in the cycle loses."""
+        if self.repetition_count() < 3:
+            return None
+        first = self._keys.index(self.key)
+        start_turn = (self.turn - len(self._stack)) % 2
+        checked_always = [True, True]
+        moved = [False, False]
+        for ply in range(first, len(self._stack)):
+            mover = (start_turn + ply) % 2
+            moved[mover] = True
+            if not self._checks[ply]:
+                checked_always[mover] = False
+        perpetual = [s for s in (FIRST, SECOND) if moved[s] and checked_always[s]]
+        if len(perpetual) == 1:
+            return Outcome(1 - perpetual[0], "perpetual_check")
+        return Outcome(None, "repetition")
+
+    def _insufficient_material(self) -> bool:
+        """E3 (xiangqi): neither side has a chariot, horse, cannon or soldier."""
+        return not any(abs(p) in (HORSE, CHARIOT, CANNON, SOLDIER) for p in self.squares)
+
+    # ------------------------------------------------------------------ perft
+
+    def perft(self, depth: int) -> int:
+        """Leaf count of the legal move tree (game-end rules other than no-move ignored)."""
+        if depth <= 0:
+            return 1
+        codes = self._legal_codes()
+        if depth == 1:
+            return len(codes)
+        total = 0
+        make, unmake, perft = self._make, self._unmake, self.perft
+        for code in codes:
+            undo = make(code)
+            total += perft(depth - 1)
+            unmake(undo)
+        return total
+
+    def divide(self, depth: int) -> list[tuple[str, int]]:
+        """Perft split by first move: ``[(move text, leaf count), …]``."""
+        result = []
+        for code in self._legal_codes():
+            undo = self._make(code)
+            result.append((code_text(code), self.perft(depth - 1)))
+            self._unmake(undo)
+        return result
+
+    def push_many(self, moves: Iterable[str | Move]) -> None:
+        for move in moves:
+            self.push(move)
+
+    def legal_move_texts(self) -> Sequence[str]:
+        return [code_text(c) for c in self._legal_codes()]
