@@ -19,13 +19,18 @@ from .geometry import parse_square, square_name
 VARIANTS: dict[str, type[Board]] = {"xiangqi": Board}
 
 
-def make_board(variant: str = "xiangqi", fen: str | None = None) -> Board:
-    """A board of ``variant`` at ``fen`` (the variant's start when None)."""
+def make_board(variant: str = "xiangqi", fen: str | None = None, **options: object) -> Board:
+    """A board of ``variant`` at ``fen`` (the variant's start when None).
+
+    ``options`` are the variant's own (janggi: ``setup``, ``bikjang``; jieqi: ``seed``);
+    xiangqi takes none and raises ValueError for any.
+    """
     try:
         cls = VARIANTS[variant]
     except KeyError:
-        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}") from None
-    return cls(fen)
+        choices = ", ".join(VARIANTS)
+        raise ValueError(f"unknown variant {variant!r}; choose one of {choices}") from None
+    return cls(fen, **options)
 
 
 __all__ = [

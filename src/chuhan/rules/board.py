@@ -10,9 +10,9 @@ API speaks :class:`Move`.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .geometry import (
     ADVISOR,
@@ -25,9 +25,9 @@ from .geometry import (
     HORSE,
     HORSE_ATTACKERS,
     HORSE_MOVES,
+    KIND_LETTERS,
     KING,
     KING_SAFETY_MASK,
-    KIND_LETTERS,
     LETTER_KINDS,
     NUM_POINTS,
     ORTHO_STEPS,
@@ -152,8 +152,9 @@ class _Undo:
     extra: object = None
 
 
-def _table(fn: object) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
-    return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))  # type: ignore[operator, return-value]
+def _table(fn: Callable[[int, int], Any]) -> Any:
+    """Per-side, per-point table: ``table[side][point] = fn(point, side)``."""
+    return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
 
 
 class Board:
@@ -165,7 +166,9 @@ class Board:
 
     variant: ClassVar[str] = "xiangqi"
     SIDE_NAMES: ClassVar[tuple[str, str]] = ("red", "black")
-    START_FEN: ClassVar[str] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    START_FEN: ClassVar[str] = (
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    )
     FLYING_GENERAL: ClassVar[bool] = True
     NO_CAPTURE_LIMIT: ClassVar[int] = 120
 
@@ -190,7 +193,10 @@ class Board:
     )
     SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = RAYS
 
-    def __init__(self, fen: str | None = None) -> None:
+    def __init__(self, fen: str | None = None, **options: object) -> None:
+        if options:
+            names = ", ".join(sorted(options))
+            raise RulesError(f"{self.variant} has no option {names}")
         self.squares: list[int] = [0] * NUM_POINTS
         self.turn = FIRST
         self.halfmove = 0
@@ -417,7 +423,10 @@ class Board:
         table = Board._SOLDIER_ATTACKERS.get(cls)
         if table is None:
             table = tuple(
-                [tuple(q for q in range(NUM_POINTS) if p in cls.SOLDIER_STEPS[s][q]) for p in range(NUM_POINTS)]
+                [
+                    tuple(q for q in range(NUM_POINTS) if p in cls.SOLDIER_STEPS[s][q])
+                    for p in range(NUM_POINTS)
+                ]
                 for s in (FIRST, SECOND)
             )
             Board._SOLDIER_ATTACKERS[cls] = table
@@ -483,7 +492,9 @@ class Board:
     def _advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         return steps[point]
 
-    def _cannon_moves(self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: object) -> None:
+    def _cannon_moves(
+        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
+    ) -> None:
         """Xiangqi cannon: slides like a chariot, captures by jumping exactly one screen."""
         b = self.squares
         base = fr * NUM_POINTS
@@ -493,12 +504,12 @@ class Board:
                 x = b[to]
                 if not screened:
                     if not x:
-                        add(base + to)  # type: ignore[operator]
+                        add(base + to)
                     else:
                         screened = True
                 elif x:
                     if x * s < 0:
-                        add(base + to)  # type: ignore[operator]
+                        add(base + to)
                     break
 
     def _legal_codes(self) -> list[int]:
@@ -729,6 +740,10 @@ class Board:
     def push_many(self, moves: Iterable[str | Move]) -> None:
         for move in moves:
             self.push(move)
+
+    def extra_state(self, view: str | None = None) -> dict[str, object]:
+        """Variant-specific fields for a game state (jieqi: captured pieces, commitment)."""
+        return {}
 
     def legal_move_texts(self) -> Sequence[str]:
         return [code_text(c) for c in self._legal_codes()]
