@@ -164,7 +164,21 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("moves", nargs="*", metavar="MOVE", help="moves in canonical text, e.g. h3e3")
     game.set_defaults(func=_cmd_game)
 
+    uci = sub.add_parser(
+        "uci",
+        help="run the AI as a UCI engine on stdin/stdout (A6)",
+        description="Speak UCI on stdin/stdout: options UCI_Variant (xiangqi|janggi|jieqi) "
+        "and Level (beginner|intermediate|advanced); moves in canonical text.",
+    )
+    uci.set_defaults(func=_cmd_uci)
+
     return parser
+
+
+def _cmd_uci(args: argparse.Namespace) -> int:
+    from .engine.uci import main as uci_main
+
+    return uci_main()
 
 
 def main(argv: list[str] | None = None) -> int:

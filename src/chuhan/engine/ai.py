@@ -1,0 +1,153 @@
+"""What the server asks of the AI: a move at a level, a hint, an answer to a draw offer (A1–A5).
+
+Every function takes a rules board (a jieqi *view* board, A3) and never changes it: the search
+works on a copy. Results depend only on the position, the level and the seed, except where a
+time budget cuts a search short; pass ``nodes`` to get a reproducible search (tests do).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from ..rules.board import Board, Move
+from .search import MATE_BOUND, Limits
+from .variants import profile_for
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """How one AI level searches (A1).
+
+    ``slip_chance`` is how often the level plays from a one-ply, capture-blind look (it then
+    leaves pieces hanging like a novice); ``noise`` is the spread of the random bonus added to
+    each root move, in centipawns.
+    """
+
+    depth: int
+    nodes: int | None
+    movetime: float
+    slip_chance: float = 0.0
+    noise: int = 0
+
+
+LEVELS: dict[str, Level] = {
+    "beginner": Level(depth=2, nodes=6_000, movetime=0.35, slip_chance=0.3, noise=40),
+    "intermediate": Level(depth=3, nodes=40_000, movetime=0.45),
+    "advanced": Level(depth=48, nodes=None, movetime=2.0),
+}
+HINT_LEVEL = Level(depth=6, nodes=None, movetime=0.3)
+DRAW_SEARCH_NODES = 6_000
+DRAW_WORSE_THRESHOLD = -60  # A5: "stands worse"
+DRAW_BALANCED_MARGIN = 40  # A5: "balanced"
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """The AI's decision: the move, its score (centipawns, mover's view), depth, nodes, line."""
+
+    move: Move
+    score: int
+    depth: int
+    nodes: int
+    pv: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _level(name: str) -> Level:
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown level {name!r}; choose one of {', '.join(LEVELS)}") from None
+
+
+def level_plan(
+    board: Board,
+    level: str,
+    seed: int = 0,
+    movetime: float | None = None,
+    nodes: int | None = None,
+) -> tuple[Limits, dict[int, int] | None]:
+    """The search limits and root-move noise of one decision at ``level`` (A1).
+
+    The beginner now and then looks one ply deep without quiescence (it then misses what its
+    moved piece is exposed to) and adds a seeded random bonus to every root move.
+    Raises ValueError for an unknown level.
+    """
+    spec = _level(level)
+    rng = random.Random(f"{seed}:{board.key}:{board.ply}")
+    budget = None if nodes is not None else (movetime or spec.movetime)
+    limits = Limits(
+        depth=spec.depth, nodes=nodes if nodes is not None else spec.nodes, movetime=budget
+    )
+    noise = None
+    if spec.noise:
+        noise = {code: int(rng.gauss(0, spec.noise)) for code in board._legal_codes()}
+    if spec.slip_chance and rng.random() < spec.slip_chance:
+        limits.depth, limits.quiescence = 1, False
+    return limits, noise
+
+
+def search(
+    board: Board, limits: Limits, noise: dict[int, int] | None = None
+) -> SearchResult:
+    """Search a copy of ``board`` within ``limits``; raises ValueError when no move is legal."""
+    profile = profile_for(board)
+    work = profile.search_board(board)
+    started = time.monotonic()
+    searcher = profile.searcher(work, limits, noise)
+    code, score, reached, pv = searcher.run()
+    return SearchResult(
+        Move.from_code(code), score, reached, searcher.nodes, pv, time.monotonic() - started
+    )
+
+
+def choose_move(
+    board: Board,
+    level: str,
+    seed: int = 0,
+    movetime: float | None = None,
+    *,
+    nodes: int | None = None,
+) -> SearchResult:
+    """The AI's move at ``level`` ("beginner", "intermediate", "advanced") for the side to move.
+
+    ``movetime`` (seconds) replaces the level's time budget; ``nodes`` replaces its node budget
+    and switches the clock off, which makes the result a function of (position, level, seed).
+    Raises ValueError for an unknown level or when the side to move has no legal move.
+    """
+    limits, noise = level_plan(board, level, seed, movetime, nodes)
+    return search(board, limits, noise)
+
+
+def hint(board: Board, seed: int = 0, *, nodes: int | None = None) -> Move:
+    """The best move for the side to move within a short budget (A4).
+
+    Raises ValueError when the side to move has no legal move.
+    """
+    budget = None if nodes is not None else HINT_LEVEL.movetime
+    return search(board, Limits(depth=HINT_LEVEL.depth, nodes=nodes, movetime=budget)).move
+
+
+def accepts_draw(board: Board, engine_side: int) -> bool:
+    """Whether the AI playing ``engine_side`` (0 or 1) accepts a draw offer now (A5).
+
+    It accepts when it stands worse, or when the position is balanced and quiet (no check and
+    no capture worth making for either side); it declines otherwise, and after the game's end.
+    """
+    if engine_side not in (0, 1):
+        raise ValueError(f"engine_side must be 0 or 1, got {engine_side!r}")
+    if board.outcome() is not None:
+        return False
+    profile = profile_for(board)
+    work = profile.search_board(board)
+    searcher = profile.searcher(work, Limits(depth=3, nodes=DRAW_SEARCH_NODES))
+    _, score, _, _ = searcher.run()
+    if work.turn != engine_side:
+        score = -score
+    if score <= DRAW_WORSE_THRESHOLD:
+        return True
+    if abs(score) > DRAW_BALANCED_MARGIN or abs(score) >= MATE_BOUND:
+        return False
+    return profile.is_quiet(work)

@@ -1,0 +1,145 @@
+"""Static evaluation: material and piece-square tables per variant, kept incrementally.
+
+The search carries one number, the first mover's score in centipawns, and updates it per move
+with :meth:`Evaluator.delta` (three table reads) instead of rescanning the board. Every table
+is indexed ``[piece + 7][point]`` with the sign folded in: a second-mover piece reads the
+mirrored point and counts negatively, and row 7 (an empty point) is all zeros, so the delta of a
+quiet move and of a capture are the same expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..rules.geometry import (
+    ADVISOR,
+    CANNON,
+    CHARIOT,
+    ELEPHANT,
+    HORSE,
+    KING,
+    NUM_POINTS,
+    SOLDIER,
+)
+
+Table = list[list[int]]
+
+# A1-style piece values in centipawns (a soldier at home is 100 in xiangqi).
+XIANGQI_VALUES = {KING: 0, ADVISOR: 200, ELEPHANT: 200, HORSE: 400, CHARIOT: 900, CANNON: 450,
+                  SOLDIER: 100}
+# J8: chariot 13, cannon 7, horse 5, elephant 3, advisor 3, soldier 2 (× 100).
+JANGGI_VALUES = {KING: 0, ADVISOR: 300, ELEPHANT: 300, HORSE: 500, CHARIOT: 1300, CANNON: 700,
+                 SOLDIER: 200}
+JANGGI_SECOND_MOVER_BONUS = 150  # J8: Han's 1.5 points
+
+_CENTRE = (0, 1, 2, 3, 4, 3, 2, 1, 0)  # distance-from-edge score per file
+
+
+def _xiangqi_square(kind: int, file: int, rank: int) -> int:
+    """Positional bonus of a first-mover piece of ``kind`` on (file, rank), xiangqi rules."""
+    centre = _CENTRE[file]
+    if kind == SOLDIER:
+        if rank <= 4:  # before the river: the centre soldier and the third/seventh matter
+            return 10 if file == 4 else (5 if file in (2, 6) else 0)
+        if rank == 9:  # on the last rank it can only walk sideways
+            return 30 + (20 if 3 <= file <= 5 else 0)
+        palace_file = 3 <= file <= 5
+        return 80 + 12 * centre + (25 if palace_file and rank in (6, 7, 8) else 0) + (
+            10 if rank in (6, 7) else 0
+        )
+    if kind == HORSE:
+        rank_bonus = (-10, 0, 5, 10, 15, 25, 30, 35, 20, 0)[rank]
+        near_palace = 20 if rank in (7, 8) and 2 <= file <= 6 else 0
+        return rank_bonus + 6 * min(centre, 3) - (15 if file in (0, 8) else 0) + near_palace
+    if kind == CHARIOT:
+        rank_bonus = (-5, 5, 0, 5, 10, 15, 20, 25, 20, 10)[rank]
+        file_bonus = (0, 5, 5, 12, 5, 12, 5, 5, 0)[file]
+        corner = -10 if rank == 0 and file in (0, 8) else 0
+        return rank_bonus + file_bonus + corner
+    if kind == CANNON:
+        file_bonus = (-10, 0, 0, 5, 20, 5, 0, 0, -10)[file]
+        rank_bonus = (0, 5, 5, 0, 0, 0, 5, 5, 0, 0)[rank]
+        return file_bonus + rank_bonus
+    if kind == ADVISOR:
+        return 10 if (file, rank) == (4, 1) else 0
+    if kind == ELEPHANT:
+        return 10 if (file, rank) == (4, 2) else (-5 if file in (0, 8) else 0)
+    if kind == KING:
+        return (5, -10, -25)[min(rank, 2)] - (5 if file != 4 else 0)
+    return 0
+
+
+def _janggi_square(kind: int, file: int, rank: int) -> int:
+    """Positional bonus in janggi: no river, soldiers move sideways, palaces have diagonals."""
+    centre = _CENTRE[file]
+    if kind == SOLDIER:
+        return (0, 0, 0, 0, 10, 20, 35, 45, 40, 10)[rank] + 4 * centre
+    if kind == HORSE:
+        return (-10, 0, 5, 10, 15, 20, 25, 25, 15, 0)[rank] + 5 * min(centre, 3)
+    if kind == CHARIOT:
+        return (0, 5, 0, 5, 10, 10, 15, 20, 20, 10)[rank] + (10 if file == 4 else 0)
+    if kind == CANNON:
+        return (5, 10, 5, 0, 0, 0, 5, 10, 5, 0)[rank] + (10 if file == 4 else 0)
+    if kind == ELEPHANT:
+        return (-5, 0, 5, 10, 10, 10, 10, 5, 0, 0)[rank] + 3 * centre
+    if kind == ADVISOR:
+        return 10 if (file, rank) == (4, 1) else 0
+    if kind == KING:
+        return 10 if (file, rank) == (4, 1) else 0
+    return 0
+
+
+def build_tables(
+    values: dict[int, int], square_bonus: Callable[[int, int, int], int]
+) -> Table:
+    """The 15 signed rows ``[piece + 7][point]`` from piece values and a first-mover bonus."""
+    rows: Table = [[0] * NUM_POINTS for _ in range(15)]
+    for kind, value in values.items():
+        for point in range(NUM_POINTS):
+            file, rank = point % 9, point // 9
+            rows[kind + 7][point] = value + square_bonus(kind, file, rank)
+            mirrored = (9 - rank) * 9 + file
+            rows[-kind + 7][mirrored] = -(value + square_bonus(kind, file, rank))
+    return rows
+
+
+XIANGQI_TABLES = build_tables(XIANGQI_VALUES, _xiangqi_square)
+JANGGI_TABLES = build_tables(JANGGI_VALUES, _janggi_square)
+
+
+class Evaluator:
+    """Scores positions of one variant from the first mover's point of view.
+
+    ``tables`` are the signed piece-square rows; ``values`` the plain piece values used for
+    move ordering (MVV-LVA) and pruning margins; ``bias`` a constant added for the first mover
+    (janggi: minus Han's 1.5 points).
+    """
+
+    def __init__(self, tables: Table, values: dict[int, int], bias: int = 0) -> None:
+        self.tables = tables
+        self.values = values
+        self.bias = bias
+        # Ordering value by signed piece (index piece + 7), always positive.
+        self.order_value: list[int] = [0] * 15
+        for kind, value in values.items():
+            self.order_value[kind + 7] = self.order_value[-kind + 7] = value or 10_000
+
+    def full(self, squares: Sequence[int]) -> int:
+        """The first mover's score of a whole placement."""
+        tables = self.tables
+        return self.bias + sum(
+            tables[piece + 7][point] for point, piece in enumerate(squares) if piece
+        )
+
+    def delta(self, squares: Sequence[int], code: int) -> int:
+        """How the first mover's score changes when ``code`` is played on ``squares``."""
+        fr, to = divmod(code, NUM_POINTS)
+        if fr >= NUM_POINTS:  # a janggi pass
+            return 0
+        piece = squares[fr]
+        row = self.tables[piece + 7]
+        return row[to] - row[fr] - self.tables[squares[to] + 7][to]
+
+
+XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES)
+JANGGI_EVALUATOR = Evaluator(JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS)

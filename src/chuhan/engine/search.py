@@ -1,0 +1,537 @@
+"""The search: iterative-deepening principal-variation alpha-beta over a rules board (A1).
+
+One :class:`Searcher` owns one board for one decision. It plays moves on that board in place
+(``_make``/``_unmake``), keys its transposition table by the board's incremental Zobrist key,
+and carries the evaluation as a single number updated per move (see ``evaluation``). Ordering:
+the table's move, captures by MVV-LVA, two killers per ply, then history. Pruning: null move
+(never in check, never without a chariot, horse or cannon), late-move reductions, futility at
+the frontier. Quiescence searches captures (all evasions when in check).
+
+Moves are generated pseudo-legally and a move that leaves the own general attacked is
+discarded after it is made (X4), which costs less in Python than filtering every move up
+front; the root always uses the board's exact legal moves.
+
+Scores are centipawns from the side to move's view; ``MATE - n`` means mate in ``n`` plies.
+Both mate and stalemate lose (X5). A repetition inside the search is scored as the rules score
+the third occurrence (E1): the side that gave check with every move of the cycle loses,
+otherwise a draw (janggi: points, J9 — see :class:`VariantRules`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..rules.board import PASS_CODE, Board, code_text
+from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
+from .evaluation import Evaluator
+
+MATE = 30_000
+MATE_BOUND = MATE - 1_000
+INFINITE = 32_000
+MAX_PLY = 96
+
+EXACT, LOWER, UPPER = 0, 1, 2
+FUTILITY_MARGIN = 150
+REVERSE_FUTILITY_MARGIN = 120
+DELTA_MARGIN = 200
+
+
+class SearchAborted(Exception):
+    """Raised inside the search when a node, time or stop limit is reached."""
+
+
+@dataclass(slots=True)
+class Limits:
+    """When to stop: a depth, a node count, a time in seconds, or an external stop flag.
+
+    ``quiescence`` off makes the leaves static (the beginner's horizon blindness).
+    """
+
+    depth: int = MAX_PLY // 2
+    nodes: int | None = None
+    movetime: float | None = None
+    quiescence: bool = True
+    stop: threading.Event | None = None
+
+
+@dataclass(slots=True)
+class Iteration:
+    """What one finished iteration found: shown as a UCI ``info`` line."""
+
+    depth: int
+    score: int
+    nodes: int
+    seconds: float
+    pv: list[str] = field(default_factory=list)
+
+
+class VariantRules:
+    """How the search scores rule-decided endings of one variant (xiangqi and jieqi: E1–E3)."""
+
+    draw_halfmoves: int = 120
+
+    def repetition_score(self, board: Board, loser: int | None) -> int:
+        """Score for the side to move when a cycle closes; ``loser`` gave perpetual check."""
+        if loser is None:
+            return 0
+        return -MATE_BOUND + 1 if loser == board.turn else MATE_BOUND - 1
+
+    def draw_score(self, board: Board) -> int:
+        """Score for the side to move when the no-capture limit is reached."""
+        return 0
+
+
+def _uses_plain_legality(board: Board) -> bool:
+    """True when legality is the core rule "the own general is not attacked afterwards"."""
+    return type(board)._legal_codes is Board._legal_codes
+
+
+class Searcher:
+    """Searches one board (which it changes and restores) for the best move of the side to move.
+
+    ``rng_noise`` maps a root move code to a bonus in centipawns (the beginner's whims); it is
+    only applied at the root. ``on_iteration`` is called after every completed depth.
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        evaluator: Evaluator,
+        limits: Limits,
+        rules: VariantRules | None = None,
+        root_noise: dict[int, int] | None = None,
+        on_iteration: Callable[[Iteration], None] | None = None,
+    ) -> None:
+        self.board = board
+        self.evaluator = evaluator
+        self.tables = evaluator.tables
+        self.order_value = evaluator.order_value
+        self.limits = limits
+        self.rules = rules or VariantRules()
+        self.root_noise = root_noise or {}
+        self.on_iteration = on_iteration
+        self.tt: dict[int, tuple[int, int, int, int]] = {}
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.history: list[int] = [0] * (PASS_CODE + 1)
+        self.nodes = 0
+        self.plain_legality = _uses_plain_legality(board)
+        # keys[i]: the position after move i (keys[0] the start); checks[i]: move i gave check.
+        keys = list(board._keys)
+        checks = list(board._checks)
+        if not keys or keys[-1] != board.key:
+            keys.append(board.key)
+            checks.append(board.is_check())
+        checks = [False] * (len(keys) - len(checks)) + checks
+        self.keys = keys
+        self.checks = checks
+        self.repetition_floor = 0
+        self.deadline: float | None = None
+        self.next_check = 0
+        self.root_best = 0
+        self.root_best_score = -INFINITE
+        self.extension_cap = MAX_PLY
+
+    # ------------------------------------------------------------------ limits
+
+    def _check_limits(self) -> None:
+        limits = self.limits
+        if limits.nodes is not None and self.nodes >= limits.nodes:
+            raise SearchAborted
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise SearchAborted
+        if limits.stop is not None and limits.stop.is_set():
+            raise SearchAborted
+        step = 256
+        if limits.nodes is not None:
+            step = min(step, max(1, limits.nodes - self.nodes))
+        self.next_check = self.nodes + step
+
+    # ------------------------------------------------------------------ rules inside the search
+
+    def _repetition(self) -> int | None:
+        """The score if the position just reached closes a cycle on the search path (E1)."""
+        keys = self.keys
+        n = len(keys)
+        key = keys[-1]
+        oldest = max(self.repetition_floor, n - 1 - self.board.halfmove)
+        for j in range(n - 3, oldest - 1, -2):
+            if keys[j] == key:
+                checks = self.checks
+                # Moves j+1 .. n-1 form the cycle; the last one was by the side not to move.
+                last_mover = 1 - self.board.turn
+                always = [True, True]
+                for i in range(j + 1, n):
+                    if not checks[i]:
+                        always[last_mover if (n - 1 - i) % 2 == 0 else 1 - last_mover] = False
+                loser = None
+                if always[0] != always[1]:
+                    loser = 0 if always[0] else 1
+                return self.rules.repetition_score(self.board, loser)
+        return None
+
+    def _has_pieces(self) -> bool:
+        """Whether the side to move has a chariot, horse or cannon (null move is then safe)."""
+        sign = 1 if self.board.turn == 0 else -1
+        for piece in self.board.squares:
+            p = piece * sign
+            if p in (CHARIOT, HORSE, CANNON):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ ordering
+
+    def _ordered(self, codes: list[int], tt_move: int, ply: int) -> list[int]:
+        b = self.board.squares
+        value = self.order_value
+        history = self.history
+        k1, k2 = self.killers[ply]
+        keys = []
+        for code in codes:
+            if code == tt_move:
+                k = 1 << 40
+            elif code == PASS_CODE:
+                k = -1
+            else:
+                victim = b[code % NUM_POINTS]
+                if victim:
+                    k = (1 << 30) + value[victim + 7] * 64 - value[b[code // NUM_POINTS] + 7] // 16
+                elif code == k1:
+                    k = (1 << 29) + 1
+                elif code == k2:
+                    k = 1 << 29
+                else:
+                    k = history[code]
+            keys.append((k, code))
+        keys.sort(reverse=True)
+        return [code for _, code in keys]
+
+    # ------------------------------------------------------------------ quiescence
+
+    def _quiesce(self, alpha: int, beta: int, ply: int, score: int, in_check: bool) -> int:
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check_limits()
+        board = self.board
+        turn = board.turn
+        static = score if turn == 0 else -score
+        if not self.limits.quiescence:
+            return static
+        if not in_check:
+            if static >= beta:
+                return static
+            if static > alpha:
+                alpha = static
+            best = static
+        else:
+            best = -MATE + ply
+        if ply >= MAX_PLY:
+            return static
+        b = board.squares
+        value = self.order_value
+        if in_check:
+            codes = self._ordered(board._legal_codes(), 0, ply)
+        else:
+            pseudo = board._pseudo_codes() if self.plain_legality else board._legal_codes()
+            caps = [
+                (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16, c)
+                for c in pseudo
+                if c != PASS_CODE and b[c % NUM_POINTS]
+            ]
+            if not caps:
+                return best
+            caps.sort(reverse=True)
+            codes = [c for _, c in caps]
+        tables = self.tables
+        make, unmake, attacked = board._make, board._unmake, board._attacked
+        kings = board.kings
+        check_legal = self.plain_legality and not in_check
+        for code in codes:
+            fr, to = divmod(code, NUM_POINTS)
+            if code != PASS_CODE:
+                victim = b[to]
+                if not in_check and static + value[victim + 7] + DELTA_MARGIN <= alpha:
+                    continue
+                piece = b[fr]
+                row = tables[piece + 7]
+                new_score = score + row[to] - row[fr] - tables[victim + 7][to]
+            else:
+                new_score = score
+            undo = make(code)
+            if check_legal and attacked(kings[turn], 1 - turn):
+                unmake(undo)
+                continue
+            gives_check = attacked(kings[1 - turn], turn)
+            v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+            unmake(undo)
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        break
+        return best
+
+    # ------------------------------------------------------------------ main search
+
+    def _search(
+        self,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        score: int,
+        in_check: bool,
+        can_null: bool,
+    ) -> int:
+        board = self.board
+        if ply:
+            self.nodes += 1
+            if self.nodes >= self.next_check:
+                self._check_limits()
+            rep = self._repetition()
+            if rep is not None:
+                return rep
+            if board.halfmove >= self.rules.draw_halfmoves:
+                return self.rules.draw_score(board)
+            # Mate-distance pruning: nothing here beats a mate already found nearer the root.
+            alpha = max(alpha, -MATE + ply)
+            beta = min(beta, MATE - ply - 1)
+            if alpha >= beta:
+                return alpha
+        if depth <= 0:
+            return self._quiesce(alpha, beta, ply, score, in_check)
+
+        key = board.key
+        pv_node = beta - alpha > 1
+        tt_move = 0
+        entry = self.tt.get(key)
+        if entry is not None:
+            e_depth, e_flag, e_value, tt_move = entry
+            if ply and e_depth >= depth and not pv_node:
+                if e_value >= MATE_BOUND:
+                    e_value -= ply
+                elif e_value <= -MATE_BOUND:
+                    e_value += ply
+                if (
+                    e_flag == EXACT
+                    or (e_flag == LOWER and e_value >= beta)
+                    or (e_flag == UPPER and e_value <= alpha)
+                ):
+                    return e_value
+
+        turn = board.turn
+        static = score if turn == 0 else -score
+        keys, checks = self.keys, self.checks
+        if ply and not pv_node and not in_check and abs(beta) < MATE_BOUND:
+            if depth <= 2 and static - REVERSE_FUTILITY_MARGIN * depth >= beta:
+                return static
+            if can_null and depth >= 3 and static >= beta and self._has_pieces():
+                reduction = 3 if depth >= 6 else 2
+                undo = board._make(PASS_CODE)
+                keys.append(board.key)
+                checks.append(False)
+                floor = self.repetition_floor
+                self.repetition_floor = len(keys) - 1
+                try:
+                    v = -self._search(
+                        depth - 1 - reduction, -beta, -beta + 1, ply + 1, score, False, False
+                    )
+                finally:
+                    self.repetition_floor = floor
+                    keys.pop()
+                    checks.pop()
+                    board._unmake(undo)
+                if v >= beta:
+                    return beta if v >= MATE_BOUND else v
+
+        if ply == 0 or not self.plain_legality:
+            codes = board._legal_codes()
+            checked = True
+        else:
+            codes = board._pseudo_codes()
+            checked = False
+        ordered = self._ordered(codes, tt_move, ply)
+        b = board.squares
+        tables = self.tables
+        make, unmake, attacked = board._make, board._unmake, board._attacked
+        kings = board.kings
+        killers = self.killers[ply]
+        noise = self.root_noise if ply == 0 else None
+        frontier_futile = (
+            depth == 1 and not in_check and not pv_node and static + FUTILITY_MARGIN <= alpha
+        )
+        best = -INFINITE
+        best_move = 0
+        flag = UPPER
+        legal = 0
+        pruned = 0
+        original_alpha = alpha
+        for code in ordered:
+            fr, to = divmod(code, NUM_POINTS)
+            if code != PASS_CODE:
+                victim = b[to]
+                piece = b[fr]
+                row = tables[piece + 7]
+                new_score = score + row[to] - row[fr] - tables[victim + 7][to]
+            else:
+                victim = 0
+                new_score = score
+            if frontier_futile and not victim and legal:
+                pruned += 1
+                continue
+            undo = make(code)
+            if not checked and attacked(kings[turn], 1 - turn):
+                unmake(undo)
+                continue
+            legal += 1
+            gives_check = attacked(kings[1 - turn], turn)
+            keys.append(board.key)
+            checks.append(gives_check)
+            new_depth = depth - 1
+            if gives_check and ply < self.extension_cap:
+                new_depth += 1
+            try:
+                if legal == 1:
+                    v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score, gives_check,
+                                      True)
+                else:
+                    reduction = 0
+                    if (
+                        depth >= 3
+                        and legal > 3
+                        and not victim
+                        and not gives_check
+                        and not in_check
+                        and code != killers[0]
+                        and code != killers[1]
+                    ):
+                        reduction = 2 if legal > 10 and depth >= 5 else 1
+                    v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
+                                      new_score, gives_check, True)
+                    if v > alpha and (reduction or v < beta):
+                        v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
+                                          gives_check, True)
+            finally:
+                keys.pop()
+                checks.pop()
+                unmake(undo)
+            if noise:
+                v += noise.get(code, 0)
+            if v > best:
+                best = v
+                best_move = code
+                if ply == 0:
+                    self.root_best = code
+                    self.root_best_score = v
+                if v > alpha:
+                    alpha = v
+                    flag = EXACT
+                    if v >= beta:
+                        flag = LOWER
+                        if not victim:
+                            if killers[0] != code:
+                                killers[1] = killers[0]
+                                killers[0] = code
+                            self.history[code] += depth * depth
+                        break
+        if not legal:
+            if pruned and board._legal_codes():
+                return static
+            return -MATE + ply  # X5: checkmate and stalemate both lose
+        if best < original_alpha and pruned:
+            best = max(best, static)
+        stored = best
+        if stored >= MATE_BOUND:
+            stored += ply
+        elif stored <= -MATE_BOUND:
+            stored -= ply
+        self.tt[key] = (depth, flag, stored, best_move)
+        return best
+
+    # ------------------------------------------------------------------ driver
+
+    def principal_variation(self, first: int, depth: int) -> list[str]:
+        """The expected line from the root, read back from the transposition table."""
+        board = self.board
+        line: list[str] = []
+        undos = []
+        seen = {board.key}
+        code = first
+        try:
+            while code and len(line) < max(depth, 1):
+                if code not in board._legal_codes():
+                    break
+                line.append(code_text(code))
+                undos.append(board._make(code))
+                if board.key in seen:
+                    break
+                seen.add(board.key)
+                entry = self.tt.get(board.key)
+                code = entry[3] if entry else 0
+        finally:
+            for undo in reversed(undos):
+                board._unmake(undo)
+        return line
+
+    def run(self) -> tuple[int, int, int, list[str]]:
+        """Search until a limit; returns (best move code, score, depth reached, pv).
+
+        Raises ValueError when the side to move has no legal move.
+        """
+        board = self.board
+        root_codes = board._legal_codes()
+        if not root_codes:
+            raise ValueError("no legal move: the game is over")
+        start = time.monotonic()
+        if self.limits.movetime is not None:
+            self.deadline = start + self.limits.movetime
+        self._check_limits()
+        score = self.evaluator.full(board.squares)
+        in_check = board.is_check()
+        best_move, best_score, reached = self._ordered(root_codes, 0, 0)[0], 0, 0
+        pv: list[str] = [code_text(best_move)]
+        previous = 0
+        for depth in range(1, self.limits.depth + 1):
+            self.extension_cap = 2 * depth + 4
+            self.root_best, self.root_best_score = 0, -INFINITE
+            try:
+                if depth >= 4 and abs(previous) < MATE_BOUND:
+                    window = 40
+                    alpha, beta = previous - window, previous + window
+                    while True:
+                        v = self._search(depth, alpha, beta, 0, score, in_check, False)
+                        if v <= alpha:
+                            alpha = max(-INFINITE, alpha - window * 4)
+                        elif v >= beta:
+                            beta = min(INFINITE, beta + window * 4)
+                        else:
+                            break
+                        window *= 4
+                        if window > 1000:
+                            alpha, beta = -INFINITE, INFINITE
+                else:
+                    v = self._search(depth, -INFINITE, INFINITE, 0, score, in_check, False)
+            except SearchAborted:
+                # A move that already beat the previous best in this iteration is better.
+                if self.root_best and depth > 1 and self.root_best_score > best_score:
+                    best_move, best_score = self.root_best, self.root_best_score
+                    pv = [code_text(best_move)]
+                break
+            best_move, best_score, reached, previous = self.root_best, v, depth, v
+            pv = self.principal_variation(best_move, depth)
+            if self.on_iteration is not None:
+                self.on_iteration(
+                    Iteration(depth, v, self.nodes, time.monotonic() - start, pv)
+                )
+            if abs(v) >= MATE_BOUND and MATE - abs(v) <= depth:
+                break
+            if len(root_codes) == 1 and self.limits.movetime is not None:
+                break
+            if self.deadline is not None:
+                elapsed = time.monotonic() - start
+                if elapsed > 0.45 * self.limits.movetime:  # type: ignore[operator]
+                    break
+        return best_move, best_score, reached, pv
