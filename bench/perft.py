@@ -1,0 +1,66 @@
+"""Perft speed: our rules beside Fairy-Stockfish (pyffish) driven from Python, in one run.
+
+    .venv/bin/python bench/perft.py [--variant xiangqi] [--depths 3 4] [--anchor-depth 3]
+
+The anchor is pyffish's own move generator driven the way a Python program would use it
+(``legal_moves`` + ``get_fen`` recursion), measured in the same run; we print both speeds in
+nodes per second and their ratio. Not a test: figures go into the closing notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import pyffish  # noqa: E402
+
+from chuhan.rules import make_board  # noqa: E402
+
+PYFFISH_NAMES = {"xiangqi": "xiangqi", "janggi": "janggicasual"}
+
+
+def pyffish_perft(variant: str, fen: str, depth: int) -> int:
+    """Leaf count using only pyffish calls, as a Python caller of Fairy-Stockfish would."""
+    moves = pyffish.legal_moves(variant, fen, [])
+    if depth == 1:
+        return len(moves)
+    return sum(
+        pyffish_perft(variant, pyffish.get_fen(variant, fen, [m]), depth - 1) for m in moves
+    )
+
+
+def timed(fn, *args):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    result = fn(*args)
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="xiangqi", choices=sorted(PYFFISH_NAMES))
+    parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
+    parser.add_argument("--anchor-depth", type=int, default=3,
+                        help="depth for the pyffish anchor (each level costs ~40x more)")
+    args = parser.parse_args()
+
+    board = make_board(args.variant)
+    fen = board.fen()
+    ff_name = PYFFISH_NAMES[args.variant]
+    anchor_nodes, anchor_secs = timed(pyffish_perft, ff_name, fen, args.anchor_depth)
+    anchor_nps = anchor_nodes / anchor_secs
+    print(f"variant {args.variant}")
+    print(f"anchor  pyffish-from-Python perft {args.anchor_depth}: {anchor_nodes} nodes "
+          f"in {anchor_secs:.2f} s = {anchor_nps:,.0f} nodes/s")
+    for depth in args.depths:
+        nodes, secs = timed(board.perft, depth)
+        nps = nodes / secs
+        print(f"chuhan  perft {depth}: {nodes} nodes in {secs:.2f} s = {nps:,.0f} nodes/s"
+              f"  ratio {nps / anchor_nps:.1f}x the anchor")
+
+
+if __name__ == "__main__":
+    main()
