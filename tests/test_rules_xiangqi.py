@@ -237,7 +237,8 @@ def test_E2_capture_resets_the_counter() -> None:
 def test_E3_no_attacking_piece_left_is_a_draw() -> None:
     board = Board("3ak4/9/4b4/9/9/9/9/9/4A4/3K2B2 w - - 0 1")
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (None, "insufficient_material")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (None, "insufficient_material")
 
 
 def test_make_board_rejects_unknown_variant_and_options() -> None:
