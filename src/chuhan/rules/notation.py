@@ -282,32 +282,59 @@ def _check_notation(board: Board, notation: str) -> None:
         raise NotationError(f"{notation} notation is for janggi")
 
 
-def _reveal(board: Board, move: Move) -> str | None:
-    """The letter (``R``, ``c``…) a face-down piece turns out to be when ``move`` moves it."""
-    if move.from_point not in board.face_down:
+def _revealed_kind(board: Board, move: Move, reveal: str | None) -> int | None:
+    """The kind a face-down jieqi piece turns out to be when ``move`` moves it (Q3): from
+    ``reveal`` (a letter) when given, else from the board's own knowledge; None for a face-up
+    mover or when the board (a player's) cannot know it yet."""
+    if move.is_pass or move.from_point not in board.face_down:
         return None
-    after = board.copy()
-    after.push(move)
-    return after.piece_letter(move.to_point)
+    letter = reveal
+    if letter is None:
+        after = board.copy()
+        try:
+            after.push(move)
+        except RulesError:
+            return None
+        letter = after.piece_letter(move.to_point)
+    kind = _WXF_KINDS.get((letter or "").upper())
+    if kind is None:
+        raise NotationError(f"a face-down piece cannot turn into {letter!r}")
+    return kind
 
 
-def write_move(board: Board, move: Move | str, notation: str = "coords") -> str:
+def read_reveal(text: str) -> str | None:
+    """The piece a written jieqi reveal names, as a FEN letter in upper case (``(H)`` and
+    ``(马)`` → ``"N"``); None when the text has no reveal. Raises NotationError for a mark
+    that names no piece."""
+    found = _REVEAL.search(_clean(text))
+    if not found:
+        return None
+    mark = found.group(1)
+    kind = _WXF_KINDS.get(mark.upper()) or _CHINESE_KINDS.get(mark)
+    if kind is None or kind == KING:
+        raise NotationError(f"{text!r}: a face-down piece cannot turn into {mark!r}")
+    return " kabnrcp"[kind].upper()
+
+
+def write_move(
+    board: Board, move: Move | str, notation: str = "coords", reveal: str | None = None
+) -> str:
     """``move`` (legal for the side to move on ``board``) written in ``notation``.
 
-    The board is the position before the move and is left unchanged. Raises
-    :class:`NotationError` for an unknown notation or one the variant does not use, and
+    The board is the position before the move and is left unchanged. A jieqi move that turns
+    a piece face up gets what it became, ``(R)`` (``(车)`` in Chinese): from ``reveal`` (a
+    letter) when given, else from the board when it knows. Raises :class:`NotationError` for
+    an unknown notation or one the variant does not use, and
     :class:`~chuhan.rules.IllegalMoveError` when the move is not legal.
     """
     _check_notation(board, notation)
     move = board.parse_move(move)
     text = _write_plain(board, move, notation)
-    letter = _reveal(board, move)
-    if letter is not None:
-        kind = WXF_LETTERS[_WXF_KINDS[letter.upper()]]
-        if notation == "chinese":
-            side = FIRST if letter.isupper() else 1 - FIRST
-            kind = CHINESE_PIECES[_WXF_KINDS[letter.upper()]][side]
-        text += f"({kind})"
+    kind = _revealed_kind(board, move, reveal)
+    if kind is not None:
+        side = _side_of(board, move.from_point)
+        mark = CHINESE_PIECES[kind][side] if notation == "chinese" else WXF_LETTERS[kind]
+        text += f"({mark})"
     return text
 
 

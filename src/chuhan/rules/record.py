@@ -1,0 +1,396 @@
+"""Game records: a PGN-style text that other xiangqi software reads and writes (SPEC N4).
+
+A record is a block of tags and then the numbered moves::
+
+    [Game "Chinese Chess"]
+    [Variant "xiangqi"]
+    [FEN "…"]                  (only when the game did not start from the standard position)
+    [Result "1-0"]             (1-0 first mover won, 0-1 second mover, 1/2-1/2 draw, * open)
+    [Termination "checkmate"]  (the reason, as ``Outcome.reason`` names it)
+    [Format "WXF"]             (ICCS, WXF, Chinese; Korean or Coords for janggi)
+
+    1. C2.5 H8+7
+    2. H2+3 R9.8
+    1-0
+
+This follows the xqbase "Chinese Chess PGN" conventions (``Game``, ``Format``, ``FEN``), so
+XQF-to-PGN exports and xqbase files with ``[Format "Chinese"]`` import. Janggi records keep
+their rule options in ``[Rules "bikjang=points"]``. A finished jieqi game's record carries the
+arrangement and salt (``[Arrangement]``, ``[Salt]``: public once the game is over, Q5/Q7);
+an unfinished one carries only the reveals written in its moves, enough to replay it.
+
+Reading skips comments (``{…}``, ``;`` to the end of the line), variations (``(…)``), NAGs
+(``$1``) and move numbers; moves are read in the ``Format`` given (detected per move when the
+tag is missing). A record that does not hold together raises :class:`RecordError` naming the
+line and the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from . import make_board
+from .board import Board, Move, Outcome, RulesError
+from .geometry import FIRST
+from .jieqi import JieqiBoard
+from .notation import NOTATIONS, read_move, read_reveal, write_move
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+# Record format tag values, by notation name.
+FORMAT_TAGS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "korean": "Korean"}
+FORMAT_TAGS["coords"] = "Coords"
+GAME_NAMES = {"xiangqi": "Chinese Chess", "janggi": "Janggi", "jieqi": "Jieqi"}
+_GAME_VARIANTS = {
+    "chinese chess": "xiangqi",
+    "xiangqi": "xiangqi",
+    "janggi": "janggi",
+    "korean chess": "janggi",
+    "jieqi": "jieqi",
+}
+# Tags written first, in this order; other tags follow as given.
+_TAG_ORDER = ("Game", "Variant", "FEN", "Rules", "Result", "Termination", "Format")
+
+
+class RecordError(RulesError):
+    """A record that cannot be read: ``line`` (from 1) and ``reason`` say where and why."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class GameRecord:
+    """A game read from a record: its start, moves, result and tags, and the final board."""
+
+    variant: str
+    start_fen: str
+    moves: list[Move]
+    result: str
+    termination: str | None
+    board: Board
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def default_format(variant: str) -> str:
+    """The notation a record of ``variant`` is written in unless told: ``korean`` for janggi,
+    ``iccs`` otherwise."""
+    return "korean" if variant == "janggi" else "iccs"
+
+
+def result_text(outcome: Outcome | None) -> str:
+    """``1-0``, ``0-1``, ``1/2-1/2`` for an ended game, ``*`` for one still going."""
+    if outcome is None:
+        return "*"
+    if outcome.winner is None:
+        return "1/2-1/2"
+    return "1-0" if outcome.winner == FIRST else "0-1"
+
+
+def _start_of(board: Board) -> Board:
+    start = board.copy()
+    while start.ply:
+        start.pop()
+    return start
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def write_record(
+    board: Board,
+    fmt: str | None = None,
+    *,
+    result: str | None = None,
+    termination: str | None = None,
+    tags: Mapping[str, str] | None = None,
+) -> str:
+    """The record of the game played on ``board`` (from its start to now), moves in ``fmt``.
+
+    ``result`` and ``termination`` default to the board's outcome; pass them for a game that
+    ended off the board (resignation, timeout, agreement). ``tags`` adds or overrides tags.
+    Raises :class:`~chuhan.rules.notation.NotationError` for a format the variant cannot use
+    and ValueError for an unknown result.
+    """
+    fmt = fmt or default_format(board.variant)
+    if fmt not in FORMAT_TAGS:
+        raise ValueError(f"unknown record format {fmt!r}; choose one of {', '.join(FORMAT_TAGS)}")
+    outcome = board.outcome()
+    result = result or result_text(outcome)
+    if result not in RESULTS:
+        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
+    if termination is None and outcome is not None:
+        termination = outcome.reason
+    start = _start_of(board)
+    header: dict[str, str] = {"Game": GAME_NAMES.get(board.variant, board.variant)}
+    header["Variant"] = board.variant
+    standard = start.fen() == make_board(board.variant, None, **_options_of(board)).fen()
+    if not standard:
+        header["FEN"] = start.fen()
+    rules = _rules_of(board)
+    if rules:
+        header["Rules"] = rules
+    header["Result"] = result
+    if termination:
+        header["Termination"] = termination
+    header["Format"] = FORMAT_TAGS[fmt]
+    if isinstance(board, JieqiBoard) and board.has_secret and (outcome or result != "*"):
+        header["Arrangement"], header["Salt"] = board.reveal()
+    header.update(tags or {})
+    lines = [f'[{name} "{_quote(value)}"]' for name, value in header.items()]
+    lines.append("")
+    lines.extend(_movetext(start, board.move_stack, fmt))
+    lines.append(result)
+    return "\n".join(lines) + "\n"
+
+
+def _options_of(board: Board) -> dict[str, object]:
+    bikjang = getattr(board, "bikjang", None)
+    return {"bikjang": bikjang} if bikjang not in (None, "off") else {}
+
+
+def _rules_of(board: Board) -> str:
+    return " ".join(f"{name}={value}" for name, value in _options_of(board).items())
+
+
+def _movetext(start: Board, moves: list[Move], fmt: str) -> Iterator[str]:
+    replay = start
+    number = start.fullmove
+    line = f"{number}..." if start.turn != FIRST else ""
+    for move in moves:
+        if replay.turn == FIRST:
+            if line:
+                yield line
+            line = f"{replay.fullmove}."
+        line += " " + write_move(replay, move, fmt)
+        replay.push(move)
+    if line:
+        yield line
+
+
+# ---------------------------------------------------------------------------- reading
+
+_TAG = re.compile(r'^\[\s*([^\s\]"]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+_MOVE_NUMBER = re.compile(r"^\d+\s*\.+")
+_NAG = re.compile(r"^\$\d+$")
+
+
+@dataclass
+class _Token:
+    text: str
+    line: int
+
+
+def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
+    """Movetext tokens from ``lines[first:]`` with their line numbers, comments and
+    variations dropped. Raises RecordError for an unclosed comment or variation."""
+    in_comment = 0
+    depth = 0
+    opened = 0
+    for index in range(first, len(lines)):
+        number = index + 1
+        word = ""
+        for ch in lines[index] + "\n":
+            if in_comment:
+                if ch == "}":
+                    in_comment = 0
+                continue
+            if ch == "{":
+                in_comment, opened = number, number
+            elif ch == ";" and not depth:
+                break
+            elif ch == "(":
+                depth += 1
+                opened = number
+            elif ch == ")":
+                if not depth:
+                    raise RecordError(number, "')' without a variation to close")
+                depth -= 1
+            elif depth:
+                continue
+            elif ch.isspace():
+                pass
+            else:
+                word += ch
+                continue
+            if word and not depth:
+                yield from _split_number(word, number)
+            word = ""
+        if word and not depth:
+            yield from _split_number(word, number)
+    if in_comment:
+        raise RecordError(in_comment, "comment '{' is never closed")
+    if depth:
+        raise RecordError(opened, "variation '(' is never closed")
+
+
+def _split_number(word: str, line: int) -> Iterator[_Token]:
+    """``1.`` is skipped; ``1.C2.5`` gives ``C2.5``."""
+    number = _MOVE_NUMBER.match(word)
+    if number:
+        word = word[number.end() :]
+    if word:
+        yield _Token(word, line)
+
+
+def _variant_from(tags: dict[str, str], lines_of: dict[str, int]) -> str:
+    if "Variant" in tags:
+        variant = tags["Variant"].strip().lower()
+        if variant not in GAME_NAMES:
+            raise RecordError(lines_of["Variant"], f"unknown variant {tags['Variant']!r}")
+        return variant
+    game = tags.get("Game", "").strip().lower()
+    return _GAME_VARIANTS.get(game, "xiangqi")
+
+
+def _format_from(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
+    if "Format" not in tags:
+        return None
+    wanted = tags["Format"].strip().lower()
+    for name, tag in FORMAT_TAGS.items():
+        if wanted in (name, tag.lower()):
+            return name
+    if wanted in ("axf", "wxf"):
+        return "wxf"
+    choices = ", ".join(FORMAT_TAGS.values())
+    raise RecordError(lines_of["Format"], f"unknown Format {tags['Format']!r}; use {choices}")
+
+
+def _options_from(tags: dict[str, str], lines_of: dict[str, int]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for item in tags.get("Rules", "").split():
+        name, sep, value = item.partition("=")
+        if not sep or not value:
+            raise RecordError(lines_of["Rules"], f"Rules expects NAME=VALUE items, got {item!r}")
+        options[name] = value
+    if "Arrangement" in tags:
+        options["arrangement"] = tags["Arrangement"]
+        if "Salt" in tags:
+            options["salt"] = tags["Salt"]
+    return options
+
+
+def _start_board(variant: str, tags: dict[str, str], lines_of: dict[str, int]) -> Board:
+    options = _options_from(tags, lines_of)
+    fen = tags.get("FEN") or None
+    where = lines_of.get("FEN") or lines_of.get("Rules") or lines_of.get("Variant") or 1
+    try:
+        if variant == "jieqi" and "arrangement" not in options:
+            start_fen = fen or JieqiBoard.START_FEN
+            # No arrangement: a board that learns each piece from the reveals in the moves.
+            return JieqiBoard.from_view(
+                {"start_fen": start_fen, "moves": [], "viewer": "all", "commitment": ""}
+            )
+        return make_board(variant, fen, **options)
+    except RulesError as exc:
+        raise RecordError(where, str(exc)) from None
+
+
+def read_record(text: str) -> GameRecord:
+    """The game of a record: start, moves, result and the board after the last move.
+
+    Raises :class:`RecordError` (with the line) for a malformed tag, an unknown variant or
+    format, a bad FEN, a move that cannot be read or played, or a result that contradicts
+    the final position.
+    """
+    lines = [unicodedata.normalize("NFKC", line).rstrip() for line in text.splitlines()]
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    tags: dict[str, str] = {}
+    lines_of: dict[str, int] = {}
+    first = 0
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("["):
+            first = index
+            break
+        found = _TAG.match(stripped)
+        if not found:
+            raise RecordError(index + 1, f"malformed tag {stripped!r} (expected [Name \"value\"])")
+        name, value = found.group(1), re.sub(r"\\(.)", r"\1", found.group(2))
+        tags[name] = value
+        lines_of[name] = index + 1
+    else:
+        first = len(lines)
+    variant = _variant_from(tags, lines_of)
+    notation = _format_from(tags, lines_of)
+    if notation is not None and notation not in NOTATIONS:
+        raise RecordError(lines_of["Format"], f"unknown Format {tags['Format']!r}")
+    board = _start_board(variant, tags, lines_of)
+    start_fen = board.fen()
+    moves: list[Move] = []
+    text_result: _Token | None = None
+    for token in _tokens(lines, first):
+        if token.text.startswith("["):
+            raise RecordError(token.line, "a tag after the moves: one game per record")
+        if _NAG.match(token.text):
+            continue
+        if token.text in RESULTS:
+            text_result = token
+            continue
+        if text_result is not None:
+            raise RecordError(token.line, f"move {token.text!r} after the result")
+        _play(board, token, notation, len(moves) + 1)
+        moves.append(board.move_stack[-1])
+    result = _check_result(board, tags, lines_of, text_result)
+    return GameRecord(
+        variant=variant,
+        start_fen=start_fen,
+        moves=moves,
+        result=result,
+        termination=tags.get("Termination") or _termination(board),
+        board=board,
+        tags=tags,
+    )
+
+
+def _termination(board: Board) -> str | None:
+    outcome = board.outcome()
+    return outcome.reason if outcome else None
+
+
+def _play(board: Board, token: _Token, notation: str | None, ply: int) -> None:
+    """Read and play one move; raises RecordError naming the line, the move and why."""
+    try:
+        move = read_move(board, token.text, notation)
+        reveal = read_reveal(token.text)
+        if isinstance(board, JieqiBoard) and board.needs_reveal(move.code):
+            if reveal is None and not board.has_secret:
+                raise RulesError("the move turns a piece face up: write what it was, e.g. (R)")
+            board.push(move, reveal=reveal)
+        else:
+            board.push(move)
+    except RulesError as exc:
+        raise RecordError(token.line, f"move {ply} ({token.text!r}): {exc}") from None
+
+
+def _check_result(
+    board: Board, tags: dict[str, str], lines_of: dict[str, int], text_result: _Token | None
+) -> str:
+    tag_result = tags.get("Result")
+    if tag_result is not None and tag_result not in RESULTS:
+        raise RecordError(lines_of["Result"], f"Result must be one of {', '.join(RESULTS)}")
+    if text_result and tag_result and text_result.text != tag_result and tag_result != "*":
+        raise RecordError(
+            text_result.line, f"the moves end in {text_result.text} but Result says {tag_result}"
+        )
+    result = tag_result if tag_result and tag_result != "*" else None
+    result = result or (text_result.text if text_result else None) or "*"
+    outcome = board.outcome()
+    if outcome is not None and result != "*" and result != result_text(outcome):
+        line = lines_of.get("Result") or (text_result.line if text_result else len(tags) + 1)
+        raise RecordError(
+            line,
+            f"result {result} contradicts the final position "
+            f"({outcome.reason}: {result_text(outcome)})",
+        )
+    if outcome is not None and result == "*":
+        result = result_text(outcome)
+    return result
