@@ -108,14 +108,23 @@ def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
+    from .rules.notation import write_move
+
     board = board_from_args(args)
+    notation = getattr(args, "notation", None)
+    written: list[str] = []
     for index, text in enumerate(args.moves, start=1):
         try:
+            if notation:
+                written.append(write_move(board, text, notation))
             board.push(text)
         except RulesError as exc:
             print(f"error: move {index} ({text!r}) rejected: {exc}", file=sys.stderr)
             return 2
-    print(json.dumps(game_state(board, getattr(args, "view", None)), ensure_ascii=False))
+    state = game_state(board, getattr(args, "view", None))
+    if notation:
+        state["notation"] = written
+    print(json.dumps(state, ensure_ascii=False))
     return 0
 
 
@@ -161,8 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["red", "black", "all"],
         help="jieqi only: whose knowledge the output shows (default: all)",
     )
+    game.add_argument(
+        "--notation",
+        choices=["coords", "iccs", "wxf", "chinese", "korean"],
+        help="also print 'notation': the moves written in this notation (N1-N3; korean: janggi)",
+    )
     game.add_argument("moves", nargs="*", metavar="MOVE", help="moves in canonical text, e.g. h3e3")
     game.set_defaults(func=_cmd_game)
+    _add_record_commands(sub)
 
     uci = sub.add_parser(
         "uci",
@@ -173,6 +188,93 @@ def build_parser() -> argparse.ArgumentParser:
     uci.set_defaults(func=_cmd_uci)
 
     return parser
+
+
+def _add_record_commands(sub: Any) -> None:
+    """``chuhan record export|import`` (N4)."""
+    record = sub.add_parser(
+        "record",
+        help="export or import a game record (PGN-style text)",
+        description="Game records in the PGN-style text of xiangqi software (N4).",
+    )
+    actions = record.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export = actions.add_parser(
+        "export",
+        help="print the record of MOVE... played from the start (or --fen)",
+        description="Play MOVE... (canonical text) and print the record: tags Game, Variant, "
+        "FEN (when not the standard start), Result, Termination, Format, then the numbered "
+        "moves. An illegal move exits with status 2 naming the move and its index (from 1).",
+    )
+    _add_variant(export)
+    _add_board_options(export)
+    export.add_argument(
+        "--format",
+        choices=["iccs", "wxf", "chinese", "korean", "coords"],
+        help="notation of the moves (default: iccs; korean for janggi)",
+    )
+    export.add_argument(
+        "--result", choices=["1-0", "0-1", "1/2-1/2", "*"], help="result of a game ended off "
+        "the board (default: from the final position)"
+    )
+    export.add_argument("--termination", help="reason, e.g. resignation (default: from the board)")
+    export.add_argument("moves", nargs="*", metavar="MOVE", help="moves in canonical text")
+    export.set_defaults(func=_cmd_record_export)
+    load = actions.add_parser(
+        "import",
+        help="read a record and print the final position as 'chuhan game' JSON",
+        description="Read a record (ICCS, WXF, Chinese or Korean moves; UTF-8, GB18030 or "
+        "CP949) and print the JSON of 'chuhan game' for its final position. A bad record "
+        "exits with status 2 naming the line and the reason.",
+    )
+    load.add_argument("file", help="the record file, or - for standard input")
+    load.set_defaults(func=_cmd_record_import)
+
+
+def _cmd_record_export(args: argparse.Namespace) -> int:
+    from .rules.record import write_record
+
+    board = board_from_args(args)
+    for index, text in enumerate(args.moves, start=1):
+        try:
+            board.push(text)
+        except RulesError as exc:
+            print(f"error: move {index} ({text!r}) rejected: {exc}", file=sys.stderr)
+            return 2
+    text = write_record(board, args.format, result=args.result, termination=args.termination)
+    sys.stdout.write(text)
+    return 0
+
+
+def _decode_record(data: bytes) -> str:
+    for encoding in ("utf-8-sig", "gb18030", "cp949"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def _cmd_record_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .rules.jieqi import JieqiBoard
+    from .rules.record import read_record
+
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        record = read_record(_decode_record(data))
+    except RulesError as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    board = record.board
+    # A jieqi record without its arrangement knows only what the reveals told: Red's view.
+    blind = isinstance(board, JieqiBoard) and not board.has_secret
+    print(json.dumps(game_state(board, "red" if blind else None), ensure_ascii=False))
+    return 0
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:
