@@ -15,8 +15,10 @@ from .board import (
     RulesError,
 )
 from .geometry import parse_square, square_name
+from .janggi import JanggiBoard, janggi_start_fen
+from .jieqi import JieqiBoard, verify_commitment
 
-VARIANTS: dict[str, type[Board]] = {"xiangqi": Board}
+VARIANTS: dict[str, type[Board]] = {"xiangqi": Board, "janggi": JanggiBoard, "jieqi": JieqiBoard}
 
 
 def make_board(variant: str = "xiangqi", fen: str | None = None, **options: object) -> Board:
@@ -41,10 +43,14 @@ __all__ = [
     "GameOverError",
     "IllegalMoveError",
     "InvalidMoveError",
+    "JanggiBoard",
+    "JieqiBoard",
     "Move",
     "Outcome",
     "RulesError",
+    "janggi_start_fen",
     "make_board",
     "parse_square",
     "square_name",
+    "verify_commitment",
 ]

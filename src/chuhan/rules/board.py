@@ -192,6 +192,8 @@ class Board:
         )
     )
     SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = RAYS
+    # Per general point: which points a move must touch to change an attack on it (geometry).
+    KING_SAFETY_MASK: ClassVar[list[bytes]] = KING_SAFETY_MASK
 
     def __init__(self, fen: str | None = None, **options: object) -> None:
         if options:
@@ -523,7 +525,7 @@ class Board:
         if attacked(ksq, enemy):
             mask = None
         else:
-            mask = KING_SAFETY_MASK[ksq]
+            mask = self.KING_SAFETY_MASK[ksq]
         out = []
         for code in pseudo:
             if code == PASS_CODE:
