@@ -388,15 +388,17 @@ _ANNOTATION = re.compile(r"[!?]+$")
 
 def detect_notation(text: str, variant: str = "xiangqi") -> str:
     """The notation ``text`` is written in: ``iccs`` for ``H2-E2``, ``coords`` for ``h3e3`` or
-    ``h3-e3``, ``korean`` for janggi text such as ``79卒78``, ``chinese`` for other text with
+    ``h3-e3``, ``korean`` for other janggi text (``79卒78``), ``chinese`` for other text with
     CJK characters, ``wxf`` for the rest."""
     text = _clean(text)
     if re.fullmatch(r"[A-I][0-9]-[A-I][0-9]", text):
         return "iccs"
     if _COORDS.match(text) or text == "pass":
         return "coords"
+    if variant == "janggi":
+        return "korean"
     if any(ord(ch) > 0x2E80 for ch in text):
-        return "korean" if variant == "janggi" else "chinese"
+        return "chinese"
     return "wxf"
 
 

@@ -192,6 +192,7 @@ def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
     in_comment = 0
     depth = 0
     opened = 0
+    attached = False
     for index in range(first, len(lines)):
         number = index + 1
         word = ""
@@ -204,6 +205,14 @@ def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
                 in_comment, opened = number, number
             elif ch == ";" and not depth:
                 break
+            elif ch == "(" and word and not depth:
+                attached = True  # a jieqi reveal, ``R9+1(E)``: part of the move
+                word += ch
+                continue
+            elif ch == ")" and attached:
+                attached = False
+                word += ch
+                continue
             elif ch == "(":
                 depth += 1
                 opened = number
@@ -213,7 +222,7 @@ def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
                 depth -= 1
             elif depth:
                 continue
-            elif ch.isspace():
+            elif ch.isspace() and not attached:
                 pass
             else:
                 word += ch
@@ -368,7 +377,7 @@ def _play(board: Board, token: _Token, notation: str | None, ply: int) -> None:
         else:
             board.push(move)
     except RulesError as exc:
-        raise RecordError(token.line, f"move {ply} ({token.text!r}): {exc}") from None
+        raise RecordError(token.line, f"{token.text!r} (half-move {ply}): {exc}") from None
 
 
 def _check_result(
