@@ -187,6 +187,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     uci.set_defaults(func=_cmd_uci)
 
+    serve = sub.add_parser(
+        "serve",
+        help="run the web server (games against the AI and on one device)",
+        description="Serve the API, the game WebSocket and the front end. SQLite in "
+        "--data-dir unless DATABASE_URL names another database; JSON-lines logs on stderr.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--data-dir", default="data", help="folder of the SQLite database")
+    serve.set_defaults(func=_cmd_serve)
+
     return parser
 
 
@@ -275,6 +286,12 @@ def _cmd_record_import(args: argparse.Namespace) -> int:
     blind = isinstance(board, JieqiBoard) and not board.has_secret
     print(json.dumps(game_state(board, "red" if blind else None), ensure_ascii=False))
     return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .server.run import serve
+
+    return serve(args.host, args.port, args.data_dir)
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:

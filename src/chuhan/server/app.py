@@ -1,0 +1,212 @@
+"""The ASGI app: JSON API, game WebSocket, health, and the static front end.
+
+``create_app(settings)`` builds everything from its arguments (no global state), so tests
+can run several apps side by side with their own database and AI pool.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Request, Response, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..rules import RulesError, make_board
+from .ai import AIPool
+from .games import GameActionError
+from .hub import LocalHub
+from .service import GameService, NewGame, PendingGameError
+from .settings import Settings
+from .storage import Player, Store
+from .ws import COOKIE, game_socket
+
+log = logging.getLogger("chuhan.server")
+COOKIE_MAX_AGE = 365 * 24 * 60 * 60
+ERROR_STATUS = {
+    "not_found": 404,
+    "bad_request": 400,
+    "pending_game": 409,
+    "busy": 503,
+}
+SPA_PREFIXES = ("play", "room", "learn")
+
+
+class CreateGameBody(BaseModel):
+    kind: Literal["ai", "local"] = "ai"
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    level: Literal["beginner", "intermediate", "advanced"] | None = None
+    color: Literal["red", "black", "cho", "han", "random"] = "random"
+    setup: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
+    setup_other: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
+    bikjang: Literal["off", "points"] = "off"
+    abandon_pending: bool = False
+
+
+class MoveBody(BaseModel):
+    ply: int = Field(ge=0, le=100_000)
+    move: str = Field(min_length=1, max_length=16)
+    id: str | None = Field(default=None, max_length=64)
+
+
+class ProfileBody(BaseModel):
+    name: str | None = Field(default=None, max_length=40)
+
+
+class AnalysisBody(BaseModel):
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    fen: str | None = Field(default=None, max_length=200)
+    setup: str | None = Field(default=None, max_length=9)
+
+
+def _error(code: str, message: str, status: int | None = None, **extra: Any) -> JSONResponse:
+    body = {"error": {"code": code, "message": message}, **extra}
+    return JSONResponse(body, status_code=status or ERROR_STATUS.get(code, 409))
+
+
+async def current_player(request: Request, response: Response) -> Player:
+    """SPEC S1: the cookie's player, or a new player with a new cookie."""
+    service: GameService = request.app.state.service
+    player = await service.player_for_token(request.cookies.get(COOKIE))
+    if player is None:
+        player, token = await service.new_player()
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=COOKIE_MAX_AGE,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+    return player
+
+
+Me = Annotated[Player, Depends(current_player)]
+
+
+def create_app(
+    settings: Settings | None = None, *, pool: AIPool | None = None, store: Store | None = None
+) -> FastAPI:
+    """The Chu-Han ASGI app. Migrations run and waiting AI moves resume at start-up."""
+    settings = settings or Settings.from_env()
+    store = store or Store(settings.sqlalchemy_url(), settings.db_schema)
+    pool = pool or AIPool(settings.ai_workers, settings.ai_queue)
+    service = GameService(store, LocalHub(), pool, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await service.start()
+        yield
+        await service.stop()
+
+    app = FastAPI(title="Chu-Han", version="1", lifespan=lifespan)
+    app.state.service = service
+    app.state.settings = settings
+
+    @app.exception_handler(GameActionError)
+    async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
+        if isinstance(exc, PendingGameError):
+            return _error(exc.code, exc.message, pending=service.state(exc.pending))
+        return _error(exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()
+        )
+        return _error("invalid_request", problems or "invalid request", 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = "not_found" if exc.status_code == 404 else "http_error"
+        return _error(code, str(exc.detail), exc.status_code)
+
+    @app.get("/health")
+    async def health() -> JSONResponse:
+        db_ok = await service.db(store.ping)
+        body = {
+            "status": "ok" if db_ok else "degraded",
+            "db": "ok" if db_ok else "down",
+            "ai": {"workers": pool.workers, "jobs": pool.pending, "max_jobs": pool.max_jobs},
+        }
+        return JSONResponse(body, status_code=200 if db_ok else 503)
+
+    @app.get("/api/me")
+    async def get_me(player: Me) -> dict[str, Any]:
+        return await service.profile(player)
+
+    @app.patch("/api/me")
+    async def patch_me(body: ProfileBody, player: Me) -> dict[str, Any]:
+        player = await service.rename(player, body.name)
+        return await service.profile(player)
+
+    @app.get("/api/games/pending")
+    async def pending(player: Me) -> dict[str, Any]:
+        game = await service.pending_game(player)
+        return {"game": service.state(game) if game else None}
+
+    @app.post("/api/games", status_code=201)
+    async def create(body: CreateGameBody, player: Me) -> dict[str, Any]:
+        game = await service.create_game(player, NewGame(**body.model_dump()))
+        return service.state(game)
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str, player: Me) -> dict[str, Any]:
+        return service.state(await service.game_for(player, game_id))
+
+    @app.post("/api/games/{game_id}/moves", response_model=None)
+    async def post_move(game_id: str, body: MoveBody, player: Me) -> dict[str, Any] | JSONResponse:
+        game = await service.game_for(player, game_id)
+        try:
+            after, ply = await service.move(game, body.ply, body.move)
+        except GameActionError as exc:
+            current = await service.current_game(game_id)
+            return _error(exc.code, exc.message, state=service.state(current), reply_to=body.id)
+        return {"type": "ack", "reply_to": body.id, "ply": ply, "state": service.state(after)}
+
+    @app.post("/api/analysis/moves")
+    async def analysis(body: AnalysisBody) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if body.variant == "janggi" and body.setup:
+            options["setup"] = body.setup
+        try:
+            board = make_board(body.variant, body.fen, **options)
+        except (RulesError, ValueError) as exc:
+            raise GameActionError("bad_request", str(exc)) from None
+        return {"legal_moves": list(board.legal_move_texts()), "in_check": board.is_check()}
+
+    @app.websocket("/ws/games/{game_id}")
+    async def websocket(socket: WebSocket, game_id: str) -> None:
+        await game_socket(socket, service, game_id)
+
+    _mount_front_end(app, settings)
+    return app
+
+
+def _mount_front_end(app: FastAPI, settings: Settings) -> None:
+    """The single-page front end: ``/static/…`` files; ``/`` and its routes give index.html."""
+    web_dir = settings.web_dir
+    app.mount("/static", StaticFiles(directory=web_dir, check_dir=False), name="static")
+
+    def index() -> FileResponse:
+        page = web_dir / "index.html"
+        if not page.is_file():
+            raise StarletteHTTPException(404, "the front end is not installed")
+        return FileResponse(page, media_type="text/html")
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> FileResponse:
+        return index()
+
+    for prefix in SPA_PREFIXES:
+        app.add_api_route(f"/{prefix}", index, include_in_schema=False, methods=["GET"])
+        app.add_api_route(
+            f"/{prefix}/{{rest:path}}", index, include_in_schema=False, methods=["GET"]
+        )

@@ -1,0 +1,328 @@
+"""Games as the server keeps them: building boards, per-viewer state, and the changes that
+moves, undo, resignation, draws, abandonment and expiry make (SPEC P1–P6, Z1, Z2, E4, E5).
+
+Every function here is pure: it takes a :class:`GameRecord` and returns a :class:`Change`
+(the game after, the events to append, points to award) or raises :class:`GameActionError`.
+Storage and connections are the caller's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from ..cli import game_state
+from ..rules import VARIANTS, Board, RulesError, make_board
+from .storage import Award, GameRecord
+
+LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
+LEVELS = tuple(LEVEL_POINTS)
+KINDS = ("ai", "local")
+JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")  # SPEC J3
+SNAPSHOT_FIELDS = ("moves", "status", "result", "practice", "points_awarded")
+
+
+class GameActionError(Exception):
+    """A client action the game refuses; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an action does: the game after it, the events to log, points to award."""
+
+    before: GameRecord
+    after: GameRecord
+    events: list[dict[str, Any]]
+    award: Award | None = None
+
+
+def side_names(variant: str) -> tuple[str, str]:
+    return VARIANTS[variant].SIDE_NAMES
+
+
+def side_index(variant: str, name: str) -> int:
+    """The side number (0 first mover) of a side name; raises GameActionError if unknown."""
+    names = side_names(variant)
+    if name not in names:
+        raise GameActionError("bad_request", f"{variant} sides are {names[0]} and {names[1]}")
+    return names.index(name)
+
+
+def first_turn(start_fen: str) -> int:
+    parts = start_fen.split()
+    return 1 if len(parts) > 1 and parts[1] == "b" else 0
+
+
+def turn_of(game: GameRecord) -> int:
+    """The side to move after the game's moves (every move, a janggi pass too, alternates)."""
+    return (first_turn(game.start_fen) + game.ply) % 2
+
+
+def ai_to_move(game: GameRecord) -> bool:
+    """True when an ongoing AI game waits for the AI's move."""
+    return (
+        game.kind == "ai"
+        and game.ongoing
+        and game.human_side is not None
+        and turn_of(game) != game.human_side
+    )
+
+
+# ---------------------------------------------------------------------- boards
+
+
+def board_options(game: GameRecord) -> dict[str, Any]:
+    """The ``make_board`` options of the game: public options plus the hidden arrangement."""
+    options: dict[str, Any] = {}
+    if game.variant == "janggi":
+        options["setup"] = f"{game.options['setup']['cho']}:{game.options['setup']['han']}"
+        options["bikjang"] = game.options.get("bikjang", "off")
+    elif game.variant == "jieqi" and game.secret:
+        options["arrangement"] = game.secret["arrangement"]
+        options["salt"] = game.secret["salt"]
+    return options
+
+
+def start_board(game: GameRecord) -> Board:
+    """The game's board before any move."""
+    fen = None if game.variant in ("janggi", "jieqi") else game.start_fen
+    return make_board(game.variant, fen, **board_options(game))
+
+
+def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
+    """The game's board after ``moves`` (default: all of the game's moves)."""
+    board = start_board(game)
+    for text in game.moves if moves is None else moves:
+        board.push(text)
+    return board
+
+
+def view_name(game: GameRecord, viewer: int | None) -> str | None:
+    """The rules' view for a viewer: their side name, or None (local: what both see)."""
+    if viewer is None:
+        return None
+    return side_names(game.variant)[viewer]
+
+
+def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) -> dict[str, Any]:
+    """The game as ``viewer`` (side number, or None in a local game) may see it (SPEC Z2)."""
+    if board is None:
+        board = board_of(game)
+    names = side_names(game.variant)
+    # Jieqi on one device: both people see the screen; it shows what the side to move knows.
+    knower = board.turn if viewer is None and game.variant == "jieqi" else viewer
+    rules_state = game_state(board, view_name(game, knower))
+    turn = names[board.turn]
+    viewer_moves = game.ongoing and (viewer is None or viewer == board.turn)
+    legal = rules_state.pop("legal_moves")
+    state: dict[str, Any] = {
+        "id": game.id,
+        "kind": game.kind,
+        "variant": game.variant,
+        "level": game.level,
+        "you": None if viewer is None else names[viewer],
+        "sides": list(names),
+        "options": public_options(game),
+        "start_fen": game.start_fen,
+        "fen": rules_state.pop("fen"),
+        "moves": list(game.moves),
+        "ply": game.ply,
+        "turn": turn,
+        "in_check": rules_state.pop("in_check"),
+        "last_move": game.moves[-1] if game.moves else None,
+        "legal_moves": legal if viewer_moves else [],
+        "status": game.status,
+        "result": game.result,
+        "practice": game.practice,
+        "points_awarded": game.points_awarded,
+        "thinking": ai_to_move(game),
+        "created_at": _iso(game.created_at),
+        "expires_at": _iso(game.expires_at),
+        "seq": game.seq,
+        "captured": {names[0]: [], names[1]: []},
+        "commitment": None,
+    }
+    if game.variant == "jieqi" and knower is not None:
+        view = board.view(knower, game_over=True if not game.ongoing else None)  # type: ignore[attr-defined]
+        for key in ("captured", "commitment", "arrangement", "salt"):
+            if key in view:
+                state[key] = view[key]
+        state["records"] = view["moves"]
+    return state
+
+
+def public_options(game: GameRecord) -> dict[str, Any]:
+    options = dict(game.options)
+    options.setdefault("setup", None)
+    options.setdefault("bikjang", "off")
+    return options
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def snapshot(game: GameRecord) -> dict[str, Any]:
+    return {name: getattr(game, name) for name in SNAPSHOT_FIELDS}
+
+
+def render_event(
+    game: GameRecord, seq: int, payload: dict[str, Any], viewer: int | None
+) -> dict[str, Any]:
+    """A logged event as ``viewer`` receives it: its public fields and that viewer's state."""
+    event = {k: v for k, v in payload.items() if k != "snapshot"}
+    event["seq"] = seq
+    if "snapshot" in payload:
+        at_event = replace(game, seq=seq, **payload["snapshot"])
+        event["state"] = state_for(at_event, viewer)
+    return event
+
+
+def _event(game_after: GameRecord, kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, **fields, "snapshot": snapshot(game_after)}
+
+
+# ---------------------------------------------------------------------- changes
+
+
+def _require_ongoing(game: GameRecord) -> None:
+    if not game.ongoing:
+        raise GameActionError("game_over", f"the game is over ({game.result or game.status})")
+
+
+def _result(variant: str, winner: int | None, reason: str, points: Any = None) -> dict[str, Any]:
+    names = side_names(variant)
+    return {
+        "winner": names[winner] if winner is not None else None,
+        "reason": reason,
+        "points": {names[0]: points[0], names[1]: points[1]} if points else None,
+    }
+
+
+def _finish(
+    before: GameRecord,
+    game: GameRecord,
+    events: list[dict[str, Any]],
+    winner: int | None,
+    reason: str,
+    points: Any = None,
+) -> Change:
+    """Close ``game`` (already carrying ``events``) and award AI points (SPEC P4) once."""
+    result = _result(game.variant, winner, reason, points)
+    scored = (
+        game.kind == "ai"
+        and not game.practice
+        and winner is not None
+        and winner == game.human_side
+        and reason not in ("resignation", "abandoned", "expired", "agreement")
+    )
+    awarded = LEVEL_POINTS.get(game.level or "", 0) if scored else 0
+    finished = replace(
+        game,
+        status="finished",
+        result=result,
+        points_awarded=awarded,
+        seq=game.seq + 1,
+    )
+    events = [*events, _event(finished, "end", result=result, points_awarded=awarded)]
+    award = Award(game.player_id, "ai", awarded) if awarded and game.player_id else None
+    return Change(before, finished, events, award)
+
+
+def play_move(game: GameRecord, ply: int, text: str, mover: int | None) -> Change | None:
+    """Play ``text`` at ``ply`` for ``mover`` (None: whoever is to move, a local game).
+
+    Returns None when this exact move was already accepted at ``ply`` (a repeat to be
+    acknowledged again, SPEC P5). Raises GameActionError: ``game_over``, ``stale_move``
+    (``ply`` is not the current ply), ``not_your_turn``, ``illegal_move``.
+    """
+    if 0 <= ply < game.ply and game.moves[ply] == text:
+        return None
+    _require_ongoing(game)
+    if ply != game.ply:
+        raise GameActionError("stale_move", f"move for ply {ply} but the game is at ply {game.ply}")
+    board = board_of(game)
+    if mover is not None and board.turn != mover:
+        raise GameActionError("not_your_turn", "it is not your turn")
+    try:
+        board.push(text)
+    except RulesError as exc:
+        raise GameActionError("illegal_move", str(exc)) from None
+    names = side_names(game.variant)
+    canonical = str(board.move_stack[-1])
+    after = replace(game, moves=[*game.moves, canonical], seq=game.seq + 1)
+    events = [_event(after, "move", ply=ply, move=canonical, by=names[1 - board.turn])]
+    outcome = board.outcome()
+    if outcome is not None:
+        return _finish(game, after, events, outcome.winner, outcome.reason, outcome.points)
+    return Change(game, after, events)
+
+
+def undo(game: GameRecord, player_side: int | None) -> Change:
+    """SPEC P3: take back the player's last move and the AI's reply; the game becomes practice.
+
+    In a local game (``player_side`` None) the last move is taken back. Raises
+    GameActionError ``game_over`` or ``nothing_to_undo``.
+    """
+    _require_ongoing(game)
+    if player_side is None:
+        target = game.ply - 1
+    else:
+        start = first_turn(game.start_fen)
+        own = [i for i in range(game.ply) if (start + i) % 2 == player_side]
+        target = own[-1] if own else -1
+    if target < 0:
+        raise GameActionError("nothing_to_undo", "there is no move of yours to take back")
+    after = replace(
+        game,
+        moves=game.moves[:target],
+        practice=game.practice or game.kind == "ai",
+        seq=game.seq + 1,
+    )
+    return Change(game, after, [_event(after, "undo", ply=target)])
+
+
+def resign(game: GameRecord, side: int) -> Change:
+    """SPEC E4: ``side`` resigns and loses."""
+    _require_ongoing(game)
+    return _finish(game, game, [], 1 - side, "resignation")
+
+
+def agree_draw(game: GameRecord) -> Change:
+    """SPEC E4: a draw by agreement."""
+    _require_ongoing(game)
+    return _finish(game, game, [], None, "agreement")
+
+
+def decline_draw(game: GameRecord) -> Change:
+    _require_ongoing(game)
+    after = replace(game, seq=game.seq + 1)
+    return Change(game, after, [_event(after, "draw_declined")])
+
+
+def abandon(game: GameRecord) -> Change:
+    """SPEC P2: a pending game given up for a new one; it scores nothing."""
+    _require_ongoing(game)
+    return _finish(game, game, [], None, "abandoned")
+
+
+def expire(game: GameRecord) -> Change:
+    """SPEC P2: a game not finished within its time limit; it scores nothing."""
+    _require_ongoing(game)
+    return _finish(game, game, [], None, "expired")
+
+
+def thinking(game: GameRecord) -> Change:
+    """The AI started computing its move (logged so every viewer can show it)."""
+    after = replace(game, seq=game.seq + 1)
+    return Change(game, after, [_event(after, "thinking", ply=game.ply)])
+
+
+def is_expired(game: GameRecord, now: datetime) -> bool:
+    return game.ongoing and now >= game.expires_at

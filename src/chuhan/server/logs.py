@@ -1,0 +1,46 @@
+"""Structured logs: one JSON object per line on stderr."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+_STANDARD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
+
+
+class JsonLinesFormatter(logging.Formatter):
+    """Formats a record as one JSON line: time, level, logger, message and any ``extra``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD_FIELDS and not key.startswith("_"):
+                entry[f"extra_{key}" if key in entry else key] = value
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def log_config(level: str = "INFO") -> dict[str, Any]:
+    """A ``logging.config.dictConfig`` for the app and uvicorn, all as JSON lines."""
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": sys.stderr}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JsonLinesFormatter"}},
+        "handlers": {"stderr": handler},
+        "loggers": {
+            "chuhan": {"handlers": ["stderr"], "level": level, "propagate": False},
+            "uvicorn": {"handlers": ["stderr"], "level": level, "propagate": False},
+            "uvicorn.error": {"level": level},
+            "uvicorn.access": {"handlers": ["stderr"], "level": level, "propagate": False},
+        },
+    }

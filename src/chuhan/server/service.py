@@ -1,0 +1,502 @@
+"""The game service: what the HTTP API and the WebSocket both call.
+
+It reads and changes games through the :class:`~.storage.Store` (in worker threads: the
+database is synchronous), tells the :class:`~.hub.Hub` about new events, and drives the AI:
+whenever an AI game waits for the AI, one task per game asks the worker pool for a move and
+applies it with the same exactly-once update as a human move (SPEC Z4). At start, every
+game that was waiting for the AI gets its move computed again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from anyio import to_thread
+
+from ..rules import make_board
+from ..rules.janggi import SETUPS
+from . import games as rules_of
+from .ai import AIBusyError, AIJob, AIPool
+from .games import Change, GameActionError
+from .hub import Hub
+from .settings import Settings
+from .storage import GameRecord, Player, StaleGameError, Store, utcnow
+
+log = logging.getLogger("chuhan.games")
+T = TypeVar("T")
+MAX_NAME_LENGTH = 40
+_STALE_RETRIES = 20
+
+
+class PendingGameError(GameActionError):
+    """SPEC P2: the player has a pending AI game; creating another needs a confirmation."""
+
+    def __init__(self, pending: GameRecord) -> None:
+        super().__init__(
+            "pending_game",
+            "you have a game against the AI in progress; confirm to abandon it",
+        )
+        self.pending = pending
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A validated request to create a game (SPEC P1, P6)."""
+
+    kind: str
+    variant: str
+    level: str | None = None
+    color: str = "random"
+    setup: str | None = None
+    setup_other: str | None = None
+    bikjang: str = "off"
+    abandon_pending: bool = False
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_urlsafe(12)}"
+
+
+def ai_seed(game_id: str, ply: int) -> int:
+    """The AI's seed for one move: reproducible per game and ply, different across games."""
+    return int.from_bytes(hashlib.sha256(f"{game_id}:{ply}".encode()).digest()[:4], "big")
+
+
+def viewer_of(game: GameRecord) -> int | None:
+    """The side the owner plays (None in a local game: both sides on one device)."""
+    return game.human_side if game.kind == "ai" else None
+
+
+class GameService:
+    def __init__(self, store: Store, hub: Hub, pool: AIPool, settings: Settings) -> None:
+        self.store = store
+        self.hub = hub
+        self.pool = pool
+        self.settings = settings
+        self._ai_tasks: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await to_thread.run_sync(fn, *args)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Migrate the database and resume every AI game that waits for the AI."""
+        await self.db(self.store.migrate)
+        waiting = await self.db(self.store.ongoing_games, None, "ai")
+        resumed = 0
+        for game in waiting:
+            if rules_of.ai_to_move(game):
+                self.ensure_ai(game)
+                resumed += 1
+        log.info("server started", extra={"ongoing_ai_games": len(waiting), "ai_resumed": resumed})
+
+    async def stop(self) -> None:
+        self._closing = True
+        tasks = list(self._ai_tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.pool.shutdown()
+        await self.db(self.store.dispose)
+
+    # ------------------------------------------------------------------ players (S1)
+
+    async def player_for_token(self, token: str | None) -> Player | None:
+        if not token or len(token) > 128:
+            return None
+        return await self.db(self.store.player_by_token_hash, hash_token(token))
+
+    async def new_player(self) -> tuple[Player, str]:
+        """A new player and the cookie token that identifies them (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        player = await self.db(self.store.create_player, new_id("p"), hash_token(token))
+        log.info("player created", extra={"player": player.id})
+        return player, token
+
+    async def rename(self, player: Player, name: str | None) -> Player:
+        """Set the display name; raises GameActionError ``bad_request`` for a bad one."""
+        if name is not None:
+            name = " ".join(name.split())
+            if not name:
+                name = None
+            elif len(name) > MAX_NAME_LENGTH or not name.isprintable():
+                raise GameActionError(
+                    "bad_request", f"a name has 1 to {MAX_NAME_LENGTH} characters"
+                )
+        await self.db(self.store.set_player_name, player.id, name)
+        return replace(player, name=name)
+
+    async def profile(self, player: Player) -> dict[str, Any]:
+        fresh = await self.db(self.store.player, player.id) or player
+        recent = await self.db(self.store.player_games, player.id)
+        return {
+            "id": fresh.id,
+            "name": fresh.name,
+            "points": {"ai": fresh.ai_points, "online": fresh.online_points},
+            "games": [
+                {
+                    "id": g.id,
+                    "kind": g.kind,
+                    "variant": g.variant,
+                    "level": g.level,
+                    "status": g.status,
+                    "result": g.result,
+                    "practice": g.practice,
+                    "points_awarded": g.points_awarded,
+                    "created_at": g.created_at.isoformat().replace("+00:00", "Z"),
+                }
+                for g in recent
+            ],
+        }
+
+    # ------------------------------------------------------------------ reading games
+
+    async def game_for(self, player: Player | None, game_id: str) -> GameRecord:
+        """The player's game, expired if its time is up (SPEC P2).
+
+        Raises GameActionError ``not_found`` for an unknown game or someone else's.
+        """
+        game = await self.db(self.store.game, game_id) if len(game_id) <= 64 else None
+        if game is None or player is None or game.player_id != player.id:
+            raise GameActionError("not_found", "no such game")
+        return await self._expire_if_due(game)
+
+    async def current_game(self, game_id: str) -> GameRecord:
+        """The game as stored now (expired if due). Raises GameActionError ``not_found``."""
+        game = await self.db(self.store.game, game_id)
+        if game is None:
+            raise GameActionError("not_found", "no such game")
+        return await self._expire_if_due(game)
+
+    async def _expire_if_due(self, game: GameRecord) -> GameRecord:
+        if rules_of.is_expired(game, utcnow()):
+            game = await self.apply(game.id, lambda g: rules_of.expire(g) if g.ongoing else None)
+        return game
+
+    async def pending_game(self, player: Player) -> GameRecord | None:
+        """The player's pending AI game, if any (expired ones are closed on the way)."""
+        for game in await self.db(self.store.ongoing_games, player.id, "ai"):
+            game = await self._expire_if_due(game)
+            if game.ongoing:
+                return game
+        return None
+
+    def state(self, game: GameRecord) -> dict[str, Any]:
+        return rules_of.state_for(game, viewer_of(game))
+
+    # ------------------------------------------------------------------ changing games
+
+    async def apply(
+        self, game_id: str, decide: Callable[[GameRecord], Change | None]
+    ) -> GameRecord:
+        """Read the game, let ``decide`` compute a change, commit it, announce it.
+
+        ``decide`` may return None (nothing to do) or raise GameActionError. A change made
+        from a stale read is recomputed from a fresh one. Returns the game as committed.
+        """
+        for _ in range(_STALE_RETRIES):
+            game = await self.db(self.store.game, game_id)
+            if game is None:
+                raise GameActionError("not_found", "no such game")
+            change = decide(game)
+            if change is None:
+                return game
+            try:
+                await self.db(
+                    self.store.commit_change,
+                    change.before,
+                    change.after,
+                    change.events,
+                    change.award,
+                )
+            except StaleGameError:
+                continue
+            await self.hub.publish(game_id, change.after.seq)
+            if change.after.status != "ongoing":
+                log.info(
+                    "game finished",
+                    extra={
+                        "game": game_id,
+                        "result": change.after.result,
+                        "points_awarded": change.after.points_awarded,
+                    },
+                )
+            return change.after
+        raise GameActionError("busy", "the game is changing too fast; retry")
+
+    async def create_game(self, player: Player, request: NewGame) -> GameRecord:
+        """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or :class:`PendingGameError`."""
+        _validate_new_game(request)
+        if request.kind == "ai":
+            pending = await self.pending_game(player)
+            if pending is not None:
+                if not request.abandon_pending:
+                    raise PendingGameError(pending)
+                await self.apply(pending.id, lambda g: rules_of.abandon(g) if g.ongoing else None)
+        game_id = new_id("g")
+        names = rules_of.side_names(request.variant)
+        human_side: int | None = None
+        if request.kind == "ai":
+            human_side = (
+                secrets.randbelow(2) if request.color == "random" else names.index(request.color)
+            )
+        options: dict[str, Any] = {}
+        secret: dict[str, Any] | None = None
+        board_options: dict[str, Any] = {}
+        if request.variant == "janggi":
+            setups = await self._janggi_setups(game_id, request, human_side)
+            options = {"setup": setups, "bikjang": request.bikjang}
+            board_options = {
+                "setup": f"{setups['cho']}:{setups['han']}",
+                "bikjang": request.bikjang,
+            }
+        board = make_board(request.variant, **board_options)
+        if request.variant == "jieqi":
+            arrangement, salt = board.reveal()  # type: ignore[attr-defined]
+            secret = {"arrangement": arrangement, "salt": salt}
+        now = utcnow()
+        game = GameRecord(
+            id=game_id,
+            kind=request.kind,
+            variant=request.variant,
+            level=request.level if request.kind == "ai" else None,
+            player_id=player.id,
+            human_side=human_side,
+            options=options,
+            secret=secret,
+            start_fen=board.fen(),
+            moves=[],
+            status="ongoing",
+            result=None,
+            practice=False,
+            points_awarded=0,
+            seq=1,
+            created_at=now,
+            expires_at=now + timedelta(seconds=self.settings.game_ttl_seconds),
+            updated_at=now,
+        )
+        start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
+        await self.db(self.store.insert_game, game, [start_event])
+        log.info(
+            "game created",
+            extra={
+                "game": game.id,
+                "player": player.id,
+                "kind": game.kind,
+                "variant": game.variant,
+                "ai_level": game.level,
+                "human_side": human_side,
+            },
+        )
+        self.ensure_ai(game)
+        return game
+
+    async def _janggi_setups(
+        self, game_id: str, request: NewGame, human_side: int | None
+    ) -> dict[str, str]:
+        """SPEC J3: the player's setup choice(s); the AI chooses its own."""
+        mine = request.setup or "HEEH"
+        if request.kind == "local":
+            return {"cho": mine, "han": request.setup_other or "HEEH"}
+        assert human_side is not None
+        ai_side = 1 - human_side
+        job = AIJob("setup", "janggi", side=ai_side, seed=ai_seed(game_id, -1))
+        try:
+            theirs = str(await self.pool.submit(job))
+        except Exception:
+            log.exception("AI setup choice failed; using a random one", extra={"game": game_id})
+            theirs = secrets.choice(SETUPS)
+        return {"cho": mine, "han": theirs} if human_side == 0 else {"cho": theirs, "han": mine}
+
+    # ------------------------------------------------------------------ client actions
+
+    async def move(self, game: GameRecord, ply: int, text: str) -> tuple[GameRecord, int]:
+        """Play the owner's move (SPEC Z1, Z4, P5); returns the game and the acknowledged ply.
+
+        A repeat of an accepted move is acknowledged without being applied again.
+        """
+        mover = viewer_of(game)
+        after = await self.apply(game.id, lambda g: rules_of.play_move(g, ply, text, mover))
+        self.ensure_ai(after)
+        return after, ply
+
+    async def undo(self, game: GameRecord) -> GameRecord:
+        after = await self.apply(game.id, lambda g: rules_of.undo(g, viewer_of(g)))
+        self.ensure_ai(after)
+        return after
+
+    async def resign(self, game: GameRecord) -> GameRecord:
+        def decide(g: GameRecord) -> Change:
+            side = g.human_side if g.kind == "ai" else rules_of.turn_of(g)
+            assert side is not None
+            return rules_of.resign(g, side)
+
+        return await self.apply(game.id, decide)
+
+    async def offer_draw(self, game: GameRecord) -> GameRecord:
+        """SPEC A5 (AI games: the engine answers) and E4 (local: both people agreed)."""
+        if not game.ongoing:
+            raise GameActionError("game_over", "the game is over")
+        if game.kind == "local":
+            return await self.apply(
+                game.id, lambda g: rules_of.agree_draw(g) if g.ongoing else None
+            )
+        assert game.human_side is not None
+        job = self._job(game, "draw", 1 - game.human_side)
+        try:
+            accepts = bool(await self.pool.submit(job))
+        except AIBusyError:
+            raise GameActionError("busy", "the AI is busy; retry in a moment") from None
+        seq = game.seq
+
+        def decide(g: GameRecord) -> Change:
+            if g.seq != seq:
+                raise GameActionError("stale", "the game changed; offer again")
+            return rules_of.agree_draw(g) if accepts else rules_of.decline_draw(g)
+
+        return await self.apply(game.id, decide)
+
+    async def hint(self, game: GameRecord) -> str:
+        """SPEC A4: a move suggestion for the player to move. Raises GameActionError."""
+        if not game.ongoing:
+            raise GameActionError("game_over", "the game is over")
+        turn = rules_of.turn_of(game)
+        if game.kind == "ai" and turn != game.human_side:
+            raise GameActionError("not_your_turn", "a hint is for your own turn")
+        try:
+            return str(await self.pool.submit(self._job(game, "hint", turn)))
+        except AIBusyError:
+            raise GameActionError("busy", "the AI is busy; retry in a moment") from None
+
+    def _job(self, game: GameRecord, kind: str, side: int) -> AIJob:
+        """An AI job for ``side``; in jieqi it carries only that side's view (SPEC A3, Z2)."""
+        job = AIJob(
+            kind,
+            game.variant,
+            level=game.level or "advanced",
+            seed=ai_seed(game.id, game.ply),
+            side=side,
+            movetime=self.settings.ai_movetime,
+        )
+        if game.variant == "jieqi":
+            view = rules_of.board_of(game).view(side)  # type: ignore[attr-defined]
+            return replace(job, view=view)
+        fen = game.start_fen if game.variant == "xiangqi" else None
+        return replace(job, fen=fen, options=rules_of.board_options(game), moves=tuple(game.moves))
+
+    # ------------------------------------------------------------------ the AI's turn
+
+    def ensure_ai(self, game: GameRecord) -> None:
+        """Start the AI's turn for ``game`` unless it is not the AI's turn or already running."""
+        if self._closing or not rules_of.ai_to_move(game):
+            return
+        task = self._ai_tasks.get(game.id)
+        if task is not None and not task.done():
+            return
+        self._ai_tasks[game.id] = asyncio.get_running_loop().create_task(self._ai_turn(game.id))
+
+    async def _ai_turn(self, game_id: str) -> None:
+        attempt = 0
+        announced_at: int | None = None
+        try:
+            while not self._closing:
+                game = await self.db(self.store.game, game_id)
+                if game is None or not rules_of.ai_to_move(game):
+                    return
+                game = await self._expire_if_due(game)
+                if not game.ongoing:
+                    return
+                if announced_at != game.ply:
+                    game = await self.apply(
+                        game_id, lambda g: rules_of.thinking(g) if rules_of.ai_to_move(g) else None
+                    )
+                    announced_at = game.ply
+                    if not rules_of.ai_to_move(game):
+                        return
+                assert game.human_side is not None
+                job = self._job(game, "move", 1 - game.human_side)
+                try:
+                    move = str(await self.pool.submit(job))
+                except AIBusyError:
+                    await self.hub.notice(
+                        game_id,
+                        {
+                            "type": "busy",
+                            "message": "the AI is busy; retrying",
+                            "retry_in": self.settings.ai_retry_seconds,
+                        },
+                    )
+                    await asyncio.sleep(self.settings.ai_retry_seconds)
+                    continue
+                except Exception:
+                    attempt += 1
+                    log.exception("AI move failed", extra={"game": game_id, "attempt": attempt})
+                    if attempt >= 5:
+                        return
+                    await asyncio.sleep(self.settings.ai_retry_seconds * attempt)
+                    continue
+                history = game.moves
+
+                def decide(
+                    g: GameRecord, move: str = move, history: list[str] = history
+                ) -> Change | None:
+                    if g.moves != history or not rules_of.ai_to_move(g):
+                        return None  # the game changed while the AI thought (undo, resign…)
+                    return rules_of.play_move(g, len(history), move, 1 - (g.human_side or 0))
+
+                after = await self.apply(game_id, decide)
+                if after.moves != history:
+                    log.info("ai moved", extra={"game": game_id, "ply": len(history), "move": move})
+                if not rules_of.ai_to_move(after):
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("AI turn failed", extra={"game": game_id})
+        finally:
+            if self._ai_tasks.get(game_id) is asyncio.current_task():
+                del self._ai_tasks[game_id]
+
+    async def wait_for_ai(self, game_id: str) -> None:
+        """Wait until the AI task of the game (if any) is done (tests and shutdown)."""
+        task = self._ai_tasks.get(game_id)
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def _validate_new_game(request: NewGame) -> None:
+    if request.kind not in rules_of.KINDS:
+        raise GameActionError("bad_request", f"kind must be one of {', '.join(rules_of.KINDS)}")
+    try:
+        names = rules_of.side_names(request.variant)
+    except KeyError:
+        raise GameActionError("bad_request", f"unknown variant {request.variant!r}") from None
+    if request.kind == "ai":
+        if request.level not in rules_of.LEVELS:
+            raise GameActionError(
+                "bad_request", f"level must be one of {', '.join(rules_of.LEVELS)}"
+            )
+        if request.color not in (*names, "random"):
+            raise GameActionError(
+                "bad_request",
+                f"color must be {names[0]}, {names[1]} or random for {request.variant}",
+            )
+    if request.variant == "janggi":
+        for setup in (request.setup, request.setup_other):
+            if setup is not None and setup not in SETUPS:
+                raise GameActionError("bad_request", f"setup must be one of {', '.join(SETUPS)}")
+        if request.bikjang not in ("off", "points"):
+            raise GameActionError("bad_request", "bikjang must be off or points")

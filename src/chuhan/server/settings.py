@@ -1,0 +1,68 @@
+"""Server settings: command-line values over environment variables over defaults.
+
+Environment variables (all optional):
+
+- ``DATABASE_URL``: a SQLAlchemy URL (``postgresql+psycopg://…``); SQLite in the data folder
+  when unset.
+- ``CHUHAN_DB_SCHEMA``: PostgreSQL schema to keep the tables in (tests use one per run).
+- ``CHUHAN_GAME_TTL_SECONDS``: how long a game stays resumable (SPEC P2: 24 hours).
+- ``CHUHAN_AI_WORKERS`` / ``CHUHAN_AI_QUEUE``: AI worker processes and the most AI jobs
+  waiting or running at once before new ones are answered "busy".
+- ``CHUHAN_AI_MOVETIME``: optional cap, in seconds, on one AI move.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+DAY_SECONDS = 24 * 60 * 60
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the app needs to know about its surroundings; no global state."""
+
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    db_schema: str | None = None
+    game_ttl_seconds: float = DAY_SECONDS
+    ai_workers: int = 2
+    ai_queue: int = 16
+    ai_movetime: float | None = None
+    ai_retry_seconds: float = 1.0
+    max_message_bytes: int = 4096
+    web_dir: Path = field(default=WEB_DIR)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """Settings from the environment, then ``overrides`` (None values are ignored)."""
+        movetime = os.environ.get("CHUHAN_AI_MOVETIME")
+        settings = cls(
+            database_url=os.environ.get("DATABASE_URL") or None,
+            db_schema=os.environ.get("CHUHAN_DB_SCHEMA") or None,
+            game_ttl_seconds=_env_float("CHUHAN_GAME_TTL_SECONDS", DAY_SECONDS),
+            ai_workers=_env_int("CHUHAN_AI_WORKERS", 2),
+            ai_queue=_env_int("CHUHAN_AI_QUEUE", 16),
+            ai_movetime=float(movetime) if movetime else None,
+        )
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(settings, **given)  # type: ignore[arg-type]
+
+    def sqlalchemy_url(self) -> str:
+        """The database URL: ``database_url``, else a SQLite file in ``data_dir``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'chuhan.sqlite3').resolve()}"

@@ -1,0 +1,326 @@
+"""Durable storage of players, games and game events through SQLAlchemy.
+
+SQLite (WAL, synchronous=FULL) by default, PostgreSQL when the URL says so. Every change of
+a game is one transaction: a conditional update of the game row on its ``seq`` plus the new
+events, so a change is either committed whole before it is acknowledged or not at all, and a
+change computed from a stale copy of the game is refused (:class:`StaleGameError`) instead of
+being applied twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, func, select, text, update
+from sqlalchemy.engine import Connection
+
+from .tables import game_events, games, players
+
+log = logging.getLogger("chuhan.storage")
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+_MIGRATION_LOCK_ID = 0x43484148  # PostgreSQL advisory lock: one instance migrates at a time
+
+
+class StaleGameError(Exception):
+    """The game changed since it was read; re-read it and decide again."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored moment is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str | None
+    ai_points: int
+    online_points: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game. ``secret`` (jieqi arrangement) never leaves the server."""
+
+    id: str
+    kind: str
+    variant: str
+    level: str | None
+    player_id: str | None
+    human_side: int | None
+    options: dict[str, Any]
+    secret: dict[str, Any] | None
+    start_fen: str
+    moves: list[str]
+    status: str
+    result: dict[str, Any] | None
+    practice: bool
+    points_awarded: int
+    seq: int
+    created_at: datetime
+    expires_at: datetime
+    updated_at: datetime = field(default_factory=utcnow)
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def ongoing(self) -> bool:
+        return self.status == "ongoing"
+
+
+_GAME_FIELDS = [f.name for f in fields(GameRecord)]
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    game_id: str
+    seq: int
+    type: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Award:
+    """Points to add to a player's total in the same transaction as the game's end."""
+
+    player_id: str
+    kind: str  # "ai" or "online"
+    points: int
+
+
+def _game_from_row(row: Any) -> GameRecord:
+    values = {name: getattr(row, name) for name in _GAME_FIELDS}
+    for name in ("created_at", "expires_at", "updated_at"):
+        values[name] = _aware(values[name])
+    values["moves"] = list(values["moves"])
+    values["practice"] = bool(values["practice"])
+    return GameRecord(**values)
+
+
+class Store:
+    """Synchronous storage API; the async server calls it from worker threads."""
+
+    def __init__(self, url: str, schema: str | None = None) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {"future": True}
+        if self.is_sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            path = url.removeprefix("sqlite:///")
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+        elif schema:
+            kwargs["connect_args"] = {"options": f"-csearch_path={schema}"}
+        kwargs["pool_pre_ping"] = not self.is_sqlite
+        self.engine: Engine = create_engine(url, **kwargs)
+        self.schema = schema
+        if self.is_sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def migrate(self) -> None:
+        """Apply every Alembic migration not yet applied (idempotent)."""
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS_DIR))
+        with self.engine.begin() as conn:
+            if not self.is_sqlite:
+                if self.schema:
+                    conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"'))
+                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+        log.info("database ready", extra={"database": self.engine.url.render_as_string()})
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    def ping(self) -> bool:
+        """True when the database answers."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            log.exception("database ping failed")
+            return False
+
+    # ------------------------------------------------------------------ players
+
+    def create_player(self, player_id: str, token_hash: str) -> Player:
+        now = utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(
+                players.insert().values(
+                    id=player_id,
+                    token_hash=token_hash,
+                    name=None,
+                    ai_points=0,
+                    online_points=0,
+                    created_at=now,
+                )
+            )
+        return Player(player_id, None, 0, 0, now)
+
+    def player_by_token_hash(self, token_hash: str) -> Player | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(players).where(players.c.token_hash == token_hash)
+            ).one_or_none()
+        return _player_from_row(row) if row else None
+
+    def player(self, player_id: str) -> Player | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(players).where(players.c.id == player_id)).one_or_none()
+        return _player_from_row(row) if row else None
+
+    def set_player_name(self, player_id: str, name: str | None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(players).where(players.c.id == player_id).values(name=name))
+
+    # ------------------------------------------------------------------ games
+
+    def insert_game(self, game: GameRecord, events: Sequence[dict[str, Any]]) -> None:
+        """Store a new game with its first events (numbered 1, 2, … up to ``game.seq``)."""
+        with self.engine.begin() as conn:
+            conn.execute(games.insert().values(**_game_values(game)))
+            self._insert_events(conn, game.id, game.seq - len(events), events)
+
+    def game(self, game_id: str) -> GameRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(games).where(games.c.id == game_id)).one_or_none()
+        return _game_from_row(row) if row else None
+
+    def player_games(self, player_id: str, limit: int = 50) -> list[GameRecord]:
+        """The player's games, newest first."""
+        query = (
+            select(games)
+            .where(games.c.player_id == player_id)
+            .order_by(games.c.created_at.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [_game_from_row(row) for row in conn.execute(query)]
+
+    def ongoing_games(
+        self, player_id: str | None = None, kind: str | None = None
+    ) -> list[GameRecord]:
+        query = select(games).where(games.c.status == "ongoing")
+        if player_id is not None:
+            query = query.where(games.c.player_id == player_id)
+        if kind is not None:
+            query = query.where(games.c.kind == kind)
+        with self.engine.connect() as conn:
+            return [_game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
+
+    def commit_change(
+        self,
+        before: GameRecord,
+        after: GameRecord,
+        events: Sequence[dict[str, Any]],
+        award: Award | None = None,
+    ) -> None:
+        """Replace ``before`` by ``after`` and append ``events``, all in one transaction.
+
+        ``after.seq`` must be ``before.seq + len(events)``. Raises :class:`StaleGameError`
+        (and changes nothing) when the stored game is no longer at ``before.seq``.
+        """
+        if after.seq != before.seq + len(events):
+            raise ValueError("after.seq must count the new events")
+        values = _game_values(replace(after, updated_at=utcnow()))
+        del values["id"]
+        with self.engine.begin() as conn:
+            changed = conn.execute(
+                update(games)
+                .where(games.c.id == before.id, games.c.seq == before.seq)
+                .values(**values)
+            ).rowcount
+            if changed != 1:
+                raise StaleGameError(before.id)
+            self._insert_events(conn, before.id, before.seq, events)
+            if award is not None and award.points:
+                column = players.c.ai_points if award.kind == "ai" else players.c.online_points
+                conn.execute(
+                    update(players)
+                    .where(players.c.id == award.player_id)
+                    .values({column: column + award.points})
+                )
+
+    def events_after(self, game_id: str, seq: int, limit: int = 500) -> list[StoredEvent]:
+        """The game's events numbered above ``seq``, in order (at most ``limit``)."""
+        query = (
+            select(game_events)
+            .where(game_events.c.game_id == game_id, game_events.c.seq > seq)
+            .order_by(game_events.c.seq)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [
+                StoredEvent(row.game_id, row.seq, row.type, dict(row.payload))
+                for row in conn.execute(query)
+            ]
+
+    def count_events(self, game_id: str) -> int:
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(
+                    select(func.count()).where(game_events.c.game_id == game_id)
+                ).scalar_one()
+            )
+
+    @staticmethod
+    def _insert_events(
+        conn: Connection, game_id: str, first_seq_minus_one: int, events: Sequence[dict[str, Any]]
+    ) -> None:
+        now = utcnow()
+        for offset, payload in enumerate(events, start=1):
+            conn.execute(
+                game_events.insert().values(
+                    game_id=game_id,
+                    seq=first_seq_minus_one + offset,
+                    type=payload["type"],
+                    payload=payload,
+                    created_at=now,
+                )
+            )
+
+
+def _player_from_row(row: Any) -> Player:
+    return Player(row.id, row.name, row.ai_points, row.online_points, _aware(row.created_at))
+
+
+def _game_values(game: GameRecord) -> dict[str, Any]:
+    return {name: getattr(game, name) for name in _GAME_FIELDS}
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def iter_events(store: Store, game_id: str, after: int) -> Iterator[StoredEvent]:
+    """Every event of the game after ``after``, fetched in pages."""
+    while True:
+        page = store.events_after(game_id, after)
+        yield from page
+        if len(page) < 500:
+            return
+        after = page[-1].seq

@@ -1,0 +1,69 @@
+"""The database tables (SQLAlchemy Core). Changes go through an Alembic migration."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("name", String(40), nullable=True),
+    Column("ai_points", Integer, nullable=False, default=0),
+    Column("online_points", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# One row per game. ``seq`` is the number of the game's last event: every change of the game
+# is a conditional update on it, so each move is applied exactly once even with several
+# server instances on one database.
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("level", String(16), nullable=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("human_side", Integer, nullable=True),
+    Column("options", JSON, nullable=False),
+    Column("secret", JSON, nullable=True),
+    Column("start_fen", Text, nullable=False),
+    Column("moves", JSON, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("result", JSON, nullable=True),
+    Column("practice", Boolean, nullable=False, default=False),
+    Column("points_awarded", Integer, nullable=False, default=0),
+    Column("seq", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_games_player_status", "player_id", "status"),
+    Index("ix_games_status", "status"),
+)
+
+# The per-game event log that reconnecting clients catch up from (SPEC Z4, P5).
+game_events = Table(
+    "game_events",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("type", String(24), nullable=False),
+    Column("payload", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

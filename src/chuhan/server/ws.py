@@ -1,0 +1,167 @@
+"""The game WebSocket ``/ws/games/{id}`` (SPEC Z1, Z4, Z5, P5; docs/protocol.md).
+
+One :class:`GameConnection` per socket. Replies (``ack``, ``error``, ``hint``, ``pong``) carry
+the client's message id; events come from the game's log, rendered for this connection's
+viewer, numbered by ``seq``, each sent once and in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from . import games as rules_of
+from .games import GameActionError
+from .protocol import ClientMessage, ProtocolError, parse_message
+from .service import GameService, viewer_of
+from .storage import GameRecord, Player, iter_events
+
+log = logging.getLogger("chuhan.ws")
+COOKIE = "chuhan_player"
+MAX_REPLAY = 200  # more missed events than this: a full state instead
+NOT_FOUND_CLOSE = 4404
+
+
+class GameConnection:
+    """A player's socket on one of their games."""
+
+    def __init__(self, socket: WebSocket, service: GameService, game: GameRecord) -> None:
+        self.socket = socket
+        self.service = service
+        self.game_id = game.id
+        self.viewer = viewer_of(game)
+        self.sent_seq: int | None = None  # None until the client says hello
+        self._lock = asyncio.Lock()
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self.socket.send_text(json.dumps(message, ensure_ascii=False))
+
+    async def reply(self, message: dict[str, Any]) -> None:
+        async with self._lock:
+            await self._send(message)
+
+    async def notice(self, message: dict[str, Any]) -> None:
+        await self.reply(message)
+
+    async def notify(self, game_id: str, seq: int) -> None:
+        async with self._lock:
+            await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        """Send every logged event after ``sent_seq``, rendered for this viewer."""
+        if self.sent_seq is None:
+            return
+        game = await self.service.db(self.service.store.game, self.game_id)
+        if game is None or game.seq <= self.sent_seq:
+            return
+        events = await self.service.db(
+            lambda: list(iter_events(self.service.store, self.game_id, self.sent_seq or 0))
+        )
+        for stored in events:
+            await self._send(rules_of.render_event(game, stored.seq, stored.payload, self.viewer))
+            self.sent_seq = stored.seq
+
+    async def hello(self, message: ClientMessage) -> None:
+        """Resend what the client missed since ``last_seq``, or the full state (SPEC P5)."""
+        game = await self.service.current_game(self.game_id)
+        async with self._lock:
+            last = message.last_seq
+            if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
+                state = rules_of.state_for(game, self.viewer)
+                await self._send(
+                    {"type": "state", "seq": game.seq, "reply_to": message.id, "state": state}
+                )
+                self.sent_seq = game.seq
+            else:
+                self.sent_seq = last
+            await self._catch_up()
+
+    async def error(self, code: str, text: str, reply_to: str | None) -> None:
+        state = None
+        game = await self.service.db(self.service.store.game, self.game_id)
+        if game is not None:
+            state = rules_of.state_for(game, self.viewer)
+        await self.reply(
+            {"type": "error", "reply_to": reply_to, "code": code, "message": text, "state": state}
+        )
+
+    async def handle(self, raw: str) -> None:
+        try:
+            message = parse_message(raw, self.service.settings.max_message_bytes)
+        except ProtocolError as exc:
+            await self.error(exc.code, exc.message, exc.reply_to)
+            return
+        try:
+            await self._dispatch(message)
+        except GameActionError as exc:
+            await self.error(exc.code, exc.message, message.id)
+
+    async def _dispatch(self, message: ClientMessage) -> None:
+        service = self.service
+        if message.type == "ping":
+            await self.reply({"type": "pong", "reply_to": message.id})
+            return
+        if message.type == "hello":
+            await self.hello(message)
+            return
+        game = await service.current_game(self.game_id)
+        if message.type == "move":
+            assert message.ply is not None and message.move is not None
+            _, ply = await service.move(game, message.ply, message.move)
+            await self.reply({"type": "ack", "reply_to": message.id, "ply": ply})
+        elif message.type == "undo":
+            await service.undo(game)
+            await self.reply({"type": "ack", "reply_to": message.id})
+        elif message.type == "resign":
+            await service.resign(game)
+            await self.reply({"type": "ack", "reply_to": message.id})
+        elif message.type == "draw_offer":
+            await service.offer_draw(game)
+            await self.reply({"type": "ack", "reply_to": message.id})
+        elif message.type == "hint":
+            move = await service.hint(game)
+            await self.reply({"type": "hint", "reply_to": message.id, "move": move})
+        # Events the change produced reach this socket through the hub, like any other.
+        async with self._lock:
+            await self._catch_up()
+
+
+async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> None:
+    """Serve one game socket until the client leaves."""
+    player: Player | None = await service.player_for_token(socket.cookies.get(COOKIE))
+    await socket.accept()
+    try:
+        game = await service.game_for(player, game_id)
+    except GameActionError as exc:
+        await socket.send_text(
+            json.dumps(
+                {
+                    "type": "error",
+                    "reply_to": None,
+                    "code": exc.code,
+                    "message": exc.message,
+                    "state": None,
+                }
+            )
+        )
+        await socket.close(NOT_FOUND_CLOSE)
+        return
+    connection = GameConnection(socket, service, game)
+    service.hub.subscribe(game.id, connection)
+    try:
+        while True:
+            frame = await socket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            raw = frame.get("text")
+            if raw is None:
+                raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
+            await connection.handle(raw)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        service.hub.unsubscribe(game.id, connection)
