@@ -1,0 +1,72 @@
+// Entry point: language, the top bar, and the screen for the current address.
+// Routes (served by the server as this one page): "/", "/play/ai", "/play/local".
+import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
+import { openGame, showHome, showSettings } from "./screens.js";
+import { settings, updateSettings } from "./settings.js";
+import { el } from "./ui.js";
+
+let screen = null;
+
+function renderTopBar() {
+  const bar = document.getElementById("topbar-tools");
+  bar.innerHTML = "";
+  const language = el("select", { id: "language-switch", "aria-label": t("settings.language"), "data-language-switch": "" });
+  for (const [code, name] of Object.entries(LANGUAGES)) {
+    const option = el("option", { value: code, lang: code }, name);
+    if (code === document.documentElement.lang) option.selected = true;
+    language.append(option);
+  }
+  language.addEventListener("change", () => changeLanguage(language.value));
+  const mute = el("button", {
+    type: "button", class: "icon-button", "data-action": "mute",
+    "aria-pressed": String(settings.muted), "aria-label": t("settings.mute"), title: t("settings.mute"),
+  });
+  mute.innerHTML = `<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
+    <path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${settings.muted
+    ? '<path d="M16 9l5 6M21 9l-5 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+    : '<path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'}</svg>`;
+  mute.addEventListener("click", () => {
+    updateSettings({ muted: !settings.muted });
+    renderTopBar();
+  });
+  const gear = el("button", {
+    type: "button", class: "icon-button", "data-action": "settings",
+    "aria-label": t("settings.title"), title: t("settings.title"),
+  });
+  gear.textContent = "⚙";
+  gear.addEventListener("click", () => showSettings(changeLanguage).then(renderTopBar));
+  bar.append(language, mute, gear);
+}
+
+async function changeLanguage(code) {
+  updateSettings({ language: code });
+  await setLanguage(detectLanguage());
+  translateTree();
+  renderTopBar();
+  const dialog = document.querySelector("dialog[data-settings-dialog]");
+  if (dialog) {
+    dialog.close();
+    dialog.remove();
+    showSettings(changeLanguage).then(renderTopBar);
+  }
+  if (screen) {
+    screen.render();
+    screen.board.relabel();
+  } else if (location.pathname === "/") {
+    showHome(document.getElementById("app"));
+  }
+}
+
+async function main() {
+  await setLanguage(detectLanguage());
+  translateTree();
+  renderTopBar();
+  const root = document.getElementById("app");
+  const params = new URLSearchParams(location.search);
+  if (location.pathname.startsWith("/play/ai")) screen = await openGame(root, "ai", params);
+  else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);
+  else await showHome(root);
+  document.body.dataset.ready = "true";
+}
+
+main();

@@ -1,0 +1,294 @@
+// The screens around the board: home (choose a game), settings, and opening a game from a
+// /play/... address (resuming the pending AI game when it matches, SPEC P2).
+import { api, ApiError } from "./connection.js";
+import { GameScreen } from "./game.js";
+import { LANGUAGES, t, translateTree } from "./i18n.js";
+import { settings, updateSettings } from "./settings.js";
+import { el, showDialog } from "./ui.js";
+
+export const VARIANTS = ["xiangqi", "janggi", "jieqi"];
+export const LEVELS = ["beginner", "intermediate", "advanced"];
+export const SETUPS = ["HEHE", "EHEH", "HEEH", "EHHE"];
+
+function colorsOf(variant) {
+  return variant === "janggi" ? ["cho", "han", "random"] : ["red", "black", "random"];
+}
+
+function radioGroup(name, legendKey, values, labelOf, checked) {
+  const fieldset = el("fieldset", { class: "choice" });
+  fieldset.append(el("legend", {}, t(legendKey)));
+  for (const value of values) {
+    const id = `${name}-${value}`.replace(/[^\w-]/g, "");
+    const input = el("input", { type: "radio", name, id, value });
+    if (value === checked) input.checked = true;
+    fieldset.append(el("label", { for: id, class: "pill" }, input, el("span", {}, labelOf(value))));
+  }
+  return fieldset;
+}
+
+function setupLabel(setup) {
+  return `${t(`setup.${setup}`)} (${setup})`;
+}
+
+function setupSelect(name, labelKey, prefix) {
+  const id = `${prefix}-${name}`;
+  const select = el("select", { id, name });
+  for (const setup of SETUPS) select.append(el("option", { value: setup }, setupLabel(setup)));
+  const wrapper = el("div", { class: "field janggi-only" });
+  wrapper.append(el("label", { for: id }, t(labelKey)), select);
+  return wrapper;
+}
+
+function formValue(form, name) {
+  return new FormData(form).get(name);
+}
+
+// ---------------------------------------------------------------------- home
+
+export async function showHome(root) {
+  root.innerHTML = "";
+  const home = el("div", { class: "home" });
+  root.append(home);
+  home.append(el("h1", { class: "home-title" }, t("home.title")), el("p", { class: "lead" }, t("home.lead")));
+
+  const pendingBox = el("section", { class: "card pending", hidden: "", "data-pending": "" });
+  home.append(pendingBox);
+
+  const aiCard = el("section", { class: "card", "aria-labelledby": "ai-heading" });
+  aiCard.append(el("h2", { id: "ai-heading" }, t("home.ai")));
+  const aiForm = el("form", { class: "play-form", "data-form": "ai" });
+  aiForm.append(
+    radioGroup("variant", "field.variant", VARIANTS, (v) => t(`variant.${v}`), "xiangqi"),
+    radioGroup("level", "field.level", LEVELS, (v) => t(`level.${v}`), "beginner"),
+  );
+  const colorHolder = el("div", {});
+  aiForm.append(colorHolder, setupSelect("setup", "field.setup", "ai"));
+  aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
+  aiCard.append(aiForm);
+  home.append(aiCard);
+
+  const localCard = el("section", { class: "card", "aria-labelledby": "local-heading" });
+  localCard.append(el("h2", { id: "local-heading" }, t("home.local")), el("p", {}, t("home.local_lead")));
+  const localForm = el("form", { class: "play-form", "data-form": "local" });
+  localForm.append(
+    radioGroup("local-variant", "field.variant", VARIANTS, (v) => t(`variant.${v}`), "xiangqi"),
+    setupSelect("setup", "field.setup_cho", "local"),
+    setupSelect("setup_other", "field.setup_han", "local"),
+    el("button", { type: "submit", class: "button primary" }, t("home.start_local")),
+  );
+  localCard.append(localForm);
+  home.append(localCard);
+
+  const more = el("section", { class: "card" });
+  more.append(
+    el("h2", {}, t("home.online")), el("p", { class: "muted" }, t("home.online_soon")),
+    el("h2", {}, t("home.rules")), el("p", { class: "muted" }, t("home.rules_soon")),
+  );
+  const points = el("p", { class: "points", "data-points": "" }, "");
+  more.append(el("h2", {}, t("home.points")), points);
+  home.append(more);
+
+  const syncColors = () => {
+    const variant = formValue(aiForm, "variant");
+    const current = formValue(aiForm, "color");
+    colorHolder.innerHTML = "";
+    const values = colorsOf(variant);
+    colorHolder.append(radioGroup("color", "field.color", values,
+      (v) => (v === "random" ? t("color.random") : t(`side.${v}`)),
+      values.includes(current) ? current : values[0]));
+    aiForm.classList.toggle("is-janggi", variant === "janggi");
+    localForm.classList.toggle("is-janggi", formValue(localForm, "local-variant") === "janggi");
+  };
+  aiForm.addEventListener("change", syncColors);
+  localForm.addEventListener("change", syncColors);
+  syncColors();
+
+  aiForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const variant = formValue(aiForm, "variant");
+    const query = new URLSearchParams({
+      variant, level: formValue(aiForm, "level"), color: formValue(aiForm, "color"),
+    });
+    if (variant === "janggi") query.set("setup", formValue(aiForm, "setup"));
+    location.href = `/play/ai?${query}`;
+  });
+  localForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const variant = formValue(localForm, "local-variant");
+    const query = new URLSearchParams({ variant });
+    if (variant === "janggi") {
+      query.set("setup", formValue(localForm, "setup"));
+      query.set("setup_other", formValue(localForm, "setup_other"));
+    }
+    location.href = `/play/local?${query}`;
+  });
+
+  try {
+    const { game } = await api("GET", "/api/games/pending");
+    if (game) {
+      pendingBox.hidden = false;
+      pendingBox.append(
+        el("h2", {}, t("home.pending")),
+        el("p", {}, t("home.pending_text", {
+          variant: t(`variant.${game.variant}`), level: t(`level.${game.level}`),
+          moves: (game.moves || []).length,
+        })),
+        el("a", { class: "button primary", href: aiAddress(game), "data-action": "resume" }, t("home.resume")),
+        el("p", { class: "muted" }, t("home.pending_note")),
+      );
+    }
+  } catch {
+    // the home screen works without the pending game box
+  }
+  try {
+    const me = await api("GET", "/api/me");
+    points.textContent = t("home.points_text", { ai: me.points?.ai ?? 0, online: me.points?.online ?? 0 });
+  } catch {
+    points.textContent = t("home.points_unknown");
+  }
+}
+
+function aiAddress(game) {
+  const query = new URLSearchParams({
+    variant: game.variant, level: game.level, color: game.you, game: game.id,
+  });
+  return `/play/ai?${query}`;
+}
+
+// ---------------------------------------------------------------------- opening a game
+
+function samePendingGame(pending, wanted) {
+  return pending.variant === wanted.variant && pending.level === wanted.level
+    && (wanted.color === "random" || pending.you === wanted.color);
+}
+
+function normaliseColor(variant, color) {
+  const map = variant === "janggi" ? { red: "cho", black: "han" } : { cho: "red", han: "black" };
+  return map[color] || color;
+}
+
+/** Open /play/ai or /play/local; returns the GameScreen, or null when nothing was opened. */
+export async function openGame(root, kind, params) {
+  root.innerHTML = "";
+  root.append(el("p", { class: "loading" }, t("status.loading")));
+  const variant = VARIANTS.includes(params.get("variant")) ? params.get("variant") : "xiangqi";
+  let state = null;
+  const gameId = params.get("game");
+  if (gameId) {
+    try {
+      state = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
+      if (kind === "ai" && state.status !== "ongoing") state = state.kind === kind ? state : null;
+    } catch {
+      state = null;
+    }
+  }
+  if (!state) {
+    const request = { kind, variant };
+    if (kind === "ai") {
+      request.level = LEVELS.includes(params.get("level")) ? params.get("level") : "beginner";
+      request.color = normaliseColor(variant, params.get("color") || "random");
+    }
+    if (variant === "janggi") {
+      const setup = params.get("setup");
+      if (SETUPS.includes(setup)) request.setup = setup;
+      const other = params.get("setup_other");
+      if (kind === "local" && SETUPS.includes(other)) request.setup_other = other;
+    }
+    try {
+      state = await api("POST", "/api/games", request);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "pending_game" && error.body?.pending) {
+        const pending = error.body.pending;
+        if (samePendingGame(pending, request)) state = pending;
+        else state = await choosePending(pending, request);
+      } else {
+        root.innerHTML = "";
+        root.append(el("p", { class: "notice", role: "alert" }, t("error.start", { message: error.message })),
+          el("a", { class: "button", href: "/" }, t("end.home")));
+        return null;
+      }
+    }
+  }
+  if (!state) {
+    location.href = "/";
+    return null;
+  }
+  const query = new URLSearchParams(location.search);
+  query.set("variant", state.variant);
+  query.set("game", state.id);
+  history.replaceState(null, "", `${location.pathname}?${query}`);
+  root.innerHTML = "";
+  document.title = `${t(`variant.${state.variant}`)} — Chu-Han`;
+  return new GameScreen(root, state);
+}
+
+async function choosePending(pending, request) {
+  const choice = await showDialog({
+    title: t("pending.title"),
+    body: t("pending.text", {
+      variant: t(`variant.${pending.variant}`), level: t(`level.${pending.level}`),
+      moves: (pending.moves || []).length,
+    }),
+    attributes: { "data-pending-dialog": "" },
+    actions: [
+      { label: t("pending.resume"), value: "resume", primary: true, attributes: { "data-action": "resume" } },
+      { label: t("pending.abandon"), value: "abandon", attributes: { "data-action": "abandon" } },
+    ],
+  });
+  if (choice === "resume") return pending;
+  if (choice === "abandon") return api("POST", "/api/games", { ...request, abandon_pending: true });
+  return null;
+}
+
+// ---------------------------------------------------------------------- settings
+
+export function showSettings(onLanguage) {
+  const body = el("form", { class: "settings", "data-settings": "" });
+  const language = el("select", { id: "settings-language", "data-setting": "language" });
+  language.append(el("option", { value: "" }, t("settings.language_browser")));
+  for (const [code, name] of Object.entries(LANGUAGES)) {
+    const option = el("option", { value: code, lang: code }, name);
+    if (settings.language === code) option.selected = true;
+    language.append(option);
+  }
+  language.addEventListener("change", () => onLanguage(language.value || null));
+  body.append(el("div", { class: "field" }, el("label", { for: "settings-language" }, t("settings.language")), language));
+
+  const style = radioGroup("pieceStyle", "settings.piece_style", ["characters", "illustrations"],
+    (v) => t(`settings.style_${v}`), settings.pieceStyle);
+  style.addEventListener("change", () => updateSettings({ pieceStyle: formValue(body, "pieceStyle") }));
+  body.append(style);
+
+  const notation = el("select", { id: "settings-notation", "data-setting": "notation" });
+  for (const value of ["coordinates", "wxf", "chinese"]) {
+    const option = el("option", { value }, t(`settings.notation_${value}`));
+    if (settings.notation === value) option.selected = true;
+    notation.append(option);
+  }
+  notation.addEventListener("change", () => updateSettings({ notation: notation.value }));
+  body.append(el("div", { class: "field" }, el("label", { for: "settings-notation" }, t("settings.notation")), notation));
+
+  const confirm = el("input", { type: "checkbox", id: "settings-confirm", "data-setting": "confirmMove" });
+  confirm.checked = settings.confirmMove;
+  confirm.addEventListener("change", () => updateSettings({ confirmMove: confirm.checked }));
+  body.append(el("div", { class: "field check" }, confirm, el("label", { for: "settings-confirm" }, t("settings.confirm_move"))));
+
+  const muted = el("input", { type: "checkbox", id: "settings-muted", "data-setting": "muted" });
+  muted.checked = settings.muted;
+  muted.addEventListener("change", () => updateSettings({ muted: muted.checked }));
+  body.append(el("div", { class: "field check" }, muted, el("label", { for: "settings-muted" }, t("settings.mute"))));
+
+  const volume = el("input", {
+    type: "range", id: "settings-volume", min: "0", max: "100", step: "5", "data-setting": "volume",
+  });
+  volume.value = String(Math.round(settings.volume * 100));
+  volume.addEventListener("input", () => updateSettings({ volume: Number(volume.value) / 100 }));
+  body.append(el("div", { class: "field" }, el("label", { for: "settings-volume" }, t("settings.volume")), volume));
+  translateTree(body);
+  return showDialog({
+    title: t("settings.title"),
+    body,
+    attributes: { "data-settings-dialog": "" },
+    actions: [{ label: t("dialog.close"), primary: true, attributes: { "data-action": "close" } }],
+  });
+}

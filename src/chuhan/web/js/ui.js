@@ -1,0 +1,83 @@
+// Small DOM helpers shared by the screens: element creation, the live region, dialogs.
+
+/** A new element with attributes (null/undefined skipped) and text or child nodes. */
+export function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined) element.setAttribute(key, value);
+  }
+  for (const child of children) {
+    element.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+let clearTimer = null;
+
+/** Say something to screen-reader users through the polite live region (SPEC U9). */
+export function announce(text) {
+  const region = document.getElementById("announcer");
+  if (!region || !text) return;
+  // Re-setting the same text is not re-read; clear first so repeats are announced.
+  region.textContent = "";
+  clearTimeout(clearTimer);
+  setTimeout(() => {
+    region.textContent = text;
+  }, 30);
+  clearTimer = setTimeout(() => {
+    region.textContent = "";
+  }, 8000);
+}
+
+/**
+ * A modal dialog. actions: [{label, primary, href, close, value, attributes}].
+ * Resolves with the chosen action's value (undefined when closed with Escape).
+ */
+export function showDialog({ title, body, actions, attributes = {} }) {
+  const dialog = el("dialog", { class: "dialog", "aria-labelledby": "dialog-title", ...attributes });
+  dialog.append(el("h2", { id: "dialog-title" }, title));
+  if (typeof body === "string") dialog.append(el("p", {}, body));
+  else if (body) dialog.append(body);
+  const row = el("div", { class: "dialog-actions" });
+  dialog.append(row);
+  document.body.append(dialog);
+  const returnFocus = document.activeElement;
+  return new Promise((resolve) => {
+    const finish = (value) => {
+      dialog.close();
+      dialog.remove();
+      if (returnFocus && document.contains(returnFocus)) returnFocus.focus();
+      resolve(value);
+    };
+    for (const action of actions) {
+      const cls = `button${action.primary ? " primary" : ""}`;
+      const control = action.href
+        ? el("a", { class: cls, href: action.href, ...(action.attributes || {}) }, action.label)
+        : el("button", { type: "button", class: cls, ...(action.attributes || {}) }, action.label);
+      if (!action.href) control.addEventListener("click", () => finish(action.value));
+      row.append(control);
+    }
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault();
+      finish(undefined);
+    });
+    dialog.showModal();
+    const primary = row.querySelector(".primary") || row.firstChild;
+    primary?.focus();
+  });
+}
+
+/** Ask a yes/no question; resolves true when confirmed. */
+export async function confirmDialog(title, text, confirmLabel, cancelLabel) {
+  const { t } = await import("./i18n.js");
+  const value = await showDialog({
+    title,
+    body: text,
+    attributes: { "data-confirm-dialog": "" },
+    actions: [
+      { label: confirmLabel, value: true, primary: true, attributes: { "data-action": "confirm" } },
+      { label: cancelLabel || t("dialog.cancel"), value: false, attributes: { "data-action": "cancel" } },
+    ],
+  });
+  return value === true;
+}
