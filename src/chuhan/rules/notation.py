@@ -416,15 +416,15 @@ def read_move(board: Board, text: str, notation: str | None = None) -> Move:
     Raises :class:`AmbiguousMoveError` when the text fits several legal moves and
     :class:`NotationError` when it fits none or cannot be read; the message says why.
     """
-    if notation is None:
-        notation = detect_notation(text, board.variant)
-    _check_notation(board, notation)
     cleaned = _clean(text)
-    if not cleaned:
-        raise NotationError("empty move text")
     reveal = _REVEAL.search(cleaned)
     if reveal:
         cleaned = cleaned[: reveal.start()]
+    if not cleaned:
+        raise NotationError("empty move text")
+    if notation is None:
+        notation = detect_notation(cleaned, board.variant)
+    _check_notation(board, notation)
     if notation in ("coords", "iccs"):
         return _read_coordinates(board, cleaned, notation, text)
     if notation == "korean":
