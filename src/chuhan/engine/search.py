@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..rules.board import PASS_CODE, Board, code_text
+from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
 from .evaluation import Evaluator
 
@@ -83,6 +83,16 @@ class VariantRules:
         """Score for the side to move when the no-capture limit is reached."""
         return 0
 
+    def points_score(self, board: Board) -> int:
+        """Score for the side to move when points decide the game (janggi J6, J8, J9)."""
+        return 0
+
+
+def toggle_turn(board: Board) -> None:
+    """Hand the move to the other side without moving (the null move); its own inverse."""
+    board.turn ^= 1
+    board.key ^= ZOBRIST_SIDE
+
 
 def _uses_plain_legality(board: Board) -> bool:
     """True when legality is the core rule "the own general is not attacked afterwards"."""
@@ -125,14 +135,32 @@ class Searcher:
             keys.append(board.key)
             checks.append(board.is_check())
         checks = [False] * (len(keys) - len(checks)) + checks
+        passes = [undo.code == PASS_CODE for undo in board._stack]
         self.keys = keys
         self.checks = checks
+        # passes[i]: move i was a real pass (janggi J6); null moves of the search are not.
+        self.passes = [False] * (len(keys) - len(passes)) + passes
         self.repetition_floor = 0
         self.deadline: float | None = None
         self.next_check = 0
         self.root_best = 0
         self.root_best_score = -INFINITE
         self.extension_cap = MAX_PLY
+
+    # ------------------------------------------------------------------ variant hooks
+
+    def initial_score(self) -> int:
+        """The first mover's score of the board as it stands (the search updates it)."""
+        return self.evaluator.full(self.board.squares)
+
+    def _hidden_move(
+        self, code: int, depth: int, alpha: int, beta: int, ply: int, score: int, quiescence: bool
+    ) -> int | None:
+        """Value of a move that turns up or takes a face-down piece (jieqi; see ``jieqi``).
+
+        Returns None when the move is illegal. Boards without face-down pieces never call it.
+        """
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ limits
 
@@ -248,8 +276,21 @@ class Searcher:
         make, unmake, attacked = board._make, board._unmake, board._attacked
         kings = board.kings
         check_legal = self.plain_legality and not in_check
+        face_down = board.face_down
         for code in codes:
             fr, to = divmod(code, NUM_POINTS)
+            if face_down and (fr in face_down or to in face_down):
+                hidden = self._hidden_move(code, 0, alpha, beta, ply, score, True)
+                if hidden is None:
+                    continue
+                v = hidden
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            break
+                continue
             if code != PASS_CODE:
                 victim = b[to]
                 if not in_check and static + value[victim + 7] + DELTA_MARGIN <= alpha:
@@ -294,6 +335,8 @@ class Searcher:
             rep = self._repetition()
             if rep is not None:
                 return rep
+            if self.passes[-1] and self.passes[-2]:
+                return self.rules.points_score(board)  # J6: two passes in a row
             if board.halfmove >= self.rules.draw_halfmoves:
                 return self.rules.draw_score(board)
             # Mate-distance pruning: nothing here beats a mate already found nearer the root.
@@ -330,9 +373,10 @@ class Searcher:
                 return static
             if can_null and depth >= 3 and static >= beta and self._has_pieces():
                 reduction = 3 if depth >= 6 else 2
-                undo = board._make(PASS_CODE)
+                toggle_turn(board)
                 keys.append(board.key)
                 checks.append(False)
+                self.passes.append(False)
                 floor = self.repetition_floor
                 self.repetition_floor = len(keys) - 1
                 try:
@@ -343,7 +387,8 @@ class Searcher:
                     self.repetition_floor = floor
                     keys.pop()
                     checks.pop()
-                    board._unmake(undo)
+                    self.passes.pop()
+                    toggle_turn(board)
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
 
@@ -360,6 +405,8 @@ class Searcher:
         kings = board.kings
         killers = self.killers[ply]
         noise = self.root_noise if ply == 0 else None
+        face_down = board.face_down
+        passes = self.passes
         frontier_futile = (
             depth == 1 and not in_check and not pv_node and static + FUTILITY_MARGIN <= alpha
         )
@@ -371,53 +418,66 @@ class Searcher:
         original_alpha = alpha
         for code in ordered:
             fr, to = divmod(code, NUM_POINTS)
-            if code != PASS_CODE:
+            if face_down and (fr in face_down or to in face_down):
                 victim = b[to]
-                piece = b[fr]
-                row = tables[piece + 7]
-                new_score = score + row[to] - row[fr] - tables[victim + 7][to]
+                if frontier_futile and not victim and legal:
+                    pruned += 1
+                    continue
+                hidden = self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
+                if hidden is None:
+                    continue
+                legal += 1
+                v = hidden
             else:
-                victim = 0
-                new_score = score
-            if frontier_futile and not victim and legal:
-                pruned += 1
-                continue
-            undo = make(code)
-            if not checked and attacked(kings[turn], 1 - turn):
-                unmake(undo)
-                continue
-            legal += 1
-            gives_check = attacked(kings[1 - turn], turn)
-            keys.append(board.key)
-            checks.append(gives_check)
-            new_depth = depth - 1
-            if gives_check and ply < self.extension_cap:
-                new_depth += 1
-            try:
-                if legal == 1:
-                    v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score, gives_check,
-                                      True)
+                if code != PASS_CODE:
+                    victim = b[to]
+                    piece = b[fr]
+                    row = tables[piece + 7]
+                    new_score = score + row[to] - row[fr] - tables[victim + 7][to]
                 else:
-                    reduction = 0
-                    if (
-                        depth >= 3
-                        and legal > 3
-                        and not victim
-                        and not gives_check
-                        and not in_check
-                        and code != killers[0]
-                        and code != killers[1]
-                    ):
-                        reduction = 2 if legal > 10 and depth >= 5 else 1
-                    v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
-                                      new_score, gives_check, True)
-                    if v > alpha and (reduction or v < beta):
+                    victim = 0
+                    new_score = score
+                if frontier_futile and not victim and legal:
+                    pruned += 1
+                    continue
+                undo = make(code)
+                if not checked and attacked(kings[turn], 1 - turn):
+                    unmake(undo)
+                    continue
+                legal += 1
+                gives_check = attacked(kings[1 - turn], turn)
+                keys.append(board.key)
+                checks.append(gives_check)
+                passes.append(code == PASS_CODE)
+                new_depth = depth - 1
+                if gives_check and ply < self.extension_cap:
+                    new_depth += 1
+                try:
+                    if legal == 1:
                         v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
                                           gives_check, True)
-            finally:
-                keys.pop()
-                checks.pop()
-                unmake(undo)
+                    else:
+                        reduction = 0
+                        if (
+                            depth >= 3
+                            and legal > 3
+                            and not victim
+                            and not gives_check
+                            and not in_check
+                            and code != killers[0]
+                            and code != killers[1]
+                        ):
+                            reduction = 2 if legal > 10 and depth >= 5 else 1
+                        v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
+                                          new_score, gives_check, True)
+                        if v > alpha and (reduction or v < beta):
+                            v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
+                                              gives_check, True)
+                finally:
+                    keys.pop()
+                    checks.pop()
+                    passes.pop()
+                    unmake(undo)
             if noise:
                 v += noise.get(code, 0)
             if v > best:
@@ -465,6 +525,8 @@ class Searcher:
                 if code not in board._legal_codes():
                     break
                 line.append(code_text(code))
+                if code // NUM_POINTS in board.face_down:
+                    break  # what turns up is chance: the line ends here
                 undos.append(board._make(code))
                 if board.key in seen:
                     break
@@ -489,7 +551,7 @@ class Searcher:
         if self.limits.movetime is not None:
             self.deadline = start + self.limits.movetime
         self._check_limits()
-        score = self.evaluator.full(board.squares)
+        score = self.initial_score()
         in_check = board.is_check()
         best_move, best_score, reached = self._ordered(root_codes, 0, 0)[0], 0, 0
         pv: list[str] = [code_text(best_move)]

@@ -6,9 +6,10 @@ data and small hooks). :func:`profile_for` picks it from the board's ``variant``
 
 from __future__ import annotations
 
-from ..rules.board import PASS_CODE, Board
-from .evaluation import XIANGQI_EVALUATOR, Evaluator
-from .search import INFINITE, Limits, SearchAborted, Searcher, VariantRules
+from ..rules.board import Board
+from .evaluation import JANGGI_EVALUATOR, XIANGQI_EVALUATOR, Evaluator
+from .jieqi import JIEQI_EVALUATOR, JieqiSearcher
+from .search import INFINITE, Limits, SearchAborted, Searcher, VariantRules, toggle_turn
 
 QUIET_MARGIN = 30
 
@@ -37,15 +38,15 @@ class Profile:
             return False
         searcher = self.searcher(board, Limits(nodes=20_000))
         searcher._check_limits()
-        score = searcher.evaluator.full(board.squares)
+        score = searcher.initial_score()
         try:
             if _capture_gain(searcher, score) > QUIET_MARGIN:
                 return False
-            undo = board._make(PASS_CODE)  # the other side's turn, as after a null move
+            toggle_turn(board)  # the other side's captures, as after a null move
             try:
                 return _capture_gain(searcher, score) <= QUIET_MARGIN
             finally:
-                board._unmake(undo)
+                toggle_turn(board)
         except SearchAborted:
             return False
 
@@ -56,7 +57,53 @@ def _capture_gain(searcher: Searcher, score: int) -> int:
     return searcher._quiesce(-INFINITE, INFINITE, 0, score, False) - static
 
 
-PROFILES: dict[str, Profile] = {"xiangqi": Profile()}
+WIN_ON_POINTS = 20_000
+
+
+class JanggiRules(VariantRules):
+    """Janggi ends by points (J8) after two passes (J6) or a third repetition (J9)."""
+
+    draw_halfmoves = 1 << 30  # janggi has no no-capture draw
+
+    def points_score(self, board: Board) -> int:
+        cho, han = board.points()  # type: ignore[attr-defined]
+        leader = 0 if cho > han else 1
+        return WIN_ON_POINTS if leader == board.turn else -WIN_ON_POINTS
+
+    def repetition_score(self, board: Board, loser: int | None) -> int:
+        return self.points_score(board)
+
+
+class JanggiProfile(Profile):
+    evaluator = JANGGI_EVALUATOR
+    rules = JanggiRules()
+
+
+class JieqiProfile(Profile):
+    """Jieqi: the search sees only the side to move's view (A3)."""
+
+    def search_board(self, board: Board) -> Board:
+        from ..rules.jieqi import JieqiBoard
+
+        assert isinstance(board, JieqiBoard)
+        if board.has_secret:
+            return JieqiBoard.from_view(board.view(board.turn))
+        return board.copy()
+
+    def evaluator_for(self, board: Board) -> Evaluator:
+        return JIEQI_EVALUATOR
+
+    def searcher(
+        self, board: Board, limits: Limits, noise: dict[int, int] | None = None
+    ) -> Searcher:
+        return JieqiSearcher(board, limits, self.rules, noise)
+
+
+PROFILES: dict[str, Profile] = {
+    "xiangqi": Profile(),
+    "janggi": JanggiProfile(),
+    "jieqi": JieqiProfile(),
+}
 
 
 def profile_for(board: Board) -> Profile:

@@ -1,0 +1,154 @@
+"""Jieqi in the search (A3): reasoning over what a face-down piece may be, without peeking.
+
+The engine only ever holds a board rebuilt from its own side's view (no secret). A face-down
+piece is valued at the average value of the pieces its side may still turn up
+(``unknown_pool``, fixed at the root). When a face-down piece moves, the search averages over
+what it could turn out to be, each identity weighted by how many such pieces are unaccounted
+for (expectimax at reveal nodes); taking a face-down piece removes its expected value.
+"""
+
+from __future__ import annotations
+
+from ..rules.board import Board
+from ..rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_POINTS, SOLDIER
+from .evaluation import Evaluator, _xiangqi_square, build_tables
+from .search import Limits, Searcher, VariantRules
+
+# Face-up advisors and elephants roam the whole board in jieqi (Q4): worth more than at home.
+JIEQI_VALUES = {KING: 0, ADVISOR: 230, ELEPHANT: 230, HORSE: 400, CHARIOT: 900, CANNON: 450,
+                SOLDIER: 100}
+
+
+def _jieqi_square(kind: int, file: int, rank: int) -> int:
+    if kind in (ADVISOR, ELEPHANT):
+        return 4 * min(file, 8 - file) + (10 if 3 <= rank <= 6 else 0)
+    return _xiangqi_square(kind, file, rank)
+
+
+JIEQI_EVALUATOR = Evaluator(build_tables(JIEQI_VALUES, _jieqi_square), JIEQI_VALUES)
+
+
+def reveal_odds(pool: dict[int, int]) -> list[tuple[int, float]]:
+    """``[(kind, probability), …]`` of what one face-down piece is, from an unknown pool."""
+    total = sum(pool.values())
+    return [(kind, count / total) for kind, count in sorted(pool.items()) if count > 0]
+
+
+def expected_value(pool: dict[int, int]) -> int:
+    """The average value (centipawns) of a piece drawn from ``pool``; 0 for an empty pool."""
+    total = sum(pool.values())
+    if not total:
+        return 0
+    return sum(JIEQI_VALUES[kind] * count for kind, count in pool.items()) // total
+
+
+class JieqiSearcher(Searcher):
+    """A :class:`Searcher` for a jieqi view board: chance nodes where a piece turns face up."""
+
+    def __init__(
+        self,
+        board: Board,
+        limits: Limits,
+        rules: VariantRules | None = None,
+        root_noise: dict[int, int] | None = None,
+    ) -> None:
+        super().__init__(board, JIEQI_EVALUATOR, limits, rules, root_noise)
+        pools = [board.unknown_pool(side) for side in (0, 1)]  # type: ignore[attr-defined]
+        # First mover's score of one face-down piece of each side.
+        self.hidden_score = (expected_value(pools[0]), -expected_value(pools[1]))
+
+    def initial_score(self) -> int:
+        board = self.board
+        tables = self.tables
+        total = self.evaluator.bias
+        for point, piece in enumerate(board.squares):
+            if not piece:
+                continue
+            if point in board.face_down:
+                total += self.hidden_score[0 if piece > 0 else 1]
+            else:
+                total += tables[piece + 7][point]
+        return total
+
+    def _hidden_move(
+        self, code: int, depth: int, alpha: int, beta: int, ply: int, score: int, quiescence: bool
+    ) -> int | None:
+        board = self.board
+        b = board.squares
+        turn = board.turn
+        fr, to = divmod(code, NUM_POINTS)
+        face_down = board.face_down
+        captured = b[to]
+        if to in face_down:
+            score -= self.hidden_score[1 - turn]
+        elif captured:
+            score -= self.tables[captured + 7][to]
+        if fr in face_down:
+            score -= self.hidden_score[turn]
+            sign = 1 if turn == 0 else -1
+            outcomes: list[tuple[int | None, float, int]] = [
+                (kind, odds, score + self.tables[sign * kind + 7][to])
+                for kind, odds in reveal_odds(board.unknown_pool(turn))  # type: ignore[attr-defined]
+            ]
+        else:
+            row = self.tables[b[fr] + 7]
+            outcomes = [(None, 1.0, score + row[to] - row[fr])]
+        make = board._make
+        attacked = board._attacked
+        kings = board.kings
+        reveal = fr in face_down
+        if reveal and (quiescence or depth <= 0):
+            return self._reveal_estimate(code, outcomes)
+        # A reveal costs the search one ply: chance nodes multiply the tree by the pool size.
+        if reveal and depth >= 2:
+            depth -= 1
+        total = 0.0
+        for kind, odds, new_score in outcomes:
+            undo = make(code, kind)  # type: ignore[call-arg]
+            if attacked(kings[turn], 1 - turn):
+                board._unmake(undo)
+                return None  # the same for every identity: the mover's point is what matters
+            gives_check = attacked(kings[1 - turn], turn)
+            self.keys.append(board.key)
+            self.checks.append(gives_check)
+            self.passes.append(False)
+            try:
+                if quiescence:
+                    v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+                else:
+                    child_depth = depth + (1 if gives_check and ply < self.extension_cap else 0)
+                    v = -self._search(child_depth, -beta, -alpha, ply + 1, new_score,
+                                      gives_check, True)
+            finally:
+                self.keys.pop()
+                self.checks.pop()
+                self.passes.pop()
+                board._unmake(undo)
+            total += odds * v
+        return round(total)
+
+    def _reveal_estimate(
+        self, code: int, outcomes: list[tuple[int | None, float, int]]
+    ) -> int | None:
+        """A reveal at the horizon, valued without searching every identity:
+        the average score after it, less the mover's expected value when the opponent can
+        take back on that point. Returns None when the move is illegal.
+        """
+        board = self.board
+        turn = board.turn
+        to = code % NUM_POINTS
+        undo = board._make(code, outcomes[0][0])  # type: ignore[call-arg]
+        try:
+            if board._attacked(board.kings[turn], 1 - turn):
+                return None
+            exposed = board._attacked(to, 1 - turn)
+        finally:
+            board._unmake(undo)
+        sign = 1 if turn == 0 else -1
+        total = 0.0
+        for kind, odds, new_score in outcomes:
+            value = new_score * sign
+            if exposed and kind is not None:
+                value -= JIEQI_VALUES[kind]
+            total += odds * value
+        return round(total)
