@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from . import make_board
 from .board import Board, Move, Outcome, RulesError
 from .geometry import FIRST
-from .jieqi import JieqiBoard
+from .jieqi import JieqiBoard, verify_commitment
 from .notation import NOTATIONS, read_move, read_reveal, write_move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -139,6 +139,8 @@ def write_record(
     if termination:
         header["Termination"] = termination
     header["Format"] = FORMAT_TAGS[fmt]
+    if isinstance(board, JieqiBoard) and board.commitment:
+        header["Commitment"] = board.commitment
     if isinstance(board, JieqiBoard) and board.has_secret and (outcome or result != "*"):
         header["Arrangement"], header["Salt"] = board.reveal()
     header.update(tags or {})
@@ -281,6 +283,11 @@ def _options_from(tags: dict[str, str], lines_of: dict[str, int]) -> dict[str, o
         options["arrangement"] = tags["Arrangement"]
         if "Salt" in tags:
             options["salt"] = tags["Salt"]
+            commitment = tags.get("Commitment")
+            if commitment and not verify_commitment(commitment, tags["Arrangement"], tags["Salt"]):
+                raise RecordError(
+                    lines_of["Arrangement"], "the arrangement does not match the Commitment (Q7)"
+                )
     return options
 
 

@@ -1,0 +1,246 @@
+"""Game records: export, import, round trips and bad records (SPEC N4), and the command line
+(``chuhan game --notation``, ``chuhan record export|import``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chuhan.cli import main
+from chuhan.rules import Board, make_board
+from chuhan.rules.record import RecordError, read_record, write_record
+
+SCREEN_HORSES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8"]
+SCREEN_HORSES += ["c4c5", "g7g6", "h1h7", "h8i8", "h7g7", "i8i9"]
+# The shortest mate: the cannon takes the horse on g10 (windshadow233/python-chinese-chess).
+CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
+
+
+def _played(moves: list[str], variant: str = "xiangqi", **options: object) -> Board:
+    board = make_board(variant, None, **options)
+    board.push_many(moves)
+    return board
+
+
+@pytest.mark.parametrize("fmt", ["iccs", "wxf", "chinese", "coords"])
+def test_a_record_round_trips_in_each_format_n4(fmt: str) -> None:
+    board = _played(SCREEN_HORSES)
+    record = read_record(write_record(board, fmt))
+    assert [str(m) for m in record.moves] == SCREEN_HORSES
+    assert record.result == "*"
+    assert record.board.fen() == board.fen()
+
+
+@pytest.mark.parametrize("fmt", ["iccs", "wxf", "chinese"])
+def test_a_finished_game_round_trips_with_its_result_and_reason_n4(fmt: str) -> None:
+    board = _played(CANNON_MATE)
+    text = write_record(board, fmt)
+    assert '[Result "1-0"]' in text
+    assert '[Termination "checkmate"]' in text
+    assert text.rstrip().endswith("1-0")
+    record = read_record(text)
+    assert [str(m) for m in record.moves] == CANNON_MATE
+    assert (record.result, record.termination) == ("1-0", "checkmate")
+
+
+def test_the_record_reads_like_other_xiangqi_software_writes_it_n4() -> None:
+    text = write_record(_played(CANNON_MATE), "chinese")
+    assert text.splitlines()[:6] == [
+        '[Game "Chinese Chess"]',
+        '[Variant "xiangqi"]',
+        '[Result "1-0"]',
+        '[Termination "checkmate"]',
+        '[Format "Chinese"]',
+        "",
+    ]
+    assert "1. 炮二进二 士4进5\n2. 炮二平三 卒7进1\n3. 炮三进五\n1-0\n" in text
+    assert "[FEN" not in text  # standard start
+
+
+def test_a_game_from_a_position_keeps_its_fen_and_black_starts_with_dots_n4() -> None:
+    fen = "3k5/9/9/9/9/4R4/9/4R4/9/5K3 b - - 0 12"
+    board = make_board("xiangqi", fen)
+    board.push_many(["d10d9", "e5f5"])
+    text = write_record(board, "wxf", result="1-0", termination="resignation")
+    assert f'[FEN "{fen}"]' in text
+    assert "12... K4+1\n13. R+.4\n" in text
+    record = read_record(text)
+    assert record.start_fen == fen
+    assert (record.result, record.termination) == ("1-0", "resignation")
+
+
+XQBASE_CHINESE = """\
+[Game "Chinese Chess"]
+[Event "全国象棋个人赛"]
+[Red "红方"]
+[Black "黑方"]
+[Result "1-0"]
+[ECCO "C45"]
+[Format "Chinese"]
+{开局：中炮对屏风马}
+  1. 炮二平五　馬８進７ {屏风马}
+  2. 馬二進三　車９平８
+  3. 車一平二　馬２進３ (3. ... 卒３進１ 4. 兵七進一) $1
+  4. 兵七進一　卒７進１ ; 两头蛇
+  5. 車二進六　砲８平９
+  6. 車二平三　砲９退１
+1-0
+"""
+
+
+def test_an_xqbase_chinese_record_with_comments_and_variations_imports_n4() -> None:
+    record = read_record(XQBASE_CHINESE)
+    assert [str(m) for m in record.moves] == SCREEN_HORSES
+    assert record.result == "1-0"  # decided off the board (resignation)
+    assert record.tags["Event"] == "全国象棋个人赛"
+    assert record.board.outcome() is None
+
+
+XQF_EXPORT_ICCS = """\
+[Game "Chinese Chess"]
+[Event ""]
+[Round ""]
+[RedTeam ""]
+[Red ""]
+[BlackTeam ""]
+[Black ""]
+[Result "*"]
+[FEN "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"]
+[Format "ICCS"]
+1. H2-E2 H9-G7 2. H0-G2 I9-H9 3. I0-H0 B9-C7
+*
+"""
+
+
+def test_an_xqf_to_pgn_export_in_iccs_imports_n4() -> None:
+    record = read_record(XQF_EXPORT_ICCS)
+    assert [str(m) for m in record.moves] == SCREEN_HORSES[:6]
+
+
+def test_a_wxf_record_from_another_program_with_equals_signs_imports_n4() -> None:
+    text = '[Game "Chinese Chess"]\n[Format "WXF"]\n\n1.C2=5 H8+7 2.H2+3 R9=8\n'
+    assert [str(m) for m in read_record(text).moves] == SCREEN_HORSES[:4]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ('[Format "WXF"]\n\n1. C2.5 H8+7\n2. H2+3 R9+9\n', 4, "'R9+9' (half-move 4)"),
+        ('[Format "Chinese"]\n1. 炮二平五 马8进7\n2. 车五进一\n', 3, "no red chariot on file 5"),
+        ('[Event "x"\n1. h3e3\n', 1, "malformed tag"),
+        ('[Variant "chess"]\n1. e2e4\n', 1, "unknown variant"),
+        ('[Format "SAN"]\n1. e4\n', 1, "unknown Format"),
+        ('[Game "Chinese Chess"]\n[FEN "9/9 w"]\n1. h3e3\n', 2, "ranks"),
+        ("1. h3e3 {a comment\nthat never ends\n", 1, "never closed"),
+        ("1. h3e3 h10g8\n*\n2. h1g3\n", 3, "after the result"),
+        ('[Result "0-1"]\n\n1. h3h5 d10e9 2. h5g5 g7g6 3. g5g10\n', 1, "contradicts"),
+    ],
+)
+def test_a_bad_record_is_rejected_with_its_line_and_reason_n4(
+    text: str, line: int, reason: str
+) -> None:
+    with pytest.raises(RecordError, match="line") as caught:
+        read_record(text)
+    assert caught.value.line == line
+    assert reason in caught.value.reason
+
+
+def test_a_janggi_record_keeps_the_setup_and_rules_in_korean_notation() -> None:
+    moves = ["i4h4", "a7b7", "g1f3", "pass"]
+    board = _played(moves, "janggi", setup="HEHE:EHHE", bikjang="points")
+    text = write_record(board)
+    assert '[Format "Korean"]' in text and '[Rules "bikjang=points"]' in text
+    assert "1. 79卒78 41兵42\n2. 07馬86 한수쉼\n" in text
+    record = read_record(text)
+    assert [str(m) for m in record.moves] == moves
+    assert record.board.fen() == board.fen()
+    assert getattr(record.board, "bikjang", None) == "points"
+
+
+def test_an_unfinished_jieqi_record_replays_from_its_reveals_q3_n4() -> None:
+    board = _played(["a1a2", "a10a9", "b3b10"], "jieqi", seed=5)
+    text = write_record(board, "chinese")
+    assert "Arrangement" not in text  # the game goes on: the secret stays secret (Q5)
+    record = read_record(text)
+    assert [str(m) for m in record.moves] == ["a1a2", "a10a9", "b3b10"]
+    assert record.board.fen() == board.fen()
+
+
+def test_a_finished_jieqi_record_carries_the_arrangement_it_can_verify_q7_n4() -> None:
+    board = _played(["a1a2", "a10a9"], "jieqi", seed=5)
+    text = write_record(board, "wxf", result="0-1", termination="resignation")
+    assert "[Arrangement " in text and "[Salt " in text and "[Commitment " in text
+    record = read_record(text)
+    assert record.board.fen() == board.fen()
+    forged = text.replace("a1=", "a1=x", 1)
+    with pytest.raises(RecordError, match="Commitment"):
+        read_record(forged)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_game_adds_the_moves_in_the_chosen_notation(capsys: pytest.CaptureFixture[str]) -> None:
+    status, plain, _ = _run(capsys, "game", "h3e3", "h10g8")
+    assert status == 0
+    status, out, _ = _run(capsys, "game", "--notation", "chinese", "h3e3", "h10g8")
+    state = json.loads(out)
+    assert status == 0
+    assert state.pop("notation") == ["炮二平五", "马8进7"]
+    assert state == json.loads(plain)
+    _, out, _ = _run(capsys, "game", "--notation", "wxf", "h3e3", "h10g8")
+    assert json.loads(out)["notation"] == ["C2.5", "H8+7"]
+    _, out, _ = _run(capsys, "game", "--variant", "janggi", "--notation", "korean", "i4h4")
+    assert json.loads(out)["notation"] == ["79卒78"]
+
+
+def test_cli_record_export_then_import_gives_the_game_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, record, _ = _run(capsys, "record", "export", "--format", "wxf", *CANNON_MATE)
+    assert status == 0 and record.startswith('[Game "Chinese Chess"]')
+    path = tmp_path / "game.pgn"
+    path.write_text(record, encoding="utf-8")
+    status, out, _ = _run(capsys, "record", "import", str(path))
+    _, expected, _ = _run(capsys, "game", *CANNON_MATE)
+    assert status == 0
+    assert json.loads(out) == json.loads(expected)
+    assert json.loads(out)["reason"] == "checkmate"
+
+
+def test_cli_record_import_reads_gb18030_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "xqbase.pgn"
+    path.write_bytes(XQBASE_CHINESE.encode("gb18030"))
+    status, out, _ = _run(capsys, "record", "import", str(path))
+    assert status == 0
+    assert json.loads(out)["fen"] == _played(SCREEN_HORSES).fen()
+
+
+def test_cli_record_import_names_the_bad_line_and_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.pgn"
+    path.write_text('[Format "ICCS"]\n\n1. H2-E2 H9-G7\n2. H0-H9\n', encoding="utf-8")
+    status, out, err = _run(capsys, "record", "import", str(path))
+    assert status == 2 and out == ""
+    assert "line 4" in err and "H0-H9" in err
+    status, _, err = _run(capsys, "record", "import", str(tmp_path / "missing.pgn"))
+    assert status == 2 and "cannot read" in err
+
+
+def test_cli_record_export_rejects_an_illegal_move_by_index(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = _run(capsys, "record", "export", "h3e3", "h3e4")
+    assert status == 2 and out == ""
+    assert "move 2" in err
