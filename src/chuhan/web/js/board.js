@@ -316,7 +316,8 @@ export class BoardView {
 
   applyView() {
     const { x, y, w, h } = this.view;
-    this.svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
+    const box = [x, y, w, h].map((value) => Number(value.toFixed(1)));
+    this.svg.setAttribute("viewBox", box.join(" "));
     this.svg.classList.toggle("is-zoomed", this.zoomLevel > 1.01);
   }
 

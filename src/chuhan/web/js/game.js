@@ -28,7 +28,7 @@ export class GameScreen {
     this.pending = null; // {move, id} sent but not yet confirmed
     this.selected = null;
     this.hint = null;
-    this.thinking = false;
+    this.thinking = Boolean(state.thinking) && state.status === "ongoing";
     this.status = "connecting";
     this.notice = "";
     this.flipped = this.defaultFlip();
@@ -90,7 +90,8 @@ export class GameScreen {
       this.moveList, this.captured);
     const main = el("div", { class: "game-main" });
     main.append(this.statusLine, this.noticeLine, this.boardBox, this.confirmBar, this.viewControls);
-    const layout = el("div", { class: "game-layout" });
+    const layout = el("div", { class: "game-layout", "data-game": this.state.id });
+    this.layout = layout;
     layout.append(main, side);
     this.root.append(layout);
     this.board = new BoardView(this.boardBox, {
@@ -156,6 +157,11 @@ export class GameScreen {
   render() {
     const s = this.state;
     const pieces = this.displayedPlacement();
+    // Stable hooks for tests and tools: what the confirmed state is right now.
+    Object.assign(this.layout.dataset, {
+      ply: String(s.ply ?? (s.moves || []).length), turn: s.turn, status: s.status,
+      myTurn: String(this.myTurn && !this.pending), link: this.status,
+    });
     this.board.setLabel(t("board.label", { variant: t(`variant.${this.variant}`) }));
     this.board.setPieces(pieces);
     const last = this.pending && this.status === "online" ? this.pending.move : s.last_move;
@@ -448,6 +454,7 @@ export class GameScreen {
   adopt(state) {
     const previousPly = this.state.ply;
     this.state = state;
+    if ("thinking" in state) this.thinking = Boolean(state.thinking) && state.status === "ongoing";
     if (state.ply !== previousPly) this.hint = null;
     if (this.selected && !this.legalFrom(this.selected).length) this.selected = null;
   }
@@ -541,7 +548,9 @@ export class GameScreen {
     const body = el("div", {});
     body.append(el("p", { class: "result-reason", "data-result-reason": "" }, reason));
     if (this.state.practice) body.append(el("p", {}, t("result.practice")));
-    if (this.state.awarded) body.append(el("p", {}, t("result.points", { points: this.state.awarded })));
+    if (this.state.points_awarded) {
+      body.append(el("p", {}, t("result.points", { points: this.state.points_awarded })));
+    }
     const again = this.isLocal
       ? `/play/local?variant=${this.variant}`
       : `/play/ai?variant=${this.variant}&level=${this.state.level}&color=${this.state.you}`;

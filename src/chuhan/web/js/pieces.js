@@ -105,9 +105,11 @@ const ILLUSTRATIONS = {
     <path d="M-9 17 L9 17 L0 26 Z" fill="${ink}"/>`,
 };
 
-function back(variant, radius) {
+// The backs differ by side only in the colour of their pattern: light red for the first
+// mover's pieces, gold for the second's.
+function back(variant, radius, first) {
   const rim = "#3d240c";
-  const gold = "#e2bf79";
+  const gold = first ? "#ff9e8f" : "#e2bf79";
   const shape = outline(variant, "hidden", radius, "url(#wood-back)", rim);
   return `${shape}
     ${innerRing(variant, radius, gold)}
@@ -129,8 +131,8 @@ export function pieceRadius(letter, variant) {
 export function pieceSvg(letter, variant, style) {
   const kind = kindOf(letter);
   const radius = pieceRadius(letter, variant);
-  if (kind === "hidden") return `<g filter="url(#emboss)">${back(variant, radius)}</g>`;
   const first = isFirstMover(letter);
+  if (kind === "hidden") return `<g filter="url(#emboss)">${back(variant, radius, first)}</g>`;
   const ink = variant === "janggi" ? (first ? INK.cho : INK.han) : first ? INK.red : INK.black;
   let face;
   if (style === "illustrations") {

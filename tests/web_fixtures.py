@@ -1,0 +1,143 @@
+"""Fixtures for the browser tests: a real ``chuhan serve`` and a real Chromium.
+
+The server runs as a subprocess on a free port with a temporary data directory (SQLite);
+Chromium is the Debian one (no browser downloads). Each test gets a fresh browser context,
+so a fresh player cookie and empty local storage.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"chuhan serve exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("chuhan serve did not become healthy")
+
+
+@pytest.fixture(scope="session")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a running server with its own SQLite database."""
+    port = _free_port()
+    data_dir = tmp_path_factory.mktemp("web-data")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CHUHAN_DB_SCHEMA")}
+    executable = Path(sys.executable).with_name("chuhan")
+    command = [str(executable), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--data-dir", str(data_dir)]
+    log = open(data_dir / "server.log", "wb")  # noqa: SIM115 - closed after the session
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def web_page(chromium: Browser, web_server: str) -> Iterator[Page]:
+    """A page in a fresh context (new player, empty storage) with errors collected."""
+    context = chromium.new_context(base_url=web_server, viewport=DESKTOP, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def open_page(page: Page, address: str) -> None:
+    """Go to address and wait until the app has drawn its screen."""
+    page.goto(address)
+    page.wait_for_selector("body[data-ready=true]")
+
+
+def game_data(page: Page) -> dict[str, str]:
+    """The game screen's test hooks: ply, turn, status, myTurn, link."""
+    return page.eval_on_selector("[data-game]", "e => ({...e.dataset})")
+
+
+def wait_my_turn(page: Page) -> None:
+    """Wait until the confirmed state says the viewer may move, or the game is over."""
+    page.wait_for_selector(
+        "[data-game][data-my-turn=true], [data-game]:not([data-status=ongoing])", timeout=20000
+    )
+
+
+def piece_at(page: Page, point: str) -> str | None:
+    """The FEN letter on a point, None when empty."""
+    return page.eval_on_selector(
+        f'[data-point="{point}"]', "e => e.querySelector('[data-piece]')?.dataset.piece ?? null"
+    )
+
+
+def destinations(page: Page) -> set[str]:
+    """The points highlighted as legal destinations."""
+    script = "es => es.map(e => e.dataset.point)"
+    return set(page.eval_on_selector_all("[data-point].is-destination", script))
+
+
+def click_point(page: Page, point: str) -> None:
+    page.click(f'[data-point="{point}"]')
+
+
+def server_state(page: Page) -> dict:
+    """The game's state from the HTTP API, with the page's player cookie."""
+    game_id = page.get_attribute("[data-game]", "data-game")
+    answer = page.request.get(f"/api/games/{game_id}")
+    assert answer.ok, answer.text()
+    return answer.json()
