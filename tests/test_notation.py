@@ -312,3 +312,12 @@ def test_jieqi_reveal_of_a_board_that_does_not_know_yet_is_left_out_q3() -> None
     blind = type(make_board("jieqi", seed=1)).from_view(view)  # type: ignore[attr-defined]
     assert write_move(blind, "a1a2", "wxf") == "R9+1"
     assert write_move(blind, "a1a2", "wxf", reveal="C") == "R9+1(C)"
+
+
+def test_jieqi_elephants_that_cross_the_river_are_told_apart_when_needed_q4_n2() -> None:
+    board = make_board("jieqi", "3k5/9/9/9/9/2B6/9/9/9/2B1K4 w - - 0 1")  # c5 and c1
+    written = {m: write_move(board, m, "wxf") for m in ("c1e3", "c5e7", "c5e3")}
+    assert written == {"c1e3": "E-+5", "c5e7": "E++5", "c5e3": "E7-5"}
+    assert write_move(board, "c5e7", "chinese") == "前相进五"
+    for move, text in written.items():
+        assert str(read_move(board, text)) == move

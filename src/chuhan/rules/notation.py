@@ -216,14 +216,14 @@ class _Selector:
     overall: int = 0
 
 
-def _selector(board: Board, side: int, kind: int, point: int) -> _Selector:
+def _selector(board: Board, side: int, kind: int, point: int, to_point: int) -> _Selector:
     file = mover_file(point, side)
-    if kind in (KING, ADVISOR, ELEPHANT):
-        return _Selector("file", file)
     column = _column(board, side, kind, point % 9)
-    if len(column) < 2:
+    if len(column) < 2 or kind == KING:
         return _Selector("file", file)
     index = column.index(point)
+    if kind in (ADVISOR, ELEPHANT) and not _twin_move(board, side, kind, column, point, to_point):
+        return _Selector("file", file)
     if kind == SOLDIER:
         stacked = _stacked_soldier_files(board, side)
         if len(stacked) >= 2:
@@ -232,6 +232,23 @@ def _selector(board: Board, side: int, kind: int, point: int) -> _Selector:
         if len(column) >= 4:
             return _Selector("ranked", file, index, len(column), index)
     return _Selector("tandem", file, index, len(column), index)
+
+
+def _twin_move(
+    board: Board, side: int, kind: int, column: list[int], point: int, to_point: int
+) -> bool:
+    """True when another piece of the column can make a move written the same way.
+
+    Advisors and elephants are never disambiguated in xiangqi, where the direction tells
+    them apart; jieqi's roaming advisors and river-crossing elephants can need it (Q4).
+    """
+    wanted = _direction_and_target(kind, side, point, to_point)
+    return any(
+        m.from_point in column
+        and m.from_point != point
+        and _direction_and_target(kind, side, m.from_point, m.to_point) == wanted
+        for m in board.legal_moves
+    )
 
 
 def _wxf_prefix(kind: int, sel: _Selector) -> str:
@@ -352,7 +369,7 @@ def _write_plain(board: Board, move: Move, notation: str) -> str:
         piece = KOREAN_PIECES[kind][side]
         return f"{_korean_point(fr)}{piece}{_korean_point(to)}"
     direction, target = _direction_and_target(kind, side, fr, to)
-    sel = _selector(board, side, kind, fr)
+    sel = _selector(board, side, kind, fr, to)
     if notation == "wxf":
         return f"{_wxf_prefix(kind, sel)}{direction}{target}"
     word = {"+": "进", "-": "退", ".": "平"}[direction]
