@@ -244,3 +244,34 @@ def test_cli_record_export_rejects_an_illegal_move_by_index(
     status, out, err = _run(capsys, "record", "export", "h3e3", "h3e4")
     assert status == 2 and out == ""
     assert "move 2" in err
+
+
+GIB = """\
+[대회명 "연습 대국"]
+[초대국자 "초"]
+[한대국자 "한"]
+[초차림 "마상마상"]
+[한차림 "상마상마"]
+[대국결과 "한 기권승"]
+
+1. 79卒78 2. 41兵42 3. 02馬83 4. 한수쉼 5. 78卒68 <0>
+"""
+
+
+def test_a_gib_janggi_record_imports_with_its_setups_and_result() -> None:
+    record = read_record(GIB)
+    assert record.variant == "janggi"
+    assert [str(m) for m in record.moves] == ["i4h4", "a7b7", "b1c3", "pass", "h4h5"]
+    assert record.result == "0-1"  # 한 기권승: Han won by resignation
+    start = make_board("janggi", record.start_fen)
+    assert start.piece_letter(1) == "N" and start.piece_letter(88) == "b"  # b1 horse, h10 elephant
+
+
+def test_cli_record_import_reads_cp949_gib_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "game.gib"
+    path.write_bytes(GIB.encode("cp949"))
+    status, out, _ = _run(capsys, "record", "import", str(path))
+    assert status == 0
+    assert json.loads(out)["turn"] == "han"

@@ -256,20 +256,11 @@ def _cmd_record_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _decode_record(data: bytes) -> str:
-    for encoding in ("utf-8-sig", "gb18030", "cp949"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("latin-1")
-
-
 def _cmd_record_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .rules.jieqi import JieqiBoard
-    from .rules.record import read_record
+    from .rules.record import decode_record, read_record
 
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
@@ -277,7 +268,7 @@ def _cmd_record_import(args: argparse.Namespace) -> int:
         print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     try:
-        record = read_record(_decode_record(data))
+        record = read_record(decode_record(data))
     except RulesError as exc:
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 2

@@ -177,9 +177,31 @@ def _movetext(start: Board, moves: list[Move], fmt: str) -> Iterator[str]:
 
 # ---------------------------------------------------------------------------- reading
 
+
+def decode_record(data: bytes) -> str:
+    """The text of a record file: UTF-8 (with or without BOM), else GB18030 (xqbase, XQF
+    exports) or CP949 (.gib), whichever yields more of the pieces' characters."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    chinese = "车車马馬炮砲兵卒相象仕士帅帥将將进進退平前后後"
+    candidates = []
+    korean = "車包馬象士將卒兵楚漢차포마상사장졸병초한"
+    for encoding, marks in (("gb18030", chinese), ("cp949", korean)):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        candidates.append((sum(ch in marks for ch in text), text))
+    if not candidates:
+        return data.decode("latin-1")
+    return max(candidates, key=lambda c: c[0])[1]
+
 _TAG = re.compile(r'^\[\s*([^\s\]"]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _MOVE_NUMBER = re.compile(r"^\d+\s*\.+")
 _NAG = re.compile(r"^\$\d+$")
+_GIB_MARK = re.compile(r"^<[^>]*>$")  # .gib files carry marks such as <0> between moves
 
 
 @dataclass
@@ -249,14 +271,48 @@ def _split_number(word: str, line: int) -> Iterator[_Token]:
         yield _Token(word, line)
 
 
+# .gib (Korean janggi) tags: each side's horse/elephant setup, read from its own left (J3),
+# and the result ("초 완승": Cho wins).
+_GIB_SETUP_TAGS = (("초차림", "초포진"), ("한차림", "한포진"))
+_GIB_PIECES = {"마": "H", "상": "E"}
+
+
 def _variant_from(tags: dict[str, str], lines_of: dict[str, int]) -> str:
     if "Variant" in tags:
         variant = tags["Variant"].strip().lower()
         if variant not in GAME_NAMES:
             raise RecordError(lines_of["Variant"], f"unknown variant {tags['Variant']!r}")
         return variant
+    if any(name in tags for names in _GIB_SETUP_TAGS for name in names) or "대국결과" in tags:
+        return "janggi"
+    if tags.get("Format", "").strip().lower() == "korean":
+        return "janggi"
     game = tags.get("Game", "").strip().lower()
     return _GAME_VARIANTS.get(game, "xiangqi")
+
+
+def _gib_setup(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
+    """``"HEEH:EHHE"`` from the .gib tags ``초차림 "마상상마"`` / ``한차림 "상마마상"``."""
+    choices = []
+    for names in _GIB_SETUP_TAGS:
+        name = next((n for n in names if n in tags), None)
+        if name is None:
+            return None
+        value = tags[name].replace(" ", "")
+        letters = "".join(_GIB_PIECES.get(ch, "?") for ch in value)
+        if len(letters) != 4 or "?" in letters:
+            raise RecordError(lines_of[name], f"unknown setup {tags[name]!r} (e.g. 마상상마)")
+        choices.append(letters)
+    return ":".join(choices)
+
+
+def _gib_result(text: str) -> str:
+    text = text.strip()
+    if text[:1] in ("초", "楚"):
+        return "1-0"
+    if text[:1] in ("한", "漢"):
+        return "0-1"
+    return "*"
 
 
 def _format_from(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
@@ -294,6 +350,10 @@ def _options_from(tags: dict[str, str], lines_of: dict[str, int]) -> dict[str, o
 def _start_board(variant: str, tags: dict[str, str], lines_of: dict[str, int]) -> Board:
     options = _options_from(tags, lines_of)
     fen = tags.get("FEN") or None
+    if variant == "janggi" and fen is None:
+        setup = _gib_setup(tags, lines_of)
+        if setup is not None:
+            options["setup"] = setup
     where = lines_of.get("FEN") or lines_of.get("Rules") or lines_of.get("Variant") or 1
     try:
         if variant == "jieqi" and "arrangement" not in options:
@@ -335,6 +395,9 @@ def read_record(text: str) -> GameRecord:
         lines_of[name] = index + 1
     else:
         first = len(lines)
+    if "Result" not in tags and "대국결과" in tags:
+        tags["Result"] = _gib_result(tags["대국결과"])
+        lines_of["Result"] = lines_of["대국결과"]
     variant = _variant_from(tags, lines_of)
     notation = _format_from(tags, lines_of)
     if notation is not None and notation not in NOTATIONS:
@@ -346,7 +409,7 @@ def read_record(text: str) -> GameRecord:
     for token in _tokens(lines, first):
         if token.text.startswith("["):
             raise RecordError(token.line, "a tag after the moves: one game per record")
-        if _NAG.match(token.text):
+        if _NAG.match(token.text) or _GIB_MARK.match(token.text):
             continue
         if token.text in RESULTS:
             text_result = token
