@@ -1,0 +1,87 @@
+"""The server's clocks for online games (SPEC R4, R7): pure arithmetic on moments.
+
+A turn's deadline is its start plus the turn time plus a lag allowance: the measured
+one-way network delay of the player to move, capped so that no one can buy time with a slow
+link. While both players are away the turn waits: the time spent is drawn from a budget
+shared by the whole game and added to the deadline when someone comes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ClockRules:
+    turn_seconds: float = 90.0
+    lag_cap_seconds: float = 2.0
+    away_budget_seconds: float = 120.0
+
+    def allowance(self, measured_lag: float | None) -> float:
+        """The lag allowance in seconds: the measured one-way lag, within 0 and the cap."""
+        return min(self.lag_cap_seconds, max(0.0, measured_lag or 0.0))
+
+    def deadline(self, started: datetime, measured_lag: float | None) -> datetime:
+        return started + timedelta(seconds=self.turn_seconds + self.allowance(measured_lag))
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def new_clock(rules: ClockRules, now: datetime, measured_lag: float | None) -> dict[str, Any]:
+    """A game's clock at the start of a turn (stored in the game's public options)."""
+    return {
+        "turn_seconds": rules.turn_seconds,
+        "turn_started_at": iso(now),
+        "deadline": iso(rules.deadline(now, measured_lag)),
+        "away_budget": rules.away_budget_seconds,
+        "both_away_since": None,
+    }
+
+
+def next_turn(
+    clock: dict[str, Any], rules: ClockRules, now: datetime, measured_lag: float | None
+) -> dict[str, Any]:
+    """The clock after a move at ``now``: a new turn with its own deadline."""
+    return {
+        **clock,
+        "turn_started_at": iso(now),
+        "deadline": iso(rules.deadline(now, measured_lag)),
+    }
+
+
+def pause(clock: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """Both players are away from ``now``: the turn waits."""
+    if clock.get("both_away_since"):
+        return clock
+    return {**clock, "both_away_since": iso(now)}
+
+
+def resume(clock: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """Someone is back: the time spent away comes out of the budget and the deadline moves."""
+    since = clock.get("both_away_since")
+    if not since:
+        return clock
+    spent = max(0.0, (now - parse_iso(since)).total_seconds())
+    spent = min(spent, float(clock["away_budget"]))
+    return {
+        **clock,
+        "both_away_since": None,
+        "away_budget": float(clock["away_budget"]) - spent,
+        "deadline": iso(parse_iso(clock["deadline"]) + timedelta(seconds=spent)),
+    }
+
+
+def due(clock: dict[str, Any]) -> tuple[datetime, str]:
+    """When the clock next decides something, and what: ``"timeout"`` or ``"interrupted"``."""
+    since = clock.get("both_away_since")
+    if since:
+        return parse_iso(since) + timedelta(seconds=float(clock["away_budget"])), "interrupted"
+    return parse_iso(clock["deadline"]), "timeout"

@@ -1,0 +1,403 @@
+"""HTTP routes and the room WebSocket ``/ws/rooms/{id}`` (SPEC R1–R8; docs/protocol.md, Rooms).
+
+The socket speaks the game socket's language (``hello`` with ``last_seq``, ``move`` with
+``ply``, replies with ``reply_to``, events with ``seq``) for the room's current game, and adds
+the room's own messages. Every game event is rendered for the receiving player's side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from fastapi import APIRouter, FastAPI, Request, WebSocket
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect
+
+from .. import games as rules_of
+from ..games import GameActionError
+from ..service import GameService, new_id
+from ..storage import Player, iter_events
+from ..ws import COOKIE
+from .service import RoomError, RoomService, RoomSettings, room_key
+
+log = logging.getLogger("chuhan.rooms")
+MESSAGE_TYPES = (
+    "hello", "ready", "setup", "move", "draw_offer", "draw_accept", "resign", "leave",
+    "take_seat", "ping", "probe",
+)
+PROBE_EVERY_SECONDS = 10.0
+NOT_FOUND_CLOSE = 4404
+DETACHED_CLOSE = 4409
+MAX_REPLAY = 200
+
+
+class CreateRoomBody(BaseModel):
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    bikjang: Literal["off", "points"] = "off"
+    password: str | None = Field(default=None, max_length=40)
+
+
+class JoinBody(BaseModel):
+    password: str = Field(max_length=40)
+
+
+def _refusal(exc: GameActionError) -> JSONResponse:
+    status = exc.status if isinstance(exc, RoomError) else 409
+    extra = exc.extra if isinstance(exc, RoomError) else {}
+    return JSONResponse(
+        {"error": {"code": exc.code, "message": exc.message}, **extra}, status_code=status
+    )
+
+
+def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:
+    """The rooms' routes; their clock keepers start and stop with the app."""
+    rooms = RoomService(games, settings or RoomSettings.from_env())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.rooms = rooms
+        await rooms.start()
+        yield
+        await rooms.stop()
+
+    router = APIRouter(lifespan=lifespan)
+
+    async def player_of(token: str | None) -> Player:
+        player = await games.player_for_token(token)
+        if player is None:
+            raise RoomError("no_player", "open the home page first to get a player identity", 401)
+        return player
+
+    async def names_of(room_seats: list[dict[str, Any]]) -> dict[str, str | None]:
+        names: dict[str, str | None] = {}
+        for seat in room_seats:
+            found = await games.db(games.store.player, seat["player"])
+            names[seat["player"]] = found.name if found else None
+        return names
+
+    async def view(room_id: str, player: Player) -> dict[str, Any]:
+        room = await rooms.room_for(player, room_id)
+        return rooms.room_view(room, player, await names_of(room.seats))
+
+    @router.post("/api/rooms", status_code=201, response_model=None)
+    async def create(body: CreateRoomBody, request: Request) -> Any:
+        try:
+            player = await player_of(request.cookies.get(COOKIE))
+            room = await rooms.create(player, body.variant, body.bikjang, body.password)
+            return JSONResponse(await view(room.id, player), status_code=201)
+        except GameActionError as exc:
+            return _refusal(exc)
+
+    @router.post("/api/rooms/join", response_model=None)
+    async def join(body: JoinBody, request: Request) -> Any:
+        address = request.client.host if request.client else "unknown"
+        try:
+            player = await player_of(request.cookies.get(COOKIE))
+            room = await rooms.join_by_password(player, body.password, address)
+            return await view(room.id, player)
+        except GameActionError as exc:
+            return _refusal(exc)
+
+    @router.post("/api/rooms/invite/{invite}", response_model=None)
+    async def join_invite(invite: str, request: Request) -> Any:
+        try:
+            player = await player_of(request.cookies.get(COOKIE))
+            room = await rooms.join_by_invite(player, invite)
+            return await view(room.id, player)
+        except GameActionError as exc:
+            return _refusal(exc)
+
+    @router.get("/api/rooms/{room_id}", response_model=None)
+    async def get_room(room_id: str, request: Request) -> Any:
+        try:
+            return await view(room_id, await player_of(request.cookies.get(COOKIE)))
+        except GameActionError as exc:
+            return _refusal(exc)
+
+    @router.post("/api/rooms/{room_id}/leave", response_model=None)
+    async def leave(room_id: str, request: Request) -> Any:
+        """R8: the answer names the player's pending AI game to go back to, if any."""
+        try:
+            player = await player_of(request.cookies.get(COOKIE))
+            await rooms.leave(player, room_id)
+            pending = await games.pending_game(player)
+            return {"pending": games.state(pending) if pending else None}
+        except GameActionError as exc:
+            return _refusal(exc)
+
+    @router.websocket("/ws/rooms/{room_id}")
+    async def socket(websocket: WebSocket, room_id: str) -> None:
+        await websocket.accept()
+        try:
+            player = await player_of(websocket.cookies.get(COOKIE))
+            room = await rooms.room_for(player, room_id)
+        except GameActionError as exc:
+            await websocket.send_text(
+                json.dumps({"type": "error", "code": exc.code, "message": exc.message})
+            )
+            await websocket.close(NOT_FOUND_CLOSE)
+            return
+        connection = RoomConnection(websocket, rooms, player, room.id, names_of)
+        await connection.serve()
+
+    return router
+
+
+class RoomConnection:
+    """One socket of a seated player. It holds the seat, or waits for "take_seat" (R7)."""
+
+    def __init__(
+        self,
+        socket: WebSocket,
+        rooms: RoomService,
+        player: Player,
+        room_id: str,
+        names_of: Any,
+    ) -> None:
+        self.socket = socket
+        self.rooms = rooms
+        self.player = player
+        self.room_id = room_id
+        self.names_of = names_of
+        self.device = new_id("d")
+        self.holds_seat = False
+        self.game_id: str | None = None
+        self.sent_seq: int | None = None
+        self.closed = False
+        self._lock = asyncio.Lock()
+        self._probes: dict[int, float] = {}
+
+    @property
+    def hub(self) -> Any:
+        return self.rooms.games.hub
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            await self.socket.send_text(json.dumps(message, ensure_ascii=False))
+
+    async def notice(self, message: dict[str, Any]) -> None:
+        async with self._lock:
+            await self._send(message)
+
+    async def notify(self, key: str, seq: int) -> None:
+        try:
+            async with self._lock:
+                if key == room_key(self.room_id):
+                    await self._send_room()
+                else:
+                    await self._catch_up()
+        except Exception:
+            log.debug("room notify failed", exc_info=True)
+
+    async def serve(self) -> None:
+        self.hub.subscribe(room_key(self.room_id), self)
+        prober = asyncio.get_running_loop().create_task(self._probe_loop())
+        try:
+            while True:
+                frame = await self.socket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                raw = frame.get("text")
+                if raw is None:
+                    raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
+                await self.handle(raw)
+                if self.closed:
+                    break
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            self.closed = True
+            prober.cancel()
+            self.hub.unsubscribe(room_key(self.room_id), self)
+            if self.game_id is not None:
+                self.hub.unsubscribe(self.game_id, self)
+            if self.holds_seat:
+                await self.rooms.detach(self.player, self.room_id, self.device)
+
+    async def _probe_loop(self) -> None:
+        """Measure the round trip now and then: half of it is the lag allowance (R4)."""
+        number = 0
+        while not self.closed:
+            number += 1
+            self._probes = {number: time.monotonic()}
+            try:
+                await self.notice({"type": "probe", "n": number})
+            except Exception:
+                return
+            await asyncio.sleep(PROBE_EVERY_SECONDS)
+
+    # ------------------------------------------------------------------ sending
+
+    async def _send_room(self) -> None:
+        room = await self.rooms.db(self.rooms.store.get, self.room_id)
+        if room is None:
+            return
+        seat = room.seat_of(self.player.id)
+        if seat is None:
+            await self._send({"type": "left"})
+            self.closed = True
+            await self.socket.close()
+            return
+        if self.holds_seat and room.seats[seat]["device"] != self.device:
+            self.holds_seat = False
+            await self._send(
+                {"type": "detached", "message": "this room continues on another device"}
+            )
+            self.closed = True
+            await self.socket.close(DETACHED_CLOSE)
+            return
+        view = self.rooms.room_view(room, self.player, await self.names_of(room.seats))
+        view["holds_seat"] = self.holds_seat
+        await self._send({"type": "room", "room": view})
+        if self.holds_seat and room.game_id and (
+            room.game_id != self.game_id or self.sent_seq is None
+        ):
+            await self._follow(room.game_id, None)
+
+    async def _follow(self, game_id: str, last_seq: int | None) -> None:
+        """Follow the room's game ``game_id`` from ``last_seq`` (None: a full state)."""
+        if self.game_id != game_id:
+            if self.game_id is not None:
+                self.hub.unsubscribe(self.game_id, self)
+            self.game_id = game_id
+            self.hub.subscribe(game_id, self)
+            last_seq = None
+        game = await self.rooms.db(self.rooms.games.store.game, game_id)
+        if game is None:  # being created: its room announcement comes next
+            self.sent_seq = None
+            return
+        if last_seq is None or last_seq > game.seq or game.seq - last_seq > MAX_REPLAY:
+            state = rules_of.state_for(game, await self._viewer())
+            await self._send({"type": "state", "seq": game.seq, "game_id": game_id, "state": state})
+            self.sent_seq = game.seq
+        else:
+            self.sent_seq = last_seq
+        await self._catch_up()
+
+    async def _viewer(self) -> int | None:
+        room = await self.rooms.db(self.rooms.store.get, self.room_id)
+        return room.side_of(self.player.id) if room is not None else None
+
+    async def _catch_up(self) -> None:
+        """Z2: every missed event of the game, rendered for this player's side only."""
+        if self.sent_seq is None or self.game_id is None:
+            return
+        game_id = self.game_id
+        store = self.rooms.games.store
+        game = await self.rooms.db(store.game, game_id)
+        if game is None or game.seq <= self.sent_seq:
+            return
+        viewer = await self._viewer()
+        events = await self.rooms.db(lambda: list(iter_events(store, game_id, self.sent_seq or 0)))
+        for stored in events:
+            event = rules_of.render_event(game, stored.seq, stored.payload, viewer)
+            event["game_id"] = game_id
+            await self._send(event)
+            self.sent_seq = stored.seq
+
+    # ------------------------------------------------------------------ receiving
+
+    async def handle(self, raw: str) -> None:
+        try:
+            message = _parse(raw, self.rooms.games.settings.max_message_bytes)
+        except RoomError as exc:
+            await self.notice(
+                {"type": "error", "reply_to": exc.extra.get("reply_to"), "code": exc.code,
+                 "message": exc.message}
+            )
+            return
+        reply_to = message["id"]
+        try:
+            answer = await self._dispatch(message)
+        except GameActionError as exc:
+            await self.notice(
+                {"type": "error", "reply_to": reply_to, "code": exc.code, "message": exc.message}
+            )
+            return
+        if answer is not None:
+            await self.notice({**answer, "reply_to": reply_to})
+
+    async def _dispatch(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        kind = message["type"]
+        rooms, player, room_id = self.rooms, self.player, self.room_id
+        if kind == "ping":
+            return {"type": "pong"}
+        if kind == "probe":
+            sent = self._probes.pop(int(message.get("n") or 0), None)
+            if sent is not None:
+                rooms.record_lag(room_id, player.id, (time.monotonic() - sent) / 2)
+            return None
+        if kind in ("hello", "take_seat"):
+            self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
+            async with self._lock:
+                await self._send_room()
+                if self.holds_seat:
+                    room = await rooms.db(rooms.store.get, room_id)
+                    if room is not None and room.game_id is not None:
+                        same = message.get("game_id") == room.game_id
+                        await self._follow(room.game_id, message.get("last_seq") if same else None)
+                else:
+                    await self._send({"type": "elsewhere",
+                                      "message": "this room is open on another device"})
+            return {"type": "ack"}
+        if not self.holds_seat:
+            raise RoomError("elsewhere", "this room is open on another device")
+        if kind == "ready":
+            await rooms.ready(player, room_id)
+        elif kind == "setup":
+            await rooms.choose_setup(player, room_id, str(message.get("setup")))
+        elif kind == "move":
+            await rooms.move(player, room_id, message["ply"], message["move"])
+            return {"type": "ack", "ply": message["ply"]}
+        elif kind == "draw_offer":
+            await rooms.offer_draw(player, room_id)
+        elif kind == "draw_accept":
+            await rooms.accept_draw(player, room_id)
+        elif kind == "resign":
+            await rooms.resign(player, room_id)
+        elif kind == "leave":
+            await rooms.leave(player, room_id)
+        return {"type": "ack"}
+
+
+def _parse(raw: str, max_bytes: int) -> dict[str, Any]:
+    """One client message. Raises RoomError ``too_large``, ``malformed``, ``bad_request``
+    or ``unknown_type`` (Z5)."""
+    if len(raw.encode("utf-8")) > max_bytes:
+        raise RoomError("too_large", f"messages are at most {max_bytes} bytes")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise RoomError("malformed", "a message is one JSON object") from None
+    if not isinstance(data, dict):
+        raise RoomError("malformed", "a message is one JSON object")
+    message_id = data.get("id")
+    if not isinstance(message_id, str) or not 0 < len(message_id) <= 64:
+        raise RoomError("bad_request", "every message needs an 'id' of 1 to 64 characters")
+    kind = data.get("type")
+    if kind not in MESSAGE_TYPES:
+        raise RoomError(
+            "unknown_type", f"unknown message type; known: {', '.join(MESSAGE_TYPES)}",
+            reply_to=message_id,
+        )
+    for name in ("ply", "last_seq", "n"):
+        value = data.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000
+        ):
+            raise RoomError("bad_request", f"'{name}' must be a whole number", reply_to=message_id)
+    if kind == "move":
+        move = data.get("move")
+        if not isinstance(move, str) or not 0 < len(move) <= 16 or data.get("ply") is None:
+            raise RoomError("bad_request", "a move needs 'ply' and 'move'", reply_to=message_id)
+    game_id = data.get("game_id")
+    if game_id is not None and (not isinstance(game_id, str) or len(game_id) > 32):
+        raise RoomError("bad_request", "'game_id' must be a game id", reply_to=message_id)
+    return data

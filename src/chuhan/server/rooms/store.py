@@ -1,0 +1,204 @@
+"""Rooms and join attempts in the database (SPEC R1–R3, Z3).
+
+Every change of a room is a conditional update on its ``version``, so that several server
+instances sharing one database change a room one at a time: a change computed from a stale
+copy is refused (:class:`StaleRoomError`) and recomputed from a fresh read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    String,
+    Table,
+    delete,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+from ..storage import Store, utcnow
+from ..tables import metadata
+
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("invite", String(64), nullable=True, unique=True),
+    Column("password", String(20), nullable=True),
+    # The password while the room is open, NULL once closed: unique among open rooms (R2).
+    Column("open_password", String(20), nullable=True, unique=True),
+    Column("variant", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("seats", JSON, nullable=False),
+    Column("sides", JSON, nullable=True),
+    Column("setup", JSON, nullable=True),
+    Column("game_id", String(32), nullable=True),
+    Column("version", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+room_join_attempts = Table(
+    "room_join_attempts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", String(80), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_room_join_attempts_key_at", "key", "at"),
+)
+
+
+class StaleRoomError(Exception):
+    """The room changed since it was read; read it again and decide again."""
+
+
+class PasswordTakenError(Exception):
+    """Another open room already has this password."""
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class RoomRecord:
+    """A stored room.
+
+    ``seats`` holds up to two ``{"player", "ready", "device", "connected"}`` objects;
+    ``device`` is the connection that holds the seat (R7). ``sides`` lists the player ids
+    of side 0 and side 1 of the current game; ``setup`` is the janggi setup choice in
+    progress (J3, R4) or None.
+    """
+
+    id: str
+    invite: str | None
+    password: str | None
+    open_password: str | None
+    variant: str
+    options: dict[str, Any]
+    status: str
+    seats: list[dict[str, Any]]
+    sides: list[str] | None
+    setup: dict[str, Any] | None
+    game_id: str | None
+    version: int
+    created_at: datetime
+    updated_at: datetime = field(default_factory=utcnow)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    def seat_of(self, player_id: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat["player"] == player_id:
+                return index
+        return None
+
+    def side_of(self, player_id: str) -> int | None:
+        if self.sides is None or player_id not in self.sides:
+            return None
+        return self.sides.index(player_id)
+
+
+_ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
+
+
+def _room_from_row(row: Any) -> RoomRecord:
+    values = {name: getattr(row, name) for name in _ROOM_FIELDS}
+    values["created_at"] = _aware(values["created_at"])
+    values["updated_at"] = _aware(values["updated_at"])
+    values["seats"] = [dict(seat) for seat in values["seats"]]
+    return RoomRecord(**values)
+
+
+class RoomStore:
+    """Synchronous room storage on the server's :class:`~..storage.Store` engine."""
+
+    def __init__(self, store: Store) -> None:
+        self.engine = store.engine
+
+    def insert(self, room: RoomRecord) -> None:
+        """Store a new room. Raises PasswordTakenError when an open room has its password."""
+        values = {name: getattr(room, name) for name in _ROOM_FIELDS}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(rooms.insert().values(**values))
+        except IntegrityError:
+            raise PasswordTakenError(room.open_password) from None
+
+    def get(self, room_id: str) -> RoomRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(rooms).where(rooms.c.id == room_id)).one_or_none()
+        return _room_from_row(row) if row else None
+
+    def by_invite(self, invite: str) -> RoomRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(rooms).where(rooms.c.invite == invite)).one_or_none()
+        return _room_from_row(row) if row else None
+
+    def by_open_password(self, password: str) -> RoomRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(rooms).where(rooms.c.open_password == password)
+            ).one_or_none()
+        return _room_from_row(row) if row else None
+
+    def active(self) -> list[RoomRecord]:
+        """Open rooms with a game or a setup in progress (their clocks need a keeper)."""
+        query = select(rooms).where(rooms.c.status == "open", rooms.c.game_id.is_not(None))
+        with self.engine.connect() as conn:
+            return [_room_from_row(row) for row in conn.execute(query)]
+
+    def replace(self, before: RoomRecord, after: RoomRecord) -> RoomRecord:
+        """Store ``after`` in place of ``before``; returns it with the next version.
+
+        Raises StaleRoomError (changing nothing) when the room is no longer at
+        ``before.version``.
+        """
+        stored = replace(after, version=before.version + 1, updated_at=utcnow())
+        values = {name: getattr(stored, name) for name in _ROOM_FIELDS}
+        del values["id"]
+        with self.engine.begin() as conn:
+            changed = conn.execute(
+                update(rooms)
+                .where(rooms.c.id == before.id, rooms.c.version == before.version)
+                .values(**values)
+            ).rowcount
+        if changed != 1:
+            raise StaleRoomError(before.id)
+        return stored
+
+    # ------------------------------------------------------------------ Z3
+
+    def count_attempts(self, keys: list[str], since: datetime) -> dict[str, int]:
+        query = (
+            select(room_join_attempts.c.key, func.count())
+            .where(room_join_attempts.c.key.in_(keys), room_join_attempts.c.at >= since)
+            .group_by(room_join_attempts.c.key)
+        )
+        with self.engine.connect() as conn:
+            counts = {row[0]: int(row[1]) for row in conn.execute(query)}
+        return {key: counts.get(key, 0) for key in keys}
+
+    def record_attempt(self, keys: list[str], at: datetime, forget_before: datetime) -> None:
+        """Count one failed attempt under each key; forget attempts older than the window."""
+        with self.engine.begin() as conn:
+            for key in keys:
+                conn.execute(room_join_attempts.insert().values(key=key, at=at))
+            conn.execute(delete(room_join_attempts).where(room_join_attempts.c.at < forget_before))
+
+
+def window_start(now: datetime, seconds: float) -> datetime:
+    return now - timedelta(seconds=seconds)
