@@ -5,6 +5,6 @@
 setup, and ``chuhan uci`` (:mod:`chuhan.engine.uci`) for other software.
 """
 
-from .ai import LEVELS, SearchResult, accepts_draw, choose_move, hint
+from .ai import LEVELS, SearchResult, accepts_draw, choose_move, choose_setup, hint
 
-__all__ = ["LEVELS", "SearchResult", "accepts_draw", "choose_move", "hint"]
+__all__ = ["LEVELS", "SearchResult", "accepts_draw", "choose_move", "choose_setup", "hint"]

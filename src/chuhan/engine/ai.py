@@ -7,10 +7,12 @@ time budget cuts a search short; pass ``nodes`` to get a reproducible search (te
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from dataclasses import dataclass, field
 
+from ..rules import make_board
 from ..rules.board import Board, Move
 from .search import MATE_BOUND, Limits
 from .variants import profile_for
@@ -151,3 +153,35 @@ def accepts_draw(board: Board, engine_side: int) -> bool:
     if abs(score) > DRAW_BALANCED_MARGIN or abs(score) >= MATE_BOUND:
         return False
     return profile.is_quiet(work)
+
+
+JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")
+SETUP_SEARCH_NODES = 2_500
+
+
+@functools.lru_cache(maxsize=64)
+def choose_setup(side: int, opponent_setup: str | None = None) -> str:
+    """The janggi setup (J3) the AI picks for ``side`` (0 Cho, 1 Han), by evaluation.
+
+    With the opponent's choice known (Cho chooses after Han) it takes the setup that searches
+    best against it; without it (Han, first) the setup whose worst case is best. Deterministic.
+    Raises ValueError for a bad side or an unknown setup.
+    """
+    if side not in (0, 1):
+        raise ValueError(f"side must be 0 or 1, got {side!r}")
+    if opponent_setup is not None and opponent_setup not in JANGGI_SETUPS:
+        raise ValueError(
+            f"unknown setup {opponent_setup!r}; choose one of {', '.join(JANGGI_SETUPS)}"
+        )
+
+    def value(own: str, other: str) -> int:
+        cho, han = (own, other) if side == 0 else (other, own)
+        board = make_board("janggi", setup=f"{cho}:{han}")
+        score = search(board, Limits(depth=3, nodes=SETUP_SEARCH_NODES)).score
+        return score if side == 0 else -score  # Cho is to move at the start
+
+    if opponent_setup is not None:
+        return max(JANGGI_SETUPS, key=lambda own: value(own, opponent_setup))
+    return max(
+        JANGGI_SETUPS, key=lambda own: min(value(own, other) for other in JANGGI_SETUPS)
+    )

@@ -105,7 +105,7 @@ class UciEngine:
     def _new_game(self, _: list[str]) -> None:
         self._stop()
         self.games += 1
-        self.board = make_board(self.variant)
+        self.board = self._board_from_fen(None)
 
     def _setoption(self, args: list[str]) -> None:
         text = " ".join(args)
@@ -118,7 +118,7 @@ class UciEngine:
                 raise ValueError(f"unknown variant {value!r}")
             self._stop()
             self.variant = value
-            self.board = make_board(value)
+            self.board = self._board_from_fen(None)
         elif name == "level":
             if value not in LEVELS:
                 raise ValueError(f"unknown level {value!r}")
@@ -135,7 +135,7 @@ class UciEngine:
             cut = args.index("moves")
             args, moves = args[:cut], args[cut + 1 :]
         if args[0] == "startpos":
-            board = make_board(self.variant)
+            board = self._board_from_fen(None)
         elif args[0] == "fen":
             board = self._board_from_fen(" ".join(args[1:]))
         else:
@@ -144,8 +144,19 @@ class UciEngine:
             self._play(board, text)
         self.board = board
 
-    def _board_from_fen(self, fen: str) -> Board:
-        return make_board(self.variant, fen)
+    def _board_from_fen(self, fen: str | None) -> Board:
+        """The variant's board at ``fen`` (its start when None). A jieqi board is built
+        without any secret: the engine knows only what the moves reveal (A3).
+        """
+        if self.variant != "jieqi":
+            return make_board(self.variant, fen)
+        from ..rules.jieqi import JieqiBoard
+
+        start = fen or JieqiBoard.START_FEN
+        viewer = "black" if start.split()[1:2] == ["b"] else "red"
+        return JieqiBoard.from_view(
+            {"start_fen": start, "moves": [], "viewer": viewer, "commitment": ""}
+        )
 
     def _play(self, board: Board, text: str) -> None:
         """Play one UCI move on ``board``; raises RulesError when it is not legal."""
