@@ -239,8 +239,8 @@ class Store:
         ``after.seq`` must be ``before.seq + len(events)``. Raises :class:`StaleGameError`
         (and changes nothing) when the stored game is no longer at ``before.seq``.
         """
-        if after.seq != before.seq + len(events):
-            raise ValueError("after.seq must count the new events")
+        if not events or after.seq != before.seq + len(events):
+            raise ValueError("a change logs at least one event, and after.seq counts them")
         values = _game_values(replace(after, updated_at=utcnow()))
         del values["id"]
         with self.engine.begin() as conn:

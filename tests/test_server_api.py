@@ -1,0 +1,257 @@
+"""The HTTP API: players (S1), creating and resuming games (P1, P2, P6), the front end.
+
+Every test runs a real app (lifespan, migrations, SQLite) with a scripted AI.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from chuhan.rules.janggi import SETUPS
+from chuhan.server.tables import players
+from test_server_support import create, move_clock_past_expiry, server
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_first_visit_creates_a_player_with_a_secure_cookie_stored_hashed_S1(tmp_path):
+    with server(tmp_path) as (client, _, store):
+        answer = client.get("/api/me")
+        assert answer.status_code == 200
+        cookie = answer.headers["set-cookie"]
+        assert "chuhan_player=" in cookie and "HttpOnly" in cookie
+        assert "samesite=lax" in cookie.lower()
+        token = client.cookies["chuhan_player"]
+        me = answer.json()
+        assert me["points"] == {"ai": 0, "online": 0} and me["games"] == []
+        with store.engine.connect() as conn:
+            stored = conn.execute(select(players.c.token_hash)).scalars().all()
+        assert len(stored) == 1 and token not in stored[0] and len(stored[0]) == 64
+        # the same cookie is the same player; no second player is made
+        again = client.get("/api/me")
+        assert again.json()["id"] == me["id"] and "set-cookie" not in again.headers
+
+
+def test_display_name_can_be_set_and_bad_names_are_refused_S1(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        assert client.patch("/api/me", json={"name": "  Lin   Wei "}).json()["name"] == "Lin Wei"
+        assert client.get("/api/me").json()["name"] == "Lin Wei"
+        refused = client.patch("/api/me", json={"name": "x" * 41})
+        assert refused.status_code == 422
+        assert refused.json()["error"]["code"] == "invalid_request"
+        assert client.get("/api/me").json()["name"] == "Lin Wei"
+
+
+def test_a_stranger_cannot_see_someone_elses_game_Z1(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = create(client, kind="local", variant="xiangqi")
+        client.cookies.clear()
+        answer = client.get(f"/api/games/{game['id']}")
+        assert answer.status_code == 404
+        assert answer.json()["error"]["code"] == "not_found"
+        moved = client.post(f"/api/games/{game['id']}/moves", json={"ply": 0, "move": "h3e3"})
+        assert moved.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("variant", "color", "you"),
+    [
+        ("xiangqi", "red", "red"),
+        ("xiangqi", "black", "black"),
+        ("janggi", "cho", "cho"),
+        ("janggi", "han", "han"),
+        ("jieqi", "red", "red"),
+        ("jieqi", "black", "black"),
+    ],
+)
+def test_create_an_ai_game_with_variant_level_and_colour_P1(tmp_path, variant, color, you):
+    with server(tmp_path) as (client, _, _):
+        state = create(client, kind="ai", variant=variant, level="intermediate", color=color)
+        assert state["variant"] == variant and state["level"] == "intermediate"
+        assert state["you"] == you and state["status"] == "ongoing"
+        assert state["ply"] == 0 and state["practice"] is False
+        own_turn = state["turn"] == you
+        assert bool(state["legal_moves"]) == own_turn
+        assert state["thinking"] is not own_turn
+
+
+def test_random_colour_gives_either_side_P1(tmp_path):
+    seen = set()
+    with server(tmp_path) as (client, _, _):
+        for _ in range(16):
+            state = create(
+                client,
+                kind="ai",
+                variant="xiangqi",
+                level="beginner",
+                color="random",
+                abandon_pending=True,
+            )
+            seen.add(state["you"])
+    assert seen == {"red", "black"}
+
+
+@pytest.mark.parametrize("you", ["cho", "han"])
+def test_janggi_player_setup_is_kept_and_the_ai_chooses_its_own_P1_J3(tmp_path, you):
+    with server(tmp_path) as (client, ai, _):
+        ai.setup = "EHEH"
+        state = create(
+            client,
+            kind="ai",
+            variant="janggi",
+            level="beginner",
+            color=you,
+            setup="HEHE",
+            bikjang="points",
+        )
+        other = "han" if you == "cho" else "cho"
+        assert state["options"]["setup"] == {you: "HEHE", other: "EHEH"}
+        assert state["options"]["bikjang"] == "points"
+        assert [job.kind for job in ai.jobs][:1] == ["setup"]
+        assert ai.jobs[0].side == (1 if you == "cho" else 0)
+
+
+def test_bad_creation_requests_get_clear_errors_Z5(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        for body in (
+            {"kind": "ai", "variant": "chess", "level": "beginner"},
+            {"kind": "ai", "variant": "xiangqi", "level": "grandmaster"},
+            {"kind": "ai", "variant": "janggi", "level": "beginner", "setup": "HHEE"},
+        ):
+            answer = client.post("/api/games", json=body)
+            assert answer.status_code == 422, body
+            assert answer.json()["error"]["code"] == "invalid_request"
+        for body in (
+            {"kind": "ai", "variant": "xiangqi"},  # no level
+            {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "cho"},
+        ):
+            answer = client.post("/api/games", json=body)
+            assert answer.status_code == 400, body
+            assert answer.json()["error"]["code"] == "bad_request"
+        assert client.get("/api/me").json()["games"] == []
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_one_pending_ai_game_another_needs_confirmation_P2(tmp_path, variant):
+    with server(tmp_path) as (client, _, _):
+        first = create(client, kind="ai", variant=variant, level="beginner", color="random")
+        assert client.get("/api/games/pending").json()["game"]["id"] == first["id"]
+        refused = client.post(
+            "/api/games", json={"kind": "ai", "variant": variant, "level": "advanced"}
+        )
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "pending_game"
+        assert refused.json()["pending"]["id"] == first["id"]
+        # local games do not count as pending AI games
+        create(client, kind="local", variant=variant)
+        second = create(client, kind="ai", variant=variant, level="advanced", abandon_pending=True)
+        assert client.get("/api/games/pending").json()["game"]["id"] == second["id"]
+        old = client.get(f"/api/games/{first['id']}").json()
+        assert old["status"] == "finished"
+        assert old["result"]["reason"] == "abandoned" and old["points_awarded"] == 0
+        assert client.get("/api/me").json()["points"]["ai"] == 0
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_game_is_resumable_until_it_expires_and_then_scores_nothing_P2(tmp_path, variant):
+    with server(tmp_path) as (client, _, store):
+        state = create(client, kind="ai", variant=variant, level="beginner", color="random")
+        created, expires = state["created_at"], state["expires_at"]
+        # reopening does not extend the limit
+        again = client.get(f"/api/games/{state['id']}").json()
+        assert again["expires_at"] == expires and again["created_at"] == created
+        game = store.game(state["id"])
+        assert game is not None
+        assert game.expires_at - game.created_at == timedelta(hours=24)
+        move_clock_past_expiry(store, state["id"])
+        expired = client.get(f"/api/games/{state['id']}").json()
+        assert expired["status"] == "finished"
+        assert expired["result"]["reason"] == "expired" and expired["points_awarded"] == 0
+        assert client.get("/api/games/pending").json()["game"] is None
+        create(client, kind="ai", variant=variant, level="beginner")  # no confirmation needed
+
+
+def test_game_expiry_can_be_shortened_for_tests(tmp_path):
+    with server(tmp_path, game_ttl_seconds=60) as (client, _, store):
+        state = create(client, kind="local", variant="xiangqi")
+        game = store.game(state["id"])
+        assert game is not None and game.expires_at - game.created_at == timedelta(seconds=60)
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_local_game_both_sides_move_over_http_and_it_is_saved_P6(tmp_path, variant):
+    with server(tmp_path) as (client, ai, _):
+        state = create(client, kind="local", variant=variant, setup="HEHE", setup_other="EHHE")
+        assert state["you"] is None and state["level"] is None and not state["thinking"]
+        for ply in range(4):
+            move = sorted(state["legal_moves"])[0]
+            answer = client.post(
+                f"/api/games/{state['id']}/moves", json={"ply": ply, "move": move, "id": f"c{ply}"}
+            )
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["type"] == "ack" and answer.json()["ply"] == ply
+            state = answer.json()["state"]
+        assert state["ply"] == 4 and state["legal_moves"]
+        assert client.get(f"/api/games/{state['id']}").json()["moves"] == state["moves"]
+        assert [job for job in ai.jobs if job.kind == "move"] == []
+        if variant == "janggi":
+            assert state["options"]["setup"] == {"cho": "HEHE", "han": "EHHE"}
+
+
+def test_http_move_errors_carry_the_current_state_Z5(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        state = create(client, kind="local", variant="xiangqi")
+        url = f"/api/games/{state['id']}/moves"
+        illegal = client.post(url, json={"ply": 0, "move": "a1a5"})
+        assert illegal.status_code == 409
+        assert illegal.json()["error"]["code"] == "illegal_move"
+        assert illegal.json()["state"]["ply"] == 0
+        stale = client.post(url, json={"ply": 3, "move": "h3e3"})
+        assert stale.json()["error"]["code"] == "stale_move"
+        garbage = client.post(
+            url, content=b"{not json", headers={"content-type": "application/json"}
+        )
+        assert garbage.status_code == 422
+        assert client.get(f"/api/games/{state['id']}").json()["ply"] == 0
+
+
+def test_analysis_gives_the_real_legal_moves():
+    from fastapi.testclient import TestClient
+
+    from chuhan.server import Settings, create_app
+
+    with TestClient(create_app(Settings(database_url="sqlite://"))) as client:
+        answer = client.post("/api/analysis/moves", json={"variant": "xiangqi"})
+        assert len(answer.json()["legal_moves"]) == 44 and answer.json()["in_check"] is False
+        janggi = client.post(
+            "/api/analysis/moves", json={"variant": "janggi", "setup": "HEHE:EHEH"}
+        )
+        assert "pass" in janggi.json()["legal_moves"]
+        bad = client.post("/api/analysis/moves", json={"variant": "xiangqi", "fen": "nonsense"})
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+
+
+def test_health_openapi_and_the_single_page_front_end(tmp_path):
+    web = tmp_path / "web"
+    (web / "js").mkdir(parents=True)
+    (web / "index.html").write_text("<!doctype html><title>Chu-Han</title>")
+    (web / "js" / "app.js").write_text("console.log('hi')")
+    with server(tmp_path, web_dir=web) as (client, _, _):
+        health = client.get("/health").json()
+        assert health["status"] == "ok" and health["db"] == "ok"
+        schema = client.get("/openapi.json").json()
+        assert {"/api/me", "/api/games", "/api/games/pending"} <= set(schema["paths"])
+        for path in ("/", "/play/ai", "/play/local", "/room/abc", "/learn/janggi"):
+            page = client.get(path)
+            assert page.status_code == 200 and "Chu-Han" in page.text, path
+            assert page.headers["content-type"].startswith("text/html")
+        assert client.get("/static/js/app.js").text == "console.log('hi')"
+        missing = client.get("/api/nothing")
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_janggi_setups_are_the_four_of_J3():
+    assert set(SETUPS) == {"HEHE", "EHEH", "HEEH", "EHHE"}
