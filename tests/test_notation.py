@@ -3,6 +3,8 @@ janggi notation; jieqi reveals)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from chuhan.rules import IllegalMoveError, Move, make_board
@@ -12,6 +14,7 @@ from chuhan.rules.notation import (
     detect_notation,
     read_move,
     read_reveal,
+    write_legal_moves,
     write_move,
     write_moves,
 )
@@ -321,3 +324,24 @@ def test_jieqi_elephants_that_cross_the_river_are_told_apart_when_needed_q4_n2()
     assert write_move(board, "c5e7", "chinese") == "前相进五"
     for move, text in written.items():
         assert str(read_move(board, text)) == move
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "jieqi"])
+def test_every_legal_move_of_random_games_has_its_own_text_and_reads_back(variant: str) -> None:
+    """N2/N3: in every position of a few seeded random games, no two legal moves are written
+    alike, and each text reads back to its move (also after traditional/full-width folding)."""
+    rng = random.Random(2026)
+    for game in range(3):
+        board = make_board(variant, None, **({"seed": game} if variant == "jieqi" else {}))
+        for _ply in range(70):
+            legal = board.legal_moves
+            if not legal or board.outcome() is not None:
+                break
+            for notation in ("wxf", "chinese"):
+                written = write_legal_moves(board, notation)
+                texts = list(written.values())
+                assert len(set(texts)) == len(texts), (board.fen(), notation, texts)
+                for move in rng.sample(legal, min(3, len(legal))):
+                    assert write_move(board, move, notation) == written[move]
+                    assert read_move(board, written[move], notation) == move
+            board.push(rng.choice(legal))

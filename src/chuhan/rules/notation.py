@@ -216,13 +216,16 @@ class _Selector:
     overall: int = 0
 
 
-def _selector(board: Board, side: int, kind: int, point: int, to_point: int) -> _Selector:
+def _selector(
+    board: Board, side: int, kind: int, point: int, to_point: int, legal: Sequence[Move] | None
+) -> _Selector:
     file = mover_file(point, side)
     column = _column(board, side, kind, point % 9)
     if len(column) < 2 or kind == KING:
         return _Selector("file", file)
     index = column.index(point)
-    if kind in (ADVISOR, ELEPHANT) and not _twin_move(board, side, kind, column, point, to_point):
+    twin = kind in (ADVISOR, ELEPHANT) and _twin_move(board, kind, column, point, to_point, legal)
+    if kind in (ADVISOR, ELEPHANT) and not twin:
         return _Selector("file", file)
     if kind == SOLDIER:
         stacked = _stacked_soldier_files(board, side)
@@ -235,19 +238,25 @@ def _selector(board: Board, side: int, kind: int, point: int, to_point: int) -> 
 
 
 def _twin_move(
-    board: Board, side: int, kind: int, column: list[int], point: int, to_point: int
+    board: Board,
+    kind: int,
+    column: list[int],
+    point: int,
+    to_point: int,
+    legal: Sequence[Move] | None,
 ) -> bool:
     """True when another piece of the column can make a move written the same way.
 
     Advisors and elephants are never disambiguated in xiangqi, where the direction tells
     them apart; jieqi's roaming advisors and river-crossing elephants can need it (Q4).
     """
+    side = board.turn
     wanted = _direction_and_target(kind, side, point, to_point)
     return any(
         m.from_point in column
         and m.from_point != point
         and _direction_and_target(kind, side, m.from_point, m.to_point) == wanted
-        for m in board.legal_moves
+        for m in (board.legal_moves if legal is None else legal)
     )
 
 
@@ -349,13 +358,19 @@ def write_move(
     text = _write_plain(board, move, notation)
     kind = _revealed_kind(board, move, reveal)
     if kind is not None:
-        side = _side_of(board, move.from_point)
-        mark = CHINESE_PIECES[kind][side] if notation == "chinese" else WXF_LETTERS[kind]
-        text += f"({mark})"
+        text += _reveal_mark(board, move, kind, notation)
     return text
 
 
-def _write_plain(board: Board, move: Move, notation: str) -> str:
+def _reveal_mark(board: Board, move: Move, kind: int, notation: str) -> str:
+    side = _side_of(board, move.from_point)
+    mark = CHINESE_PIECES[kind][side] if notation == "chinese" else WXF_LETTERS[kind]
+    return f"({mark})"
+
+
+def _write_plain(
+    board: Board, move: Move, notation: str, legal: Sequence[Move] | None = None
+) -> str:
     if move.is_pass:
         return KOREAN_PASS if notation == "korean" else "pass"
     fr, to = move.from_point, move.to_point
@@ -369,7 +384,7 @@ def _write_plain(board: Board, move: Move, notation: str) -> str:
         piece = KOREAN_PIECES[kind][side]
         return f"{_korean_point(fr)}{piece}{_korean_point(to)}"
     direction, target = _direction_and_target(kind, side, fr, to)
-    sel = _selector(board, side, kind, fr, to)
+    sel = _selector(board, side, kind, fr, to, legal)
     if notation == "wxf":
         return f"{_wxf_prefix(kind, sel)}{direction}{target}"
     word = {"+": "进", "-": "退", ".": "平"}[direction]
@@ -378,6 +393,24 @@ def _write_plain(board: Board, move: Move, notation: str) -> str:
 
 def _korean_point(point: int) -> str:
     return f"{(10 - point // 9) % 10}{point % 9 + 1}"
+
+
+def write_legal_moves(board: Board, notation: str = "coords") -> dict[Move, str]:
+    """Every legal move of the side to move, written in ``notation`` (a move list, hints).
+
+    Same texts as :func:`write_move`, with the legal moves generated once. Raises
+    :class:`NotationError` for an unknown notation or one the variant does not use.
+    """
+    _check_notation(board, notation)
+    legal = board.legal_moves
+    out = {}
+    for move in legal:
+        text = _write_plain(board, move, notation, legal)
+        kind = _revealed_kind(board, move, None)
+        if kind is not None:
+            text += _reveal_mark(board, move, kind, notation)
+        out[move] = text
+    return out
 
 
 def write_moves(board: Board, moves: Iterable[Move | str], notation: str = "coords") -> list[str]:
@@ -615,7 +648,9 @@ def _read_descriptive(board: Board, cleaned: str, notation: str, text: str) -> M
     normal = _normalize(cleaned, notation)
     legal = board.legal_moves
     # The exact written form first: it resolves every tandem rule of the standard.
-    exact = [m for m in legal if _normalize(_write_plain(board, m, notation), notation) == normal]
+    exact = [
+        m for m in legal if _normalize(_write_plain(board, m, notation, legal), notation) == normal
+    ]
     if len(exact) == 1:
         return exact[0]
     desc = _describe(normal, notation, text)

@@ -15,9 +15,12 @@ A record is a block of tags and then the numbered moves::
 
 This follows the xqbase "Chinese Chess PGN" conventions (``Game``, ``Format``, ``FEN``), so
 XQF-to-PGN exports and xqbase files with ``[Format "Chinese"]`` import. Janggi records keep
-their rule options in ``[Rules "bikjang=points"]``. A finished jieqi game's record carries the
-arrangement and salt (``[Arrangement]``, ``[Salt]``: public once the game is over, Q5/Q7);
-an unfinished one carries only the reveals written in its moves, enough to replay it.
+their rule options in ``[Rules "bikjang=points"]`` and their setup in the FEN; ``.gib`` files
+(tags ``초차림``/``한차림`` "마상상마", ``대국결과`` "한 기권승", moves ``79卒78``) import too.
+A jieqi record carries the ``[Commitment]`` of its arrangement; a finished game's record also
+the arrangement and salt (``[Arrangement]``, ``[Salt]``: public once the game is over, Q5/Q7,
+checked against the commitment on import). An unfinished one carries only the reveals written
+in its moves (``R9+1(C)``), enough to replay it on a board that learns from them.
 
 Reading skips comments (``{…}``, ``;`` to the end of the line), variations (``(…)``), NAGs
 (``$1``) and move numbers; moves are read in the ``Format`` given (detected per move when the
