@@ -275,3 +275,12 @@ def test_cli_record_import_reads_cp949_gib_files(
     status, out, _ = _run(capsys, "record", "import", str(path))
     assert status == 0
     assert json.loads(out)["turn"] == "han"
+
+
+def test_cli_refuses_a_notation_the_variant_does_not_use(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = _run(capsys, "game", "--variant", "janggi", "--notation", "wxf")
+    assert status == 2 and out == "" and "janggi uses korean" in err
+    status, out, err = _run(capsys, "record", "export", "--format", "korean", "h3e3")
+    assert status == 2 and out == "" and "for janggi" in err

@@ -108,10 +108,12 @@ def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
-    from .rules.notation import write_move
+    from .rules.notation import check_notation, write_move
 
     board = board_from_args(args)
     notation = getattr(args, "notation", None)
+    if notation:
+        check_notation(board, notation)
     written: list[str] = []
     for index, text in enumerate(args.moves, start=1):
         try:

@@ -299,7 +299,9 @@ def _chinese_prefix(kind: int, side: int, sel: _Selector) -> str:
 # ---------------------------------------------------------------------------- writing
 
 
-def _check_notation(board: Board, notation: str) -> None:
+def check_notation(board: Board, notation: str) -> None:
+    """Raises :class:`NotationError` unless ``board``'s variant is written in ``notation``
+    (``wxf`` and ``chinese`` are not janggi's; ``korean`` is janggi's only)."""
     if notation not in NOTATIONS:
         raise NotationError(f"unknown notation {notation!r}; choose one of {', '.join(NOTATIONS)}")
     if board.variant == "janggi" and notation in _XIANGQI_ONLY:
@@ -353,7 +355,7 @@ def write_move(
     an unknown notation or one the variant does not use, and
     :class:`~chuhan.rules.IllegalMoveError` when the move is not legal.
     """
-    _check_notation(board, notation)
+    check_notation(board, notation)
     move = board.parse_move(move)
     text = _write_plain(board, move, notation)
     kind = _revealed_kind(board, move, reveal)
@@ -401,7 +403,7 @@ def write_legal_moves(board: Board, notation: str = "coords") -> dict[Move, str]
     Same texts as :func:`write_move`, with the legal moves generated once. Raises
     :class:`NotationError` for an unknown notation or one the variant does not use.
     """
-    _check_notation(board, notation)
+    check_notation(board, notation)
     legal = board.legal_moves
     out = {}
     for move in legal:
@@ -419,7 +421,7 @@ def write_moves(board: Board, moves: Iterable[Move | str], notation: str = "coor
     ``board`` is left unchanged. Raises what :func:`write_move` raises, and
     :class:`~chuhan.rules.IllegalMoveError` for a move not legal where it is played.
     """
-    _check_notation(board, notation)
+    check_notation(board, notation)
     replay = board.copy()
     out = []
     for move in moves:
@@ -474,7 +476,7 @@ def read_move(board: Board, text: str, notation: str | None = None) -> Move:
         raise NotationError("empty move text")
     if notation is None:
         notation = detect_notation(cleaned, board.variant)
-    _check_notation(board, notation)
+    check_notation(board, notation)
     if notation in ("coords", "iccs"):
         return _read_coordinates(board, cleaned, notation, text)
     if notation == "korean":
