@@ -360,3 +360,34 @@ def test_a_busy_ai_answers_busy_instead_of_stalling(tmp_path):
         ai.gate.set()
         with game_socket(client, game["id"], last_seq=0) as (sock, _):
             assert sock.state_after_ply(1)["turn"] == "black"
+
+
+MATE_IN_ONE = "4k4/8R/9/9/9/9/9/9/9/R2K5 w - - 0 1"  # a1a10 mates (X5)
+
+
+def _start_from(store, game_id: str, fen: str) -> None:
+    """Test surgery: let the stored game start from ``fen`` (everything face up in jieqi)."""
+    from dataclasses import replace
+
+    game = store.game(game_id)
+    secret = {"arrangement": "", "salt": "0" * 32} if game.variant == "jieqi" else None
+    after = replace(game, start_fen=fen, secret=secret, seq=game.seq + 1)
+    store.commit_change(game, after, [{"type": "start", "snapshot": {"moves": []}}])
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "jieqi"])
+def test_checkmating_the_ai_scores_by_level_once_P4_X5(tmp_path, variant):
+    ai = ScriptedAI()
+    ai.gate = threading.Event()  # the AI would not move anyway: red is to move
+    with server(tmp_path, ai=ai) as (client, _, store):
+        game = create(client, kind="ai", variant=variant, level="intermediate", color="red")
+        _start_from(store, game["id"], MATE_IN_ONE)
+        with game_socket(client, game["id"]) as (sock, state):
+            assert "a1a10" in state["legal_moves"]
+            assert sock.request("move", ply=0, move="a1a10")["type"] == "ack"
+            end = sock.wait_event(lambda e: e["type"] == "end")
+            assert end["result"] == {"winner": "red", "reason": "checkmate", "points": None}
+            assert end["points_awarded"] == 30
+        ai.gate.set()
+        assert client.get("/api/me").json()["points"]["ai"] == 30
+        assert [job.kind for job in ai.jobs if job.kind == "move"] == []

@@ -91,7 +91,7 @@ def board_options(game: GameRecord) -> dict[str, Any]:
 
 def start_board(game: GameRecord) -> Board:
     """The game's board before any move."""
-    fen = None if game.variant in ("janggi", "jieqi") else game.start_fen
+    fen = None if game.variant == "janggi" else game.start_fen
     return make_board(game.variant, fen, **board_options(game))
 
 
