@@ -119,6 +119,14 @@ ELEPHANT_ATTACKERS = [
     for p in range(NUM_POINTS)
 ]
 SLIDER_RAYS = [RAYS[p] + PALACE_DIAGONAL_RAYS[p] for p in range(NUM_POINTS)]
+SOLDIER_STEPS = tuple(
+    [_soldier_steps(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND)
+)
+# SOLDIER_ATTACKERS[side][point]: where a soldier of ``side`` stands when it attacks ``point``.
+SOLDIER_ATTACKERS = tuple(
+    [tuple(q for q in range(NUM_POINTS) if p in SOLDIER_STEPS[side][q]) for p in range(NUM_POINTS)]
+    for side in (FIRST, SECOND)
+)
 
 
 def _safety_mask(king: int) -> bytes:
@@ -214,7 +222,7 @@ class JanggiBoard(Board):
     KING_STEPS = _per_side(_palace_steps)
     ADVISOR_STEPS = _per_side(_palace_steps)
     ELEPHANT_STEPS = (ELEPHANT_STEPS, ELEPHANT_STEPS)
-    SOLDIER_STEPS = _per_side(_soldier_steps)
+    SOLDIER_STEPS = SOLDIER_STEPS
     SLIDER_RAYS = SLIDER_RAYS
     KING_SAFETY_MASK = [_safety_mask(p) for p in range(NUM_POINTS)]
 
@@ -274,7 +282,7 @@ class JanggiBoard(Board):
         b = self.squares
         e = SIGN[by]
         chariot, cannon = e * CHARIOT, e * CANNON
-        for ray in self.SLIDER_RAYS[point]:
+        for ray in SLIDER_RAYS[point]:
             bridge = False
             for q in ray:
                 x = b[q]
@@ -297,7 +305,11 @@ class JanggiBoard(Board):
             if b[q] == elephant and not b[block1] and not b[block2]:
                 return True
         soldier = e * SOLDIER
-        return any(b[q] == soldier for q in self._soldier_attackers(by)[point])
+        # A plain loop: any() over a generator costs a call per point in this hot path.
+        for q in SOLDIER_ATTACKERS[by][point]:  # noqa: SIM110
+            if b[q] == soldier:
+                return True
+        return False
 
     def _cannon_moves(
         self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
