@@ -5,6 +5,12 @@
     .venv/bin/python bench/strength.py --variants xiangqi --games 20 --workers 2
     .venv/bin/python bench/strength.py --fs --fs-skills 0,2,4 --fs-games 6
 
+By default every level searches to a node budget with the clock off (``--budget nodes``;
+the advanced level gets ``--advanced-nodes``, about its 2 s on an idle 2-core machine), so that
+the scores do not depend on what else the machine is running; ``--budget time`` plays the
+levels exactly as the server does. Latency is reported as the CPU time of each decision (the
+search is single-threaded, so this is its wall time on an idle core) and as wall time.
+
 Games start from varied openings (a fixed first move per game index, then seeded random
 plies) and colours alternate. A game that reaches ``--max-plies`` is adjudicated by material
 (the side 3 pawns ahead wins, otherwise a draw) and counted as such. With ``--fs`` the
@@ -27,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chuhan.engine import choose_move
+from chuhan.engine import LEVELS, SearchResult, choose_move
 from chuhan.engine.evaluation import JANGGI_EVALUATOR, XIANGQI_EVALUATOR
 from chuhan.engine.uci import uci_move_text
 from chuhan.rules import Board, Move, make_board
@@ -48,6 +54,7 @@ class GameRecord:
     reason: str
     plies: int
     latencies: dict[str, list[float]] = field(default_factory=dict)
+    wall: dict[str, list[float]] = field(default_factory=dict)
     depths: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -95,8 +102,24 @@ def adjudicate(board: Board) -> int | None:
     return 0 if score > 0 else 1
 
 
-def play_game(args: tuple[str, str, str, int, int, float | None]) -> GameRecord:
-    variant, white, black, game, max_plies, movetime = args
+def decide(board: Board, level: str, game: int, budget: Budget) -> SearchResult:
+    """The level's move: to a node budget with the clock off, or as the server plays it."""
+    if budget.nodes_mode:
+        nodes = budget.advanced_nodes if level == "advanced" else LEVELS[level].nodes
+        return choose_move(ai_view(board), level, seed=game, nodes=nodes)
+    movetime = budget.movetime if level == "advanced" else None
+    return choose_move(ai_view(board), level, seed=game, movetime=movetime)
+
+
+@dataclass(frozen=True)
+class Budget:
+    nodes_mode: bool
+    advanced_nodes: int
+    movetime: float | None
+
+
+def play_game(args: tuple[str, str, str, int, int, Budget]) -> GameRecord:
+    variant, white, black, game, max_plies, budget = args
     board = new_board(variant, game)
     play_opening(board, game)
     record = GameRecord(white, black, None, "", 0)
@@ -110,14 +133,10 @@ def play_game(args: tuple[str, str, str, int, int, float | None]) -> GameRecord:
             record.winner, record.reason = adjudicate(board), "adjudicated"
             break
         level = levels[board.turn]
-        started = time.perf_counter()
-        result = choose_move(
-            ai_view(board),
-            level,
-            seed=game,
-            movetime=movetime if level == "advanced" else None,
-        )
-        record.latencies.setdefault(level, []).append(time.perf_counter() - started)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        result = decide(board, level, game, budget)
+        record.latencies.setdefault(level, []).append(time.process_time() - cpu_started)
+        record.wall.setdefault(level, []).append(time.perf_counter() - started)
         record.depths.setdefault(level, []).append(result.depth)
         board.push(result.move)
     record.plies = board.ply
@@ -129,13 +148,12 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_matches(variant: str, games: int, workers: int, max_plies: int,
-                movetime: float | None) -> None:
+def run_matches(variant: str, games: int, workers: int, max_plies: int, budget: Budget) -> None:
     jobs = []
     for first, second in PAIRS:
         for game in range(games):
             white, black = (first, second) if game % 2 == 0 else (second, first)
-            jobs.append((variant, white, black, game, max_plies, movetime))
+            jobs.append((variant, white, black, game, max_plies, budget))
     started = time.monotonic()
     with ProcessPoolExecutor(max_workers=workers) as pool:
         records = list(pool.map(play_game, jobs))
@@ -162,13 +180,16 @@ def run_matches(variant: str, games: int, workers: int, max_plies: int,
         reason_text = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
         print(f"{first + ' vs ' + second:<28}{score:>7.0%}{f'{wins}-{draws}-{losses}':>12}"
               f"{statistics.median(plies):>8.0f}  {reason_text}")
-    print(f"\n{'level':<14}{'moves':>7}{'median s':>10}{'p95 s':>8}{'max s':>8}{'median depth':>14}")
+    print(f"\n{'level':<14}{'moves':>7}{'cpu median':>12}{'cpu p95':>9}{'cpu max':>9}"
+          f"{'wall median':>13}{'wall p95':>10}{'median depth':>14}")
     for level in ("beginner", "intermediate", "advanced"):
         times = [t for r in records for t in r.latencies.get(level, [])]
+        wall = [t for r in records for t in r.wall.get(level, [])]
         depths = [d for r in records for d in r.depths.get(level, [])]
         if times:
-            print(f"{level:<14}{len(times):>7}{statistics.median(times):>10.3f}"
-                  f"{percentile(times, 0.95):>8.3f}{max(times):>8.3f}"
+            print(f"{level:<14}{len(times):>7}{statistics.median(times):>12.3f}"
+                  f"{percentile(times, 0.95):>9.3f}{max(times):>9.3f}"
+                  f"{statistics.median(wall):>13.3f}{percentile(wall, 0.95):>10.3f}"
                   f"{statistics.median(depths):>14.0f}")
 
 
@@ -209,10 +230,10 @@ class FairyStockfish:
             if line.startswith(prefix):
                 return line.strip()
 
-    def best_move(self, fen: str, moves: list[str], skill: int, movetime_ms: int) -> str:
+    def best_move(self, fen: str, moves: list[str], skill: int, nodes: int) -> str:
         self.send(f"setoption name Skill Level value {skill}")
         self.send(f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else ""))
-        self.send(f"go movetime {movetime_ms}")
+        self.send(f"go nodes {nodes}")
         return self.wait("bestmove").split()[1]
 
     def close(self) -> None:
@@ -220,9 +241,9 @@ class FairyStockfish:
         self.proc.wait(timeout=20)
 
 
-def play_fs_game(args: tuple[str, int, int, int, int, float | None]) -> tuple[int | None, int, str]:
+def play_fs_game(args: tuple[str, int, int, int, int, Budget]) -> tuple[int | None, int, str]:
     """One game advanced vs Fairy-Stockfish; returns (winner side, our side, reason)."""
-    variant, skill, game, max_plies, fs_ms, movetime = args
+    variant, skill, game, max_plies, fs_nodes, budget = args
     board = new_board(variant, game)
     play_opening(board, game)
     start_fen = board.fen()
@@ -237,10 +258,10 @@ def play_fs_game(args: tuple[str, int, int, int, int, float | None]) -> tuple[in
             if board.ply >= max_plies + OPENING_RANDOM_PLIES:
                 return adjudicate(board), ours, "adjudicated"
             if board.turn == ours:
-                code = choose_move(board, "advanced", seed=game, movetime=movetime).move.code
+                code = decide(board, "advanced", game, budget).move.code
                 text = uci_move_text(board, code)
             else:
-                text = fs.best_move(start_fen, moves, skill, fs_ms)
+                text = fs.best_move(start_fen, moves, skill, fs_nodes)
                 move = Move.parse(text)
                 code = move.code
                 if move.from_point == move.to_point:
@@ -252,10 +273,10 @@ def play_fs_game(args: tuple[str, int, int, int, int, float | None]) -> tuple[in
 
 
 def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
-           fs_ms: int, movetime: float | None) -> None:
-    print(f"\n== {variant}: advanced vs Fairy-Stockfish ({fs_ms} ms a move), {games} games "
-          "per skill ==")
-    jobs = [(variant, s, g, max_plies, fs_ms, movetime) for s in skills for g in range(games)]
+           fs_nodes: int, budget: Budget) -> None:
+    print(f"\n== {variant}: advanced vs Fairy-Stockfish ({fs_nodes} nodes a move), {games} "
+          "games per skill ==")
+    jobs = [(variant, s, g, max_plies, fs_nodes, budget) for s in skills for g in range(games)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(play_fs_game, jobs))
     for skill in skills:
@@ -274,24 +295,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="4 games a pair, xiangqi only")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-plies", type=int, default=200)
+    parser.add_argument("--budget", choices=["nodes", "time"], default="nodes")
+    parser.add_argument("--advanced-nodes", type=int, default=60_000,
+                        help="advanced's node budget with --budget nodes")
     parser.add_argument("--movetime", type=float, default=None,
-                        help="seconds per advanced move (default: the level's budget)")
+                        help="seconds per advanced move with --budget time (default: 2)")
     parser.add_argument("--fs", action="store_true", help="also play Fairy-Stockfish")
     parser.add_argument("--fs-only", action="store_true")
     parser.add_argument("--fs-skills", default="0,2,4")
     parser.add_argument("--fs-games", type=int, default=6)
-    parser.add_argument("--fs-ms", type=int, default=1000)
+    parser.add_argument("--fs-nodes", type=int, default=20_000,
+                        help="Fairy-Stockfish's node budget per move")
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
     games = 4 if args.quick else args.games
+    budget = Budget(args.budget == "nodes", args.advanced_nodes, args.movetime)
     for variant in variants:
         if not args.fs_only:
-            run_matches(variant, games, args.workers, args.max_plies, args.movetime)
+            run_matches(variant, games, args.workers, args.max_plies, budget)
             sys.stdout.flush()
         if (args.fs or args.fs_only) and variant in ("xiangqi", "janggi"):
             skills = [int(s) for s in args.fs_skills.split(",")]
-            run_fs(variant, skills, args.fs_games, args.workers, args.max_plies, args.fs_ms,
-                   args.movetime)
+            run_fs(variant, skills, args.fs_games, args.workers, args.max_plies, args.fs_nodes,
+                   budget)
     return 0
 
 

@@ -72,6 +72,9 @@ class VariantRules:
     """How the search scores rule-decided endings of one variant (xiangqi and jieqi: E1–E3)."""
 
     draw_halfmoves: int = 120
+    # True when the board's only legality rule beyond "the own general is not attacked
+    # afterwards" is one the search applies itself (janggi: no move after two passes, J6).
+    pseudo_legal_search: bool = False
 
     def repetition_score(self, board: Board, loser: int | None) -> int:
         """Score for the side to move when a cycle closes; ``loser`` gave perpetual check."""
@@ -127,7 +130,7 @@ class Searcher:
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.history: list[int] = [0] * (PASS_CODE + 1)
         self.nodes = 0
-        self.plain_legality = _uses_plain_legality(board)
+        self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
         # keys[i]: the position after move i (keys[0] the start); checks[i]: move i gave check.
         keys = list(board._keys)
         checks = list(board._checks)

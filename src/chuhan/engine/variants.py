@@ -64,6 +64,7 @@ class JanggiRules(VariantRules):
     """Janggi ends by points (J8) after two passes (J6) or a third repetition (J9)."""
 
     draw_halfmoves = 1 << 30  # janggi has no no-capture draw
+    pseudo_legal_search = True  # the search ends the game after two passes itself
 
     def points_score(self, board: Board) -> int:
         cho, han = board.points()  # type: ignore[attr-defined]
