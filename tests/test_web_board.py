@@ -15,6 +15,7 @@ from web_fixtures import (  # noqa: E402
     game_data,
     open_page,
     piece_at,
+    server_state,
     wait_my_turn,
 )
 
@@ -184,3 +185,33 @@ def test_jieqi_pieces_start_face_down_and_reveal_when_moved_Q2_Q3(web_page: Page
     revealed = piece_at(web_page, "a2")
     assert revealed is not None and revealed not in "Xx" and revealed.isupper()
     assert web_page.locator('[data-piece="X"]').count() == 14
+
+
+def test_a_broken_link_keeps_the_confirmed_position_and_the_move_is_sent_once_P5(
+    web_page: Page,
+) -> None:
+    """The socket is cut while a move is on its way: the board says so, shows the confirmed
+    position, reconnects by itself and the move is applied exactly once."""
+    mode = {"link": "pass"}
+    routes = []
+
+    def handle(route) -> None:  # type: ignore[no-untyped-def]
+        routes.append(route)
+        if mode["link"] == "pass":
+            route.connect_to_server()
+        else:
+            route.close()
+
+    web_page.route_web_socket("**/ws/games/**", handle)
+    open_page(web_page, "/play/local?variant=xiangqi")
+    web_page.wait_for_selector("[data-game][data-link=online]")
+    mode["link"] = "refuse"
+    click_point(web_page, "h3")
+    routes[-1].close()
+    click_point(web_page, "e3")
+    expect(web_page.locator("[data-notice]")).to_be_visible()
+    assert piece_at(web_page, "h3") == "C" and piece_at(web_page, "e3") is None
+    mode["link"] = "pass"
+    web_page.wait_for_selector("[data-game][data-ply='1'][data-link=online]")
+    assert piece_at(web_page, "e3") == "C"
+    assert server_state(web_page)["moves"] == ["h3e3"]

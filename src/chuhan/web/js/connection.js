@@ -35,7 +35,7 @@ export async function api(method, path, body) {
   return data;
 }
 
-const REPLY_TIMEOUT_MS = 8000;
+const REPLY_TIMEOUT_MS = 6000;
 const PING_INTERVAL_MS = 20000;
 const MAX_BACKOFF_MS = 8000;
 

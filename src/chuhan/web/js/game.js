@@ -209,7 +209,7 @@ export class GameScreen {
     this.players.innerHTML = "";
     for (const side of this.flipped ? [first, second] : [second, first]) {
       const row = el("div", { class: `player side-${side}${s.turn === side && s.status === "ongoing" ? " to-move" : ""}` });
-      row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", {}, name(side)));
+      row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name" }, name(side)));
       if (!this.isLocal && side !== s.you && this.thinking) {
         row.append(el("span", { class: "thinking-dots", "data-thinking": "" }, t("status.thinking")));
       }

@@ -80,10 +80,12 @@ const ILLUSTRATIONS = {
       stroke="${ink}" stroke-width="5" stroke-linejoin="round"/>
     <path d="M0 -13 V13 M-9 -2 H9" stroke="${ink}" stroke-width="4.5" stroke-linecap="round"/>`,
   elephant: (ink) => `
-    <path d="M-18 -8 C-18 -22 6 -24 12 -12 C16 -4 14 4 12 10 C11 16 12 22 16 24
-      L10 26 C4 22 4 14 5 8 L-4 12 L-4 22 L-12 22 L-12 8 C-17 4 -18 -2 -18 -8 Z" fill="${ink}"/>
-    <circle cx="2" cy="-10" r="2.6" fill="#f7e4bf"/>
-    <path d="M-6 -4 C-12 -2 -14 4 -10 8" stroke="#f7e4bf" stroke-width="2.5" fill="none"/>`,
+    <ellipse cx="-15" cy="-6" rx="10" ry="13" fill="${ink}"/>
+    <ellipse cx="15" cy="-6" rx="10" ry="13" fill="${ink}"/>
+    <circle cy="-8" r="12" fill="${ink}" stroke="#f7e4bf" stroke-width="2"/>
+    <path d="M0 0 C-1 10 0 18 6 22" stroke="${ink}" stroke-width="8" fill="none" stroke-linecap="round"/>
+    <path d="M-7 2 L-11 12 M7 2 L11 12" stroke="${ink}" stroke-width="3.5" stroke-linecap="round"/>
+    <circle cx="-5" cy="-11" r="2.2" fill="#f7e4bf"/><circle cx="5" cy="-11" r="2.2" fill="#f7e4bf"/>`,
   horse: (ink) => `
     <path d="M-14 25 L-10 4 C-15 -6 -10 -18 0 -21 L3 -28 L8 -20 C18 -16 24 -6 24 3
       L19 8 L10 2 C7 10 10 18 15 25 Z" fill="${ink}"/>
