@@ -1,0 +1,162 @@
+"""Storage on SQLite and on PostgreSQL: migrations, players, exactly-once game changes,
+the event log, and a whole game through the app (SPEC Z4, P2, P4, S1)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
+
+from chuhan.server.storage import (
+    MIGRATIONS_DIR,
+    Award,
+    GameRecord,
+    StaleGameError,
+    Store,
+    iter_events,
+    utcnow,
+)
+from test_server_support import create, game_socket, server
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def store(database):
+    url, schema = database
+    store = Store(url, schema)
+    store.migrate()
+    yield store
+    store.dispose()
+
+
+def _game(player_id: str, game_id: str = "g_1") -> GameRecord:
+    now = utcnow()
+    return GameRecord(
+        id=game_id,
+        kind="ai",
+        variant="xiangqi",
+        level="beginner",
+        player_id=player_id,
+        human_side=0,
+        options={},
+        secret=None,
+        start_fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+        moves=[],
+        status="ongoing",
+        result=None,
+        practice=False,
+        points_awarded=0,
+        seq=1,
+        created_at=now,
+        expires_at=now + timedelta(hours=24),
+    )
+
+
+def test_migrations_apply_once_and_again_without_harm(store, database):
+    store.migrate()  # a second start finds everything in place
+    tables = set(inspect(store.engine).get_table_names(schema=database[1]))
+    assert {"players", "games", "game_events", "alembic_version"} <= tables
+    head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
+    assert store.ping()
+
+
+def test_players_are_found_by_token_hash_only_S1(store):
+    player = store.create_player("p_1", "a" * 64)
+    assert store.player_by_token_hash("a" * 64) == player
+    assert store.player_by_token_hash("b" * 64) is None
+    store.set_player_name("p_1", "Mei")
+    assert store.player("p_1").name == "Mei"  # type: ignore[union-attr]
+
+
+def test_a_game_round_trips_with_its_first_event(store):
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    loaded = store.game("g_1")
+    assert loaded is not None
+    assert replace(loaded, updated_at=game.updated_at) == game
+    assert [(e.seq, e.type) for e in store.events_after("g_1", 0)] == [(1, "start")]
+    assert [g.id for g in store.ongoing_games("p_1", "ai")] == ["g_1"]
+
+
+def test_a_change_from_a_stale_read_is_refused_so_each_move_applies_once_Z4(store):
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    after = replace(game, moves=["h3e3"], seq=2)
+    store.commit_change(game, after, [{"type": "move", "move": "h3e3"}])
+    with pytest.raises(StaleGameError):
+        store.commit_change(game, after, [{"type": "move", "move": "h3e3"}])
+    assert store.game("g_1").moves == ["h3e3"]  # type: ignore[union-attr]
+    assert [e.seq for e in store.events_after("g_1", 0)] == [1, 2]
+
+
+def test_concurrent_writers_of_the_same_change_apply_it_exactly_once_Z4_P4(store):
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    won = replace(game, status="finished", points_awarded=10, seq=2)
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def write() -> None:
+        barrier.wait()
+        try:
+            store.commit_change(game, won, [{"type": "end"}], Award("p_1", "ai", 10))
+            outcomes.append("committed")
+        except StaleGameError:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["committed", "stale", "stale", "stale"]
+    assert store.player("p_1").ai_points == 10  # type: ignore[union-attr]
+    assert store.count_events("g_1") == 2
+
+
+def test_a_change_must_log_its_events(store):
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    with pytest.raises(ValueError):
+        store.commit_change(game, replace(game, moves=["h3e3"]), [])
+
+
+def test_the_event_log_reads_in_order_across_pages(store):
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    current = game
+    for index in range(3):
+        events = [{"type": "thinking", "n": index * 300 + k} for k in range(300)]
+        after = replace(current, seq=current.seq + len(events))
+        store.commit_change(current, after, events)
+        current = after
+    seqs = [e.seq for e in iter_events(store, "g_1", 0)]
+    assert seqs == list(range(1, 902))
+    assert [e.seq for e in store.events_after("g_1", 899)] == [900, 901]
+
+
+def test_a_whole_saved_game_through_the_app_P2_P4(tmp_path, database):
+    with server(tmp_path, database=database) as (client, ai, store):
+        ai.script = {0: "pass"}
+        game = create(client, kind="ai", variant="janggi", level="beginner", color="han")
+        with game_socket(client, game["id"], last_seq=0) as (sock, _):
+            sock.state_after_ply(1)
+            sock.request("move", ply=1, move="pass")
+            end = sock.wait_event(lambda e: e["type"] == "end")
+        assert end["points_awarded"] == 10
+        stored = store.game(game["id"])
+        assert stored is not None and stored.moves == ["pass", "pass"]
+        assert stored.status == "finished" and stored.result["reason"] == "double_pass"  # type: ignore[index]
+        assert client.get("/api/me").json()["points"]["ai"] == 10
