@@ -119,9 +119,15 @@ ELEPHANT_ATTACKERS = [
     for p in range(NUM_POINTS)
 ]
 SLIDER_RAYS = [RAYS[p] + PALACE_DIAGONAL_RAYS[p] for p in range(NUM_POINTS)]
-SOLDIER_STEPS = tuple(
-    [_soldier_steps(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND)
-)
+
+
+def _per_side(fn: Callable[[int, int], tuple[int, ...]]) -> tuple[list[tuple[int, ...]], ...]:
+    """``table[side][point] = fn(point, side)``."""
+    return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
+
+
+PALACE_STEPS = _per_side(_palace_steps)
+SOLDIER_STEPS = _per_side(_soldier_steps)
 # SOLDIER_ATTACKERS[side][point]: where a soldier of ``side`` stands when it attacks ``point``.
 SOLDIER_ATTACKERS = tuple(
     [tuple(q for q in range(NUM_POINTS) if p in SOLDIER_STEPS[side][q]) for p in range(NUM_POINTS)]
@@ -202,10 +208,6 @@ def _setup_of(fen: str) -> str | None:
     return None
 
 
-def _per_side(fn: Callable[[int, int], tuple[int, ...]]) -> tuple[list[tuple[int, ...]], ...]:
-    return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
-
-
 class JanggiBoard(Board):
     """A janggi position with its game history (SPEC J1–J9).
 
@@ -219,8 +221,8 @@ class JanggiBoard(Board):
     START_FEN: ClassVar[str] = janggi_start_fen()
     FLYING_GENERAL: ClassVar[bool] = False
 
-    KING_STEPS = _per_side(_palace_steps)
-    ADVISOR_STEPS = _per_side(_palace_steps)
+    KING_STEPS = PALACE_STEPS
+    ADVISOR_STEPS = PALACE_STEPS
     ELEPHANT_STEPS = (ELEPHANT_STEPS, ELEPHANT_STEPS)
     SOLDIER_STEPS = SOLDIER_STEPS
     SLIDER_RAYS = SLIDER_RAYS
@@ -236,8 +238,8 @@ class JanggiBoard(Board):
     ) -> None:
         """Raises :class:`SetupError`, :class:`RuleOptionError`, or FenError for a bad FEN.
 
-        ``setup`` (``"CHO:HAN"``, default ``HEEH:HEEH``) builds the start position and cannot
-        be combined with ``fen``.
+        ``setup`` (``"CHO:HAN"``; :data:`DEFAULT_SETUP` when neither it nor ``fen`` is given)
+        builds the start position and cannot be combined with ``fen``.
         """
         if bikjang not in BIKJANG_OPTIONS:
             raise RuleOptionError(f"bikjang must be 'off' or 'points', got {bikjang!r}")
@@ -392,7 +394,7 @@ class JanggiBoard(Board):
 
     def _bikjang_created(self) -> bool:
         """J7: the last move left the generals facing, and they were not before it."""
-        if not self._stack or not self.generals_facing():
+        if not self._stack or self._stack[-1].code == PASS_CODE or not self.generals_facing():
             return False
         last = self._stack[-1]
         self._unmake(last)
