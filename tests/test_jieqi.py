@@ -9,7 +9,7 @@ import random
 import pytest
 
 from chuhan import cli
-from chuhan.rules import FenError, IllegalMoveError, RulesError, make_board
+from chuhan.rules import FenError, IllegalMoveError, Move, RulesError, make_board
 from chuhan.rules.geometry import (
     ADVISOR,
     CANNON,
@@ -29,8 +29,10 @@ from chuhan.rules.jieqi import (
 
 SIDES = ("red", "black")
 STANDARD = sorted("aabbnnrrccppppp")
-RED_START = "a1 b1 c1 d1 f1 g1 h1 i1 b3 h3 a4 c4 e4 g4 i4".split()
-BLACK_START = "a10 b10 c10 d10 f10 g10 h10 i10 b8 h8 a7 c7 e7 g7 i7".split()
+RED_START = ["a1", "b1", "c1", "d1", "f1", "g1", "h1", "i1", "b3", "h3", "a4", "c4", "e4"]
+RED_START += ["g4", "i4"]
+BLACK_START = ["a10", "b10", "c10", "d10", "f10", "g10", "h10", "i10", "b8", "h8", "a7"]
+BLACK_START += ["c7", "e7", "g7", "i7"]
 PUBLIC_KEYS = {
     "variant", "format", "viewer", "start_fen", "fen", "moves", "captured", "commitment",
     "finished",
@@ -146,6 +148,27 @@ def test_Q4_face_up_advisor_and_elephant_give_check() -> None:
     assert not jieqi("4k4/3p5/2B6/9/9/9/9/9/9/3K5 b - - 0 1").is_check()
 
 
+def test_Q3_Q4_check_agrees_with_the_moves_of_the_other_side() -> None:
+    """In random games the general is in check exactly when an enemy piece, face up or face
+    down, could move onto it: attacks by roaming advisors and elephants included."""
+    roaming_checks = 0
+    for game in range(30):
+        rng = random.Random(1000 + game)
+        board = JieqiBoard(seed=1000 + game)
+        for _ in range(150):
+            if board.is_game_over():
+                break
+            board._push_code(rng.choice(board._legal_codes()))
+            board.turn ^= 1
+            threats = {code % NUM_POINTS for code in board._pseudo_codes()}
+            board.turn ^= 1
+            in_check = board.kings[board.turn] in threats
+            assert board.is_check() == in_check, board.fen()
+            if in_check and board._attacked_extra(board.kings[board.turn], 1 - board.turn):
+                roaming_checks += 1
+    assert roaming_checks > 0, "some checks come from a face-up advisor or elephant"
+
+
 def test_Q5_captured_face_down_piece_is_known_to_its_capturer_only() -> None:
     board = JieqiBoard(seed=3)
     truth = parse_arrangement(board.reveal()[0])
@@ -180,7 +203,7 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
         for _ in range(36):
             if board.is_game_over():
                 break
-            move = rng.choice(board.legal_moves)
+            move = Move.from_code(rng.choice(board._legal_codes()))
             taken: dict[str, str | None] = {side: None for side in SIDES}
             if board.squares[move.to_point]:
                 face_down = move.to_point in board.face_down
@@ -191,7 +214,7 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
                 for viewer, side in enumerate(SIDES):
                     taken[side] = "?" if face_down and viewer != board.turn else letter
                     expected[side][loser].append(taken[side])
-            board.push(move)
+            board._push_code(move.code)  # legal: drawn from the legal moves
             for side in SIDES:
                 view = json.loads(json.dumps(board.view(side)))
                 if board.is_game_over():  # Q5: at the end both players see everything
@@ -433,7 +456,7 @@ def _view_with_other_secrets(board: JieqiBoard, side: str, rng: random.Random) -
         if fr in origin:
             known.add(origin[fr])
             origin[to] = origin.pop(fr)
-        replay.push(move)
+        replay._push_code(move.code)
     other = dict(truth)
     for colour in (1, -1):
         blind = [p for p in truth if p not in known and truth[p] * colour > 0]
@@ -442,5 +465,5 @@ def _view_with_other_secrets(board: JieqiBoard, side: str, rng: random.Random) -
         other.update(zip(blind, kinds, strict=True))
     again = JieqiBoard(board.start_fen, arrangement=other)
     for move in board.move_stack:
-        again.push(move)
+        again._push_code(move.code)  # the same moves stay legal: legality is public (Q3)
     return _without_commitment(again.view(side))

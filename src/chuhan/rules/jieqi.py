@@ -116,6 +116,17 @@ def _start_pieces() -> list[int]:
 # Q3: a face-down piece moves as the piece that starts on its point.
 START_PIECE: list[int] = _start_pieces()
 
+# For each point: (diagonal neighbour, the point beyond it). An advisor attacks from the
+# neighbour; an elephant from beyond it when the neighbour (the eye) is empty. Where nothing
+# lies beyond, the neighbour stands in for it: it is empty whenever it is looked at there.
+_DIAGONAL_PAIRS: list[tuple[tuple[int, int], ...]] = [
+    tuple(
+        (eye, next((far for far, e in ELEPHANT_MOVES_ANY[point] if e == eye), eye))
+        for eye in DIAG_STEPS[point]
+    )
+    for point in range(NUM_POINTS)
+]
+
 
 def _letter_of(piece: int) -> str:
     letter = KIND_LETTERS[abs(piece)]
@@ -317,12 +328,15 @@ class JieqiBoard(Board):
     def _attacked_extra(self, point: int, by: int) -> bool:
         """Face-up advisors and elephants that roam (Q4) can attack a general."""
         b = self.squares
-        sign = 1 if by == FIRST else -1
-        advisor, elephant = sign * ADVISOR, sign * ELEPHANT
-        for q in DIAG_STEPS[point]:
-            if b[q] == advisor:
+        advisor, elephant = (ADVISOR, ELEPHANT) if by == FIRST else (-ADVISOR, -ELEPHANT)
+        for eye, far in _DIAGONAL_PAIRS[point]:
+            x = b[eye]
+            if x:
+                if x == advisor:
+                    return True
+            elif b[far] == elephant:
                 return True
-        return any(b[q] == elephant and not b[eye] for q, eye in ELEPHANT_MOVES_ANY[point])
+        return False
 
     def _insufficient_material(self) -> bool:
         """E3 in jieqi: only the two generals are left."""
@@ -545,15 +559,14 @@ class JieqiBoard(Board):
 
         ``game_over`` tells that the game has ended off the board (resignation, timeout,
         agreement); by default it is :meth:`is_game_over`. A finished game shows everything.
-        Raises RulesError for an unknown viewer, or for knowledge this board lacks (the
-        ``"all"`` view of a board without the secret, another player's view of a player's).
+        A board without the secret gives no ``hidden``, ``arrangement`` or ``salt``; one rebuilt
+        from a player's view gives only that player's view.
+        Raises RulesError for an unknown viewer or another player's view of a player's board.
         """
         side = _viewer_index(viewer)
         finished = self.is_game_over() if game_over is None else game_over
-        if side is None and self.hidden is None:
-            raise RulesError("this board has no secret: it cannot give the 'all' view")
-        if self.hidden is None and side != self.viewer:
-            raise RulesError(f"this board knows only what {VIEWERS[self.viewer or 0]} knows")
+        if self.hidden is None and self.viewer is not None and side != self.viewer:
+            raise RulesError(f"this board knows only what {SIDE_NAMES[self.viewer]} knows")
         everything = finished and self.hidden is not None
         moves, captured = self._move_records(side, everything)
         result: dict[str, Any] = {
@@ -588,7 +601,7 @@ class JieqiBoard(Board):
         """``captured`` and ``commitment`` as ``view`` knows them (default ``"all"``); the
         ``hidden`` map for ``"all"`` only; ``arrangement`` and ``salt`` once it is known."""
         if view is None:
-            view = "all" if self.hidden is not None else VIEWERS[self.viewer or 0]
+            view = VIEWERS[2 if self.hidden is not None or self.viewer is None else self.viewer]
         full = self.view(view)
         keys = ("captured", "commitment", "hidden", "arrangement", "salt")
         return {k: full[k] for k in keys if k in full}
