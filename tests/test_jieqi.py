@@ -56,11 +56,7 @@ def jieqi(fen: str | None = None, **changes: str) -> JieqiBoard:
 
 
 def targets(board: JieqiBoard, point: str) -> set[str]:
-    return {
-        str(m)[len(point) :]
-        for m in board.legal_moves
-        if m.from_point == parse_square(point)
-    }
+    return {str(m)[len(point) :] for m in board.legal_moves if m.from_point == parse_square(point)}
 
 
 # --------------------------------------------------------------------------- Q1 – Q7
@@ -372,6 +368,10 @@ def test_bad_input_gets_a_clear_error() -> None:
         JieqiBoard.from_view({**board.view("all"), "salt": "00"})
     with pytest.raises(RulesError):
         board.push("a1a2", reveal="K")
+    assert not verify_commitment("é" * 64, *board.reveal())
+    over = {"start_fen": "R2k5/1R7/9/9/9/9/9/9/9/4K4 b - - 0 1", "viewer": "red"}
+    with pytest.raises(RulesError):
+        JieqiBoard.from_view({**over, "commitment": "", "moves": [{"move": "d10e10"}]})
 
 
 # --------------------------------------------------------------------------- command line

@@ -73,22 +73,32 @@ from .board import (
 )
 from .geometry import (
     ADVISOR,
+    CANNON,
     CHARIOT,
     DIAG_STEPS,
     ELEPHANT,
     ELEPHANT_MOVES_ANY,
     FIRST,
+    HORSE,
     KIND_LETTERS,
     KING,
     LETTER_KINDS,
     NUM_POINTS,
     SECOND,
+    SOLDIER,
     parse_square,
     square_name,
 )
 
 # How many pieces of each kind a side has besides its general (X1).
-STANDARD_COUNTS: dict[int, int] = {ADVISOR: 2, ELEPHANT: 2, 4: 2, CHARIOT: 2, 6: 2, 7: 5}
+STANDARD_COUNTS: dict[int, int] = {
+    ADVISOR: 2,
+    ELEPHANT: 2,
+    HORSE: 2,
+    CHARIOT: 2,
+    CANNON: 2,
+    SOLDIER: 5,
+}
 SIDE_NAMES = ("red", "black")
 # What a move did to face-down pieces (kept in ``_Undo.extra``): the signed piece a face-down
 # mover turned out to be (0: none), and for a captured face-down piece the signed piece it was
@@ -168,7 +178,8 @@ def commitment_of(text: str, salt: str) -> str:
 
 def verify_commitment(commitment: str, arrangement_text: str, salt: str) -> bool:
     """True when ``arrangement_text`` and ``salt`` are what ``commitment`` promised (Q7)."""
-    return secrets.compare_digest(commitment_of(arrangement_text, salt), commitment.lower())
+    expected = commitment_of(arrangement_text, salt).encode()
+    return secrets.compare_digest(expected, commitment.strip().lower().encode())
 
 
 def _viewer_index(viewer: str | int | None) -> int | None:
@@ -197,9 +208,7 @@ class JieqiBoard(Board):
     )
     # Q4: face-up advisors step diagonally anywhere (face-down ones: see _advisor_targets);
     # face-up elephants cross the river, the eye still blocks.
-    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(
-        lambda p, s: DIAG_STEPS[p]
-    )
+    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(lambda p, s: DIAG_STEPS[p])
     ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]] = _table(
         lambda p, s: tuple((q, e, e) for q, e in ELEPHANT_MOVES_ANY[p])
     )
@@ -260,6 +269,8 @@ class JieqiBoard(Board):
     def _deal_arrangement(
         self, rng: random.Random, fixed: Mapping[int, int] | None, salt: str | None
     ) -> None:
+        """Fix what each face-down piece is (``fixed``, or drawn from the pool with ``rng``),
+        draw the salt unless given, and publish the commitment (Q2, Q7)."""
         if fixed is not None:
             arrangement = dict(fixed)
             if set(arrangement) != self.face_down:
@@ -632,6 +643,8 @@ class JieqiBoard(Board):
             board.commitment = commitment
         for index, record in enumerate(records, start=1):
             try:
+                if board.outcome() is not None:
+                    raise RulesError("the game was already over")
                 move = board.parse_move(str(record["move"]))
                 reveal = record.get("reveal")
                 kind = abs(_piece_of(reveal)) if reveal else None
