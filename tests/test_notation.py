@@ -367,3 +367,18 @@ def test_wxf_agrees_with_fairy_stockfish_wherever_no_tandem_is_involved_n2() -> 
                 compared += 1
             board.push(rng.choice(list(written)))
     assert compared > 200
+
+
+def test_korean_points_agree_with_fairy_stockfish_janggi_notation() -> None:
+    """Fairy-Stockfish writes janggi moves as ``P79-78``: the same row-first points."""
+    rng = random.Random(3)
+    board = make_board("janggi")
+    for _ply in range(40):
+        if board.outcome() is not None:
+            break
+        fen = board.fen()
+        written = write_legal_moves(board, "korean")
+        move = rng.choice([m for m in written if not m.is_pass])
+        theirs = sf.get_san("janggi", fen, str(move), False, sf.NOTATION_JANGGI)
+        assert theirs[1:3] + theirs[4:6] == written[move][:2] + written[move][-2:], str(move)
+        board.push(rng.choice(list(written)))
