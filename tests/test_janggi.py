@@ -8,7 +8,14 @@ import json
 import pytest
 
 from chuhan.cli import main
-from chuhan.rules import IllegalMoveError, JanggiBoard, RulesError, janggi_start_fen, make_board
+from chuhan.rules import (
+    GameOverError,
+    IllegalMoveError,
+    JanggiBoard,
+    RulesError,
+    janggi_start_fen,
+    make_board,
+)
 from chuhan.rules.board import PASS_CODE
 from chuhan.rules.geometry import parse_square
 from chuhan.rules.janggi import SETUPS, RuleOptionError, SetupError
@@ -279,7 +286,8 @@ def test_J6_two_consecutive_passes_end_the_game_by_points() -> None:
     outcome = board.outcome()
     assert outcome is not None and outcome.reason == "double_pass"
     assert outcome.winner == 1 and outcome.points == (72.0, 73.5)
-    assert board.legal_moves == []
+    with pytest.raises(GameOverError):
+        board.push("a1a2")
 
 
 def test_J6_passes_apart_do_not_end_the_game() -> None:

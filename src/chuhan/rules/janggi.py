@@ -351,15 +351,6 @@ class JanggiBoard(Board):
         super()._unmake(undo)
         self.consecutive_passes = undo.extra  # type: ignore[assignment]
 
-    def _legal_codes(self) -> list[int]:
-        """Legal moves (J5, J6); none after two consecutive passes, which end the game.
-
-        Fairy-Stockfish generates no move there either, and its perft figures count that.
-        """
-        if self.consecutive_passes >= 2:
-            return []
-        return super()._legal_codes()
-
     def _pseudo_codes(self) -> list[int]:
         """Piece moves, plus the pass when not in check (J6)."""
         codes = super()._pseudo_codes()
@@ -401,6 +392,15 @@ class JanggiBoard(Board):
         facing_before = self.generals_facing()
         self._stack[-1] = self._make(last.code)
         return not facing_before
+
+    def perft(self, depth: int) -> int:
+        """Leaf count as :meth:`Board.perft`; a line ends after two consecutive passes (J6).
+
+        Fairy-Stockfish generates no move after two passes, and its perft figures count that.
+        """
+        if self.consecutive_passes >= 2 and depth > 0:
+            return 0
+        return super().perft(depth)
 
     def _insufficient_material(self) -> bool:
         """Janggi has no draw by material (E3 is xiangqi's): always False."""
