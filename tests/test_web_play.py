@@ -18,7 +18,13 @@ from playwright.sync_api import Page, expect
 from chuhan.rules import make_board
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import click_point, open_page, server_state, wait_my_turn  # noqa: E402
+from web_fixtures import (  # noqa: E402
+    click_point,
+    game_data,
+    open_page,
+    server_state,
+    wait_my_turn,
+)
 
 pytest_plugins = ["web_fixtures"]
 
@@ -112,7 +118,8 @@ def test_full_game_against_the_beginner_by_mouse_U3_U6(web_page: Page) -> None:
         click_point(web_page, origin)
         click_point(web_page, target)
         wait_ply_after(web_page, ply)
-    else:
+    wait_my_turn(web_page)
+    if game_data(web_page)["status"] == "ongoing":
         web_page.click("[data-action=resign]")
         web_page.click("dialog[data-confirm-dialog] [data-action=confirm]")
     expect_end_dialog(web_page)
@@ -161,8 +168,8 @@ def test_full_game_against_the_beginner_by_keyboard_only_U4_U9(web_page: Page) -
         walk_to(web_page, target)
         web_page.keyboard.press(" ")
         wait_ply_after(web_page, ply)
-    else:
-        wait_my_turn(web_page)
+    wait_my_turn(web_page)
+    if game_data(web_page)["status"] == "ongoing":
         tab_to(web_page, "[data-action=resign]")
         web_page.keyboard.press("Enter")
         expect(web_page.locator("dialog[data-confirm-dialog]")).to_be_visible()

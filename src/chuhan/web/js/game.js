@@ -102,6 +102,7 @@ export class GameScreen {
     this.board.setVariant(this.variant);
     this.board.setStyle(settings.pieceStyle);
     this.board.setFlipped(this.flipped);
+    this.buildControls();
   }
 
   describePoint(point, letter, { selected, destination }) {
@@ -112,13 +113,15 @@ export class GameScreen {
   }
 
   button(key, action, extra = {}) {
-    const button = el("button", { type: "button", class: "button", ...extra }, t(key));
+    const button = el("button", { type: "button", class: "button", "data-i18n-key": key, ...extra }, t(key));
     button.addEventListener("click", action);
     return button;
   }
 
   iconButton(key, icon, action) {
-    const button = el("button", { type: "button", class: "icon-button", "aria-label": t(key), title: t(key) });
+    const button = el("button", {
+      type: "button", class: "icon-button", "aria-label": t(key), title: t(key), "data-i18n-key": key,
+    });
     button.innerHTML = icon;
     button.addEventListener("click", action);
     return button;
@@ -224,35 +227,21 @@ export class GameScreen {
     }
   }
 
-  renderControls() {
-    const s = this.state;
-    const ongoing = s.status === "ongoing";
-    this.controls.innerHTML = "";
-    const canUndo = ongoing && (s.moves || []).length > 0 && !this.pending;
-    this.controls.append(
-      this.button("action.undo", () => this.undo(), { disabled: canUndo ? null : "", "data-action": "undo" }),
-      this.button("action.hint", () => this.askHint(), {
-        disabled: ongoing && this.myTurn && !this.pending ? null : "", "data-action": "hint",
+  // The buttons are made once and only updated, so that keyboard focus on them survives
+  // every server event.
+  buildControls() {
+    const ongoing = () => this.state.status === "ongoing";
+    this.actions = {
+      undo: this.button("action.undo", () => this.undo(), { "data-action": "undo" }),
+      hint: this.button("action.hint", () => this.askHint(), { "data-action": "hint" }),
+      pass: this.button("action.pass", () => this.play("pass"), { "data-action": "pass" }),
+      draw: this.button("action.draw", () => this.offerDraw(), { "data-action": "draw" }),
+      resign: this.button("action.resign", () => ongoing() && this.resign(), {
+        "data-action": "resign", class: "button danger",
       }),
-    );
-    if (this.variant === "janggi") {
-      const canPass = this.myTurn && !this.pending && (s.legal_moves || []).includes("pass");
-      this.controls.append(this.button("action.pass", () => this.play("pass"), {
-        disabled: canPass ? null : "", "data-action": "pass",
-      }));
-    }
-    if (!this.isLocal) {
-      this.controls.append(this.button("action.draw", () => this.offerDraw(), {
-        disabled: ongoing ? null : "", "data-action": "draw",
-      }));
-    }
-    this.controls.append(this.button("action.resign", () => this.resign(), {
-      disabled: ongoing ? null : "", "data-action": "resign", class: "button danger",
-    }));
-    if (!ongoing) {
-      this.controls.append(this.button("action.show_result", () => this.showEnd(), { "data-action": "result" }));
-    }
-    this.viewControls.innerHTML = "";
+      result: this.button("action.show_result", () => this.showEnd(), { "data-action": "result" }),
+    };
+    this.controls.append(...Object.values(this.actions));
     this.viewControls.append(
       this.iconButton("view.zoom_in", "+", () => this.board.zoom(1.4)),
       this.iconButton("view.zoom_out", "−", () => this.board.zoom(1 / 1.4)),
@@ -263,6 +252,31 @@ export class GameScreen {
         this.renderPlayers();
       }),
     );
+  }
+
+  renderControls() {
+    const s = this.state;
+    const ongoing = s.status === "ongoing";
+    const ready = this.myTurn && !this.pending;
+    const enable = (name, on) => {
+      this.actions[name].disabled = !on;
+    };
+    enable("undo", ongoing && (s.moves || []).length > 0 && !this.pending);
+    enable("hint", ready);
+    enable("pass", ready && (s.legal_moves || []).includes("pass"));
+    enable("draw", ongoing);
+    enable("resign", ongoing);
+    this.actions.pass.hidden = this.variant !== "janggi";
+    this.actions.draw.hidden = this.isLocal;
+    this.actions.result.hidden = ongoing;
+    for (const button of [...this.controls.children, ...this.viewControls.children]) {
+      const key = button.dataset.i18nKey;
+      if (!key) continue;
+      if (button.classList.contains("icon-button")) {
+        button.setAttribute("aria-label", t(key));
+        button.title = t(key);
+      } else button.textContent = t(key);
+    }
   }
 
   notationOf(index, move) {
