@@ -311,16 +311,42 @@ export class GameScreen {
     this.moveList.scrollTop = this.moveList.scrollHeight;
   }
 
+  // Lost pieces per side (FEN letters). Jieqi gets them from the server, which alone knows
+  // what a captured face-down piece was ("?" when this viewer may not know, Q5); the other
+  // variants compare the starting placement with the current one.
+  lostPieces() {
+    const [first, second] = sideNames(this.variant);
+    if (this.variant === "jieqi") {
+      const captured = this.state.captured || {};
+      const letters = (side, hidden) => (captured[side] || []).map((l) => (l === "?" ? hidden : l));
+      return { [first]: letters(first, "X"), [second]: letters(second, "x") };
+    }
+    const count = (fen) => {
+      const counts = new Map();
+      for (const letter of placementFromFen(fen).values()) counts.set(letter, (counts.get(letter) || 0) + 1);
+      return counts;
+    };
+    const before = count(this.state.start_fen);
+    const now = count(this.state.fen);
+    const lost = { [first]: [], [second]: [] };
+    for (const [letter, number] of before) {
+      for (let i = now.get(letter) || 0; i < number; i++) lost[sideOf(letter, this.variant)].push(letter);
+    }
+    return lost;
+  }
+
   renderCaptured() {
-    const captured = this.state.captured || {};
+    const lost = this.lostPieces();
     this.captured.innerHTML = "";
     for (const side of sideNames(this.variant)) {
-      const letters = captured[side] || [];
+      const letters = lost[side] || [];
       if (!letters.length) continue;
-      const row = el("div", { class: "captured-row", "aria-label": t("captured.by", { side: t(`side.${side}`) }) });
+      const label = t("captured.of", { side: t(`side.${side}`) });
+      const row = el("div", { class: "captured-row", role: "img", "aria-label": `${label}: ${letters
+        .map((letter) => pieceName(letter, this.variant)).join(", ")}` });
       for (const letter of letters) {
-        const holder = el("span", { class: "mini-piece", title: pieceName(letter, this.variant) });
-        holder.innerHTML = `<svg viewBox="-50 -50 100 100" aria-hidden="true">${pieceSvg(letter, this.variant, settings.pieceStyle)}</svg>`;
+        const holder = el("span", { class: "mini-piece", "aria-hidden": "true" });
+        holder.innerHTML = `<svg viewBox="-50 -50 100 100">${pieceSvg(letter, this.variant, settings.pieceStyle)}</svg>`;
         row.append(holder);
       }
       this.captured.append(row);
@@ -469,7 +495,7 @@ export class GameScreen {
     const previousPly = this.state.ply;
     this.state = state;
     if ("thinking" in state) this.thinking = Boolean(state.thinking) && state.status === "ongoing";
-    if (state.ply !== previousPly) this.hint = null;
+    if (state.ply !== previousPly || state.status !== "ongoing") this.hint = null;
     if (this.selected && !this.legalFrom(this.selected).length) this.selected = null;
   }
 

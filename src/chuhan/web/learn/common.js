@@ -76,7 +76,7 @@ export function teachingBoard(container, variant, onActivate, onCancel = () => {
   const board = new BoardView(container, {
     onActivate,
     onCancel,
-    describe: (name, letter) => describePoint(board.variant, name, letter),
+    describe: (name, letter) => describePoint(variant, name, letter),
   });
   board.setVariant(variant);
   board.setStyle(settings.pieceStyle || "characters");
