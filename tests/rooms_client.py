@@ -25,6 +25,7 @@ import httpx
 from websockets.sync.client import connect
 
 WAIT = 10.0
+_devices = itertools.count(1)
 
 
 def _free_port() -> int:
@@ -76,6 +77,7 @@ class Player:
         self.base_url = base_url
         self.http = httpx.Client(base_url=base_url, timeout=WAIT)
         self.http.get("/api/me").raise_for_status()
+        self.device = f"dev{next(_devices)}"
 
     @property
     def cookie(self) -> str:
@@ -97,9 +99,10 @@ class Player:
 
     def open(self, room_id: str, hello: bool = True, **fields: Any) -> RoomSocket:
         url = self.base_url.replace("http", "ws", 1) + f"/ws/rooms/{room_id}"
-        room_socket = RoomSocket(connect(url, additional_headers={"Cookie": self.cookie}))
+        ws = connect(url, additional_headers={"Cookie": self.cookie}).__enter__()
+        room_socket = RoomSocket(ws)
         if hello:
-            room_socket.request("hello", **fields)
+            room_socket.request("hello", **{"device": self.device, **fields})
         return room_socket
 
 
@@ -120,7 +123,8 @@ class RoomSocket:
 
     def _read(self) -> None:
         try:
-            for text in self.ws:
+            while True:
+                text = self.ws.recv()
                 message = json.loads(text)
                 if message.get("type") == "probe" and self.answer_probes:
                     self.send("probe", n=message["n"])

@@ -166,7 +166,9 @@ class RoomConnection:
         self.player = player
         self.room_id = room_id
         self.names_of = names_of
-        self.device = new_id("d")
+        # "<the client's device id>/<this connection>": a device that reconnects after its
+        # socket dropped takes its seat back at once (R7); another device has to ask.
+        self.device = f"anonymous/{new_id('c')}"
         self.holds_seat = False
         self.game_id: str | None = None
         self.sent_seq: int | None = None
@@ -235,7 +237,7 @@ class RoomConnection:
 
     # ------------------------------------------------------------------ sending
 
-    async def _send_room(self) -> None:
+    async def _send_room(self, follow: bool = True) -> None:
         room = await self.rooms.db(self.rooms.store.get, self.room_id)
         if room is None:
             return
@@ -256,7 +258,7 @@ class RoomConnection:
         view = self.rooms.room_view(room, self.player, await self.names_of(room.seats))
         view["holds_seat"] = self.holds_seat
         await self._send({"type": "room", "room": view})
-        if self.holds_seat and room.game_id and (
+        if follow and self.holds_seat and room.game_id and (
             room.game_id != self.game_id or self.sent_seq is None
         ):
             await self._follow(room.game_id, None)
@@ -266,9 +268,9 @@ class RoomConnection:
         if self.game_id != game_id:
             if self.game_id is not None:
                 self.hub.unsubscribe(self.game_id, self)
+                last_seq = None  # a new game: its whole state
             self.game_id = game_id
             self.hub.subscribe(game_id, self)
-            last_seq = None
         game = await self.rooms.db(self.rooms.games.store.game, game_id)
         if game is None:  # being created: its room announcement comes next
             self.sent_seq = None
@@ -321,6 +323,13 @@ class RoomConnection:
                 {"type": "error", "reply_to": reply_to, "code": exc.code, "message": exc.message}
             )
             return
+        except Exception:
+            log.exception("room action failed", extra={"room": self.room_id})
+            await self.notice(
+                {"type": "error", "reply_to": reply_to, "code": "server_error",
+                 "message": "the server could not do this; try again"}
+            )
+            return
         if answer is not None:
             await self.notice({**answer, "reply_to": reply_to})
 
@@ -335,9 +344,11 @@ class RoomConnection:
                 rooms.record_lag(room_id, player.id, (time.monotonic() - sent) / 2)
             return None
         if kind in ("hello", "take_seat"):
+            if kind == "hello" and isinstance(message.get("device"), str):
+                self.device = f"{message['device']}/{new_id('c')}"
             self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
             async with self._lock:
-                await self._send_room()
+                await self._send_room(follow=False)
                 if self.holds_seat:
                     room = await rooms.db(rooms.store.get, room_id)
                     if room is not None and room.game_id is not None:
@@ -363,7 +374,10 @@ class RoomConnection:
         elif kind == "resign":
             await rooms.resign(player, room_id)
         elif kind == "leave":
+            # Acknowledged first: leaving closes this socket with a "left" message (R8).
+            await self.notice({"type": "ack", "reply_to": message["id"]})
             await rooms.leave(player, room_id)
+            return None
         return {"type": "ack"}
 
 
@@ -397,6 +411,13 @@ def _parse(raw: str, max_bytes: int) -> dict[str, Any]:
         move = data.get("move")
         if not isinstance(move, str) or not 0 < len(move) <= 16 or data.get("ply") is None:
             raise RoomError("bad_request", "a move needs 'ply' and 'move'", reply_to=message_id)
+    device = data.get("device")
+    if device is not None and (
+        not isinstance(device, str)
+        or not 0 < len(device) <= 40
+        or not device.replace("-", "").replace("_", "").isalnum()
+    ):
+        raise RoomError("bad_request", "'device' is 1 to 40 letters or digits", reply_to=message_id)
     game_id = data.get("game_id")
     if game_id is not None and (not isinstance(game_id, str) or len(game_id) > 32):
         raise RoomError("bad_request", "'game_id' must be a game id", reply_to=message_id)

@@ -279,7 +279,9 @@ class RoomService:
 
     async def attach(self, player: Player, room_id: str, device: str, take: bool) -> bool:
         """A connection of the player opens the room. It holds the seat when no connected
-        device does, or when ``take`` ("Continue on this device") moves the seat to it.
+        device does, when it comes from the device that holds it (a dropped socket
+        reconnecting), or when ``take`` ("Continue on this device") moves the seat to it.
+        ``device`` is ``"<device id>/<connection id>"``.
 
         Returns True when ``device`` now holds the seat.
         """
@@ -291,7 +293,9 @@ class RoomService:
             seat = room.seats[index]
             if seat["device"] == device and seat["connected"]:
                 return None
-            if seat["connected"] and seat["device"] != device and not take:
+            held_by = (seat["device"] or "").split("/")[0]
+            same_device = held_by == device.split("/")[0] and held_by != "anonymous"
+            if seat["connected"] and not (take or same_device):
                 return None
             seats = [dict(s) for s in room.seats]
             seats[index] = {**seat, "device": device, "connected": True}
