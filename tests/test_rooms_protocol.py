@@ -23,8 +23,22 @@ from rooms_client import Player, RoomSocket, running_server
 pytestmark = pytest.mark.timeout(120)
 
 # Ten quiet developing moves, red and black alternating, then a few more.
-QUIET = ["h1g3", "h10g8", "b1c3", "b10c8", "i1h1", "i10h10", "a1b1", "a10b10", "g4g5", "g7g6",
-         "c4c5", "c7c6", "e4e5", "e7e6"]
+QUIET = [
+    "h1g3",
+    "h10g8",
+    "b1c3",
+    "b10c8",
+    "i1h1",
+    "i10h10",
+    "a1b1",
+    "a10b10",
+    "g4g5",
+    "g7g6",
+    "c4c5",
+    "c7c6",
+    "e4e5",
+    "e7e6",
+]
 FAST_TURN = 2.5
 FAST_AWAY = 2.0
 
@@ -184,8 +198,11 @@ def test_both_ready_then_colours_drawn_at_random_each_game_R3(server: tuple[str,
     creator, friend, room = seated_pair(url)
     first, second = creator.open(room["id"]), friend.open(room["id"])
     first.request("ready")
-    assert [s["ready"] for s in first.wait_for(
-        lambda m: m.get("type") == "room" and m["room"]["seats"][0]["ready"])["room"]["seats"]
+    assert [
+        s["ready"]
+        for s in first.wait_for(
+            lambda m: m.get("type") == "room" and m["room"]["seats"][0]["ready"]
+        )["room"]["seats"]
     ] == [True, False]
     assert first.room()["game_id"] is None  # one ready player does not start a game
     creator_sides = []
@@ -330,8 +347,10 @@ def test_reconnection_after_a_dropped_socket_continues_exactly_R7(
     red.close()
     # The friend sees red away; the room stays open and red's clock runs on.
     sockets["black"].wait_for(
-        lambda m: m.get("type") == "room"
-        and [s["connected"] for s in m["room"]["seats"] if not s["you"]] == [False],
+        lambda m: (
+            m.get("type") == "room"
+            and [s["connected"] for s in m["room"]["seats"] if not s["you"]] == [False]
+        ),
         start=mark,
     )
     back = red_player.open(room["id"], game_id=game_id, last_seq=seen)
@@ -485,7 +504,8 @@ def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[st
         for side, sock in sockets.items():
             checked += _check_jieqi_messages(sock, side, secret)
             captures_face_down += sum(
-                c.count("?") for c in sock.state()["captured"].values()  # type: ignore[index]
+                c.count("?")
+                for c in sock.state()["captured"].values()  # type: ignore[index]
             )
             sock.close()
     assert checked > 400

@@ -29,8 +29,17 @@ from .service import RoomError, RoomService, RoomSettings, room_key
 
 log = logging.getLogger("chuhan.rooms")
 MESSAGE_TYPES = (
-    "hello", "ready", "setup", "move", "draw_offer", "draw_accept", "resign", "leave",
-    "take_seat", "ping", "probe",
+    "hello",
+    "ready",
+    "setup",
+    "move",
+    "draw_offer",
+    "draw_accept",
+    "resign",
+    "leave",
+    "take_seat",
+    "ping",
+    "probe",
 )
 PROBE_EVERY_SECONDS = 10.0
 NOT_FOUND_CLOSE = 4404
@@ -258,8 +267,11 @@ class RoomConnection:
         view = self.rooms.room_view(room, self.player, await self.names_of(room.seats))
         view["holds_seat"] = self.holds_seat
         await self._send({"type": "room", "room": view})
-        if follow and self.holds_seat and room.game_id and (
-            room.game_id != self.game_id or self.sent_seq is None
+        if (
+            follow
+            and self.holds_seat
+            and room.game_id
+            and (room.game_id != self.game_id or self.sent_seq is None)
         ):
             await self._follow(room.game_id, None)
 
@@ -311,8 +323,12 @@ class RoomConnection:
             message = _parse(raw, self.rooms.games.settings.max_message_bytes)
         except RoomError as exc:
             await self.notice(
-                {"type": "error", "reply_to": exc.extra.get("reply_to"), "code": exc.code,
-                 "message": exc.message}
+                {
+                    "type": "error",
+                    "reply_to": exc.extra.get("reply_to"),
+                    "code": exc.code,
+                    "message": exc.message,
+                }
             )
             return
         reply_to = message["id"]
@@ -326,8 +342,12 @@ class RoomConnection:
         except Exception:
             log.exception("room action failed", extra={"room": self.room_id})
             await self.notice(
-                {"type": "error", "reply_to": reply_to, "code": "server_error",
-                 "message": "the server could not do this; try again"}
+                {
+                    "type": "error",
+                    "reply_to": reply_to,
+                    "code": "server_error",
+                    "message": "the server could not do this; try again",
+                }
             )
             return
         if answer is not None:
@@ -355,8 +375,9 @@ class RoomConnection:
                         same = message.get("game_id") == room.game_id
                         await self._follow(room.game_id, message.get("last_seq") if same else None)
                 else:
-                    await self._send({"type": "elsewhere",
-                                      "message": "this room is open on another device"})
+                    await self._send(
+                        {"type": "elsewhere", "message": "this room is open on another device"}
+                    )
             return {"type": "ack"}
         if not self.holds_seat:
             raise RoomError("elsewhere", "this room is open on another device")
@@ -398,7 +419,8 @@ def _parse(raw: str, max_bytes: int) -> dict[str, Any]:
     kind = data.get("type")
     if kind not in MESSAGE_TYPES:
         raise RoomError(
-            "unknown_type", f"unknown message type; known: {', '.join(MESSAGE_TYPES)}",
+            "unknown_type",
+            f"unknown message type; known: {', '.join(MESSAGE_TYPES)}",
             reply_to=message_id,
         )
     for name in ("ply", "last_seq", "n"):

@@ -338,9 +338,7 @@ class RoomService:
         game = await self._current_game(room)
         if game is None or not game.ongoing or room.sides is None:
             return
-        away = all(
-            not seat["connected"] for seat in room.seats if seat["player"] in room.sides
-        )
+        away = all(not seat["connected"] for seat in room.seats if seat["player"] in room.sides)
 
         def decide(g: GameRecord) -> Change | None:
             if not g.ongoing:

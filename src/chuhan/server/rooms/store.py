@@ -150,9 +150,7 @@ class RoomStore:
 
     def by_open_password(self, password: str) -> RoomRecord | None:
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(rooms).where(rooms.c.open_password == password)
-            ).one_or_none()
+            row = conn.execute(select(rooms).where(rooms.c.open_password == password)).one_or_none()
         return _room_from_row(row) if row else None
 
     def active(self) -> list[RoomRecord]:
