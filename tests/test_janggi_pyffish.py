@@ -11,8 +11,9 @@ import random
 
 import pyffish
 
-from chuhan.rules import JanggiBoard, Move, janggi_start_fen
+from chuhan.rules import FenError, JanggiBoard, Move, janggi_start_fen
 from chuhan.rules.janggi import SETUPS
+from test_janggi import fen_of
 
 VARIANT = "janggicasual"
 
@@ -62,3 +63,49 @@ def test_random_games_match_fairy_stockfish_move_sets() -> None:
         assert board.fen().split()[:2] == their_fen.split()[:2]
     assert positions > 1000
     assert checks > 20
+
+
+def _palace(side: int) -> list[str]:
+    ranks = (1, 2, 3) if side == 0 else (8, 9, 10)
+    return [f"{f}{r}" for f in "def" for r in ranks]
+
+
+ALL_POINTS = [f"{f}{r}" for f in "abcdefghi" for r in range(1, 11)]
+
+
+def _random_position(rng: random.Random) -> dict[str, str]:
+    """Generals in their palaces and a random subset of the other pieces, half of the
+    chariots, cannons, horses and elephants crowded into the palaces (their diagonals)."""
+    pieces: dict[str, str] = {}
+    for side, case in ((0, str.upper), (1, str.lower)):
+        pieces[rng.choice(_palace(side))] = case("k")
+        for letter, most in (("a", 2), ("r", 2), ("c", 2), ("n", 2), ("b", 2), ("p", 5)):
+            for _ in range(rng.randint(0, most)):
+                if letter == "a":
+                    points = _palace(side)
+                elif letter == "p":  # never behind its start rank
+                    ranks = range(4, 11) if side == 0 else range(1, 8)
+                    points = [p for p in ALL_POINTS if int(p[1:]) in ranks]
+                elif rng.random() < 0.5:
+                    points = _palace(0) + _palace(1)
+                else:
+                    points = ALL_POINTS
+                free = [p for p in points if p not in pieces]
+                if free:
+                    pieces[rng.choice(free)] = case(letter)
+    return pieces
+
+
+def test_random_positions_match_fairy_stockfish_move_sets_and_checks() -> None:
+    rng = random.Random(90)
+    compared = 0
+    while compared < 300:
+        fen = fen_of(_random_position(rng), rng.choice("wb"))
+        try:
+            board = JanggiBoard(fen)
+        except FenError:  # the side not to move is in check
+            continue
+        theirs = sorted(_from_pyffish(m) for m in pyffish.legal_moves(VARIANT, fen, []))
+        assert sorted(board.legal_move_texts()) == theirs, fen
+        assert board.is_check() == pyffish.gives_check(VARIANT, fen, []), fen
+        compared += 1
