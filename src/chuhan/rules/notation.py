@@ -51,6 +51,7 @@ from .geometry import (
     FIRST,
     HORSE,
     KING,
+    SECOND,
     SOLDIER,
     square_name,
 )
@@ -160,7 +161,7 @@ def _forward(side: int) -> int:
 
 
 def _side_of(board: Board, point: int) -> int:
-    return FIRST if board.squares[point] > 0 else 1 - FIRST
+    return FIRST if board.squares[point] > 0 else SECOND
 
 
 def _kind_of(board: Board, point: int) -> int:
@@ -223,10 +224,9 @@ def _selector(
     column = _column(board, side, kind, point % 9)
     if len(column) < 2 or kind == KING:
         return _Selector("file", file)
-    index = column.index(point)
-    twin = kind in (ADVISOR, ELEPHANT) and _twin_move(board, kind, column, point, to_point, legal)
-    if kind in (ADVISOR, ELEPHANT) and not twin:
+    if kind in (ADVISOR, ELEPHANT) and not _twin_move(board, kind, column, point, to_point, legal):
         return _Selector("file", file)
+    index = column.index(point)
     if kind == SOLDIER:
         stacked = _stacked_soldier_files(board, side)
         if len(stacked) >= 2:
