@@ -297,6 +297,10 @@ def test_J6_passes_apart_do_not_end_the_game() -> None:
     board.pop()
     board.push("a1a2")
     assert board.outcome() is None
+    board.push_many(["pass", "pass"])
+    assert board.is_game_over()
+    board.pop()  # taking back the second pass reopens the game
+    assert board.outcome() is None and "pass" in board.legal_move_texts()
 
 
 # ---------------------------------------------------------------- J7 bikjang
