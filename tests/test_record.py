@@ -284,3 +284,13 @@ def test_cli_refuses_a_notation_the_variant_does_not_use(
     assert status == 2 and out == "" and "janggi uses korean" in err
     status, out, err = _run(capsys, "record", "export", "--format", "korean", "h3e3")
     assert status == 2 and out == "" and "for janggi" in err
+
+
+def test_wxf_soldiers_on_two_files_are_moves_not_move_numbers_n2_n4() -> None:
+    board = make_board("xiangqi", "3k5/9/9/9/9/2p3p2/2p3p2/2p6/9/4K4 b - - 0 1")
+    board.push_many(["c4d4", "e1e2", "c5d5"])
+    text = write_record(board, "wxf")
+    assert "1... 33.4\n2. K5+1 3-.4\n" in text
+    assert [str(m) for m in read_record(text).moves] == ["c4d4", "e1e2", "c5d5"]
+    packed = text.replace("1... 33.4", "1...33.4").replace("2. K5+1", "2.K5+1")
+    assert [str(m) for m in read_record(packed).moves] == ["c4d4", "e1e2", "c5d5"]

@@ -265,11 +265,18 @@ def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
         raise RecordError(opened, "variation '(' is never closed")
 
 
+# Moves that begin with a digit: WXF soldiers on two files (``33.4``), Korean (``79卒78``).
+_DIGIT_MOVE = re.compile(r"^(?:\d[\d+\-][+\-.=]\d|\d\d\D+\d\d)(?:\(.\))?$")
+
+
 def _split_number(word: str, line: int) -> Iterator[_Token]:
-    """``1.`` is skipped; ``1.C2.5`` gives ``C2.5``."""
+    """``1.`` is skipped; ``1.C2.5`` gives ``C2.5``, ``1.33.4`` gives ``33.4``; ``33.4``
+    alone is a move, not move number 33."""
     number = _MOVE_NUMBER.match(word)
     if number:
-        word = word[number.end() :]
+        rest = word[number.end() :]
+        if not rest[:1].isdigit() or _DIGIT_MOVE.match(rest) and not _DIGIT_MOVE.match(word):
+            word = rest
     if word:
         yield _Token(word, line)
 
