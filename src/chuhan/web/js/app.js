@@ -2,6 +2,7 @@
 // Routes (served by the server as this one page): "/", "/play/ai", "/play/local".
 import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
 import { openGame, showHome, showSettings } from "./screens.js";
+import { openRoomRoute } from "./room.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
 
@@ -65,6 +66,7 @@ async function main() {
   const params = new URLSearchParams(location.search);
   if (location.pathname.startsWith("/play/ai")) screen = await openGame(root, "ai", params);
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);
+  else if (location.pathname.startsWith("/room")) screen = await openRoomRoute(root);
   else await showHome(root);
   document.body.dataset.ready = "true";
 }

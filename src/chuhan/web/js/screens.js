@@ -81,7 +81,8 @@ export async function showHome(root) {
 
   const more = el("section", { class: "card" });
   more.append(
-    el("h2", {}, t("home.online")), el("p", { class: "muted" }, t("home.online_soon")),
+    el("h2", {}, t("home.online")),
+    el("a", { class: "button primary", href: "/room", "data-action": "play-friend" }, t("home.online_start")),
     el("h2", {}, t("home.rules")), el("p", { class: "muted" }, t("home.rules_soon")),
   );
   const points = el("p", { class: "points", "data-points": "" }, "");
