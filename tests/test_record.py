@@ -10,7 +10,7 @@ import pytest
 
 from chuhan.cli import main
 from chuhan.rules import Board, make_board
-from chuhan.rules.record import RecordError, read_record, write_record
+from chuhan.rules.record import RecordError, read_record, read_records, write_record
 
 SCREEN_HORSES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8"]
 SCREEN_HORSES += ["c4c5", "g7g6", "h1h7", "h8i8", "h7g7", "i8i9"]
@@ -294,3 +294,14 @@ def test_wxf_soldiers_on_two_files_are_moves_not_move_numbers_n2_n4() -> None:
     assert [str(m) for m in read_record(text).moves] == ["c4d4", "e1e2", "c5d5"]
     packed = text.replace("1... 33.4", "1...33.4").replace("2. K5+1", "2.K5+1")
     assert [str(m) for m in read_record(packed).moves] == ["c4d4", "e1e2", "c5d5"]
+
+
+def test_a_file_of_several_games_reads_game_by_game_n4() -> None:
+    two = XQF_EXPORT_ICCS + "\n" + XQBASE_CHINESE
+    records = read_records(two)
+    assert [len(r.moves) for r in records] == [6, 12]
+    assert read_record(two).moves == records[0].moves
+    broken = two.replace("車二進六", "車二進九")
+    with pytest.raises(RecordError) as caught:
+        read_records(broken)
+    assert caught.value.line == 26  # line 13 of the second game, which starts on line 14

@@ -39,7 +39,7 @@ from . import make_board
 from .board import Board, Move, Outcome, RulesError
 from .geometry import FIRST
 from .jieqi import JieqiBoard, verify_commitment
-from .notation import NOTATIONS, read_move, read_reveal, write_move
+from .notation import read_move, read_reveal, write_move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 # Record format tag values, by notation name.
@@ -213,14 +213,14 @@ class _Token:
     line: int
 
 
-def _tokens(lines: list[str], first: int) -> Iterator[_Token]:
-    """Movetext tokens from ``lines[first:]`` with their line numbers, comments and
+def _tokens(lines: list[str], first: int, end: int) -> Iterator[_Token]:
+    """Movetext tokens from ``lines[first:end]`` with their line numbers, comments and
     variations dropped. Raises RecordError for an unclosed comment or variation."""
     in_comment = 0
     depth = 0
     opened = 0
     attached = False
-    for index in range(first, len(lines)):
+    for index in range(first, end):
         number = index + 1
         word = ""
         for ch in lines[index] + "\n":
@@ -377,21 +377,59 @@ def _start_board(variant: str, tags: dict[str, str], lines_of: dict[str, int]) -
         raise RecordError(where, str(exc)) from None
 
 
+def read_records(text: str) -> list[GameRecord]:
+    """Every game of a record file (a PGN file may hold several, one after another).
+
+    Raises :class:`RecordError` for the first game that does not hold together (see
+    :func:`read_record`); line numbers count from the start of the file.
+    """
+    lines = _lines(text)
+    return [_read_game(lines, begin, end) for begin, end in _games(lines)]
+
+
 def read_record(text: str) -> GameRecord:
-    """The game of a record: start, moves, result and the board after the last move.
+    """The (first) game of a record: start, moves, result and the board after the last move.
 
     Raises :class:`RecordError` (with the line) for a malformed tag, an unknown variant or
     format, a bad FEN, a move that cannot be read or played, or a result that contradicts
     the final position.
     """
+    lines = _lines(text)
+    begin, end = _games(lines)[0]
+    return _read_game(lines, begin, end)
+
+
+def _lines(text: str) -> list[str]:
     lines = [unicodedata.normalize("NFKC", line).rstrip() for line in text.splitlines()]
     if lines and lines[0].startswith("\ufeff"):
         lines[0] = lines[0][1:]
-    tags: dict[str, str] = {}
-    lines_of: dict[str, int] = {}
-    first = 0
+    return lines
+
+
+def _games(lines: list[str]) -> list[tuple[int, int]]:
+    """``(first line, end line)`` of each game: a game's tags start after the previous
+    game's moves."""
+    starts = [0]
+    in_moves = False
     for index, line in enumerate(lines):
         stripped = line.strip()
+        if not stripped:
+            continue
+        is_tag = bool(_TAG.match(stripped))
+        if is_tag and in_moves:
+            starts.append(index)
+            in_moves = False
+        elif not stripped.startswith("["):
+            in_moves = True
+    return list(zip(starts, [*starts[1:], len(lines)], strict=True))
+
+
+def _read_game(lines: list[str], begin: int, end: int) -> GameRecord:
+    tags: dict[str, str] = {}
+    lines_of: dict[str, int] = {}
+    first = end
+    for index in range(begin, end):
+        stripped = lines[index].strip()
         if not stripped:
             continue
         if not stripped.startswith("["):
@@ -403,22 +441,18 @@ def read_record(text: str) -> GameRecord:
         name, value = found.group(1), re.sub(r"\\(.)", r"\1", found.group(2))
         tags[name] = value
         lines_of[name] = index + 1
-    else:
-        first = len(lines)
     if "Result" not in tags and "대국결과" in tags:
         tags["Result"] = _gib_result(tags["대국결과"])
         lines_of["Result"] = lines_of["대국결과"]
     variant = _variant_from(tags, lines_of)
     notation = _format_from(tags, lines_of)
-    if notation is not None and notation not in NOTATIONS:
-        raise RecordError(lines_of["Format"], f"unknown Format {tags['Format']!r}")
     board = _start_board(variant, tags, lines_of)
     start_fen = board.fen()
     moves: list[Move] = []
     text_result: _Token | None = None
-    for token in _tokens(lines, first):
+    for token in _tokens(lines, first, end):
         if token.text.startswith("["):
-            raise RecordError(token.line, "a tag after the moves: one game per record")
+            raise RecordError(token.line, "malformed tag among the moves")
         if _NAG.match(token.text) or _GIB_MARK.match(token.text):
             continue
         if token.text in RESULTS:
