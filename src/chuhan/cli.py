@@ -236,8 +236,9 @@ def _add_record_commands(sub: Any) -> None:
         "import",
         help="read a record and print the final position as 'chuhan game' JSON",
         description="Read a record (ICCS, WXF, Chinese or Korean moves; UTF-8, GB18030 or "
-        "CP949) and print the JSON of 'chuhan game' for its final position. A bad record "
-        "exits with status 2 naming the line and the reason.",
+        "CP949) and print the JSON of 'chuhan game' for its final position (the first game "
+        "of a file of several). A bad record exits with status 2 naming the line and the "
+        "reason.",
     )
     load.add_argument("file", help="the record file, or - for standard input")
     load.set_defaults(func=_cmd_record_import)

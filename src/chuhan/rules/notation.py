@@ -10,7 +10,8 @@
   four or five are ``++``, ``P+``, (``P3``,) ``P-``, ``--``; when two files each hold two or
   more soldiers the file comes first and then ``+``/``-`` or the file again for the middle
   one (``3+.4``, ``33.4``, ``7-.6``). Advisors and elephants are never disambiguated: the
-  direction already tells which one moves.
+  direction already tells which one moves (in jieqi, where they roam, they get ``+``/``-``
+  only when two on a file could make moves written alike).
 * ``chinese`` (N3): ``炮二平五``, ``马8进7``. Red counts files with Chinese numerals, Black
   with digits, each from its own right. Two pieces on a file: ``前``/``后`` replace the file
   (``前车进一``); three soldiers ``前``/``中``/``后``; four or five soldiers, or soldiers
@@ -27,7 +28,8 @@
 * Jieqi (Q3): a move that turns a face-down piece face up is written with what it became,
   ``(R)`` after the move (``(车)`` in Chinese); reveals are public, so every viewer may see it.
 
-:func:`write_move` writes a move of the board's side to move; :func:`read_move` reads one,
+:func:`write_move` writes a move of the board's side to move (:func:`write_moves` a line of
+play, :func:`write_legal_moves` every legal move at once); :func:`read_move` reads one,
 detecting the notation when none is named. Reading is forgiving where the text still points
 at a single legal move (``R5+1`` with two chariots on file 5 of which only one can make that
 move) and raises :class:`AmbiguousMoveError` (``ambiguous: two chariots on file 5``) or
