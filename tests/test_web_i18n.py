@@ -1,0 +1,77 @@
+"""Every string of the web client exists in Spanish, Portuguese and English (SPEC U8).
+
+Static checks of the shipped files, no browser: the keys the scripts use, the key families
+they build at run time (piece kinds, sides, end reasons…) and the glyphs the board draws.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+WEB = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web"
+LANGUAGES = ("en", "es", "pt")
+# Keys the scripts build from data: family → the values the server and rules may send.
+FAMILIES = {
+    "variant": ["xiangqi", "janggi", "jieqi"],
+    "level": ["beginner", "intermediate", "advanced"],
+    "side": ["red", "black", "cho", "han"],
+    "kind": ["general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "hidden"],
+    "setup": ["HEHE", "EHEH", "HEEH", "EHHE"],
+    "reason": [
+        "checkmate", "stalemate", "perpetual_check", "repetition", "no_capture_limit",
+        "insufficient_material", "agreement", "resignation", "timeout", "points", "bikjang",
+        "double_pass", "move_limit", "interrupted", "abandoned", "expired",
+    ],
+    "status": ["abandoned", "expired", "interrupted"],
+    "settings.notation": ["coordinates", "wxf", "chinese"],
+    "settings.style": ["characters", "illustrations"],
+}
+
+
+def strings(language: str) -> dict[str, str]:
+    return json.loads((WEB / "i18n" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def used_keys() -> set[str]:
+    """Every string literal in the scripts shaped like a key of a known group ("undo.title"),
+    the data-i18n keys of the page, and the keys built from FAMILIES."""
+    groups = {key.split(".")[0] for key in strings("en")}
+    keys: set[str] = set()
+    for script in (WEB / "js").glob("*.js"):
+        text = script.read_text(encoding="utf-8")
+        for key in re.findall(r'"([a-z]+\.[a-z_]+)"', text):
+            if key.split(".")[0] in groups:
+                keys.add(key)
+    keys |= set(re.findall(r'data-i18n="([\w.]+)"', (WEB / "index.html").read_text("utf-8")))
+    for family, values in FAMILIES.items():
+        joiner = "_" if family.startswith("settings.") else "."
+        keys |= {f"{family}{joiner}{value}" for value in values}
+    return keys
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_key_the_client_uses_is_translated_U8(language: str) -> None:
+    table = strings(language)
+    missing = sorted(key for key in used_keys() if not table.get(key))
+    assert missing == []
+
+
+def test_the_three_languages_have_the_same_keys_and_placeholders_U8() -> None:
+    english = strings("en")
+    for language in ("es", "pt"):
+        table = strings(language)
+        assert set(table) == set(english), language
+        for key, text in english.items():
+            assert set(re.findall(r"\{\w+\}", table[key])) == set(re.findall(r"\{\w+\}", text)), key
+
+
+def test_board_characters_ship_as_paths_with_their_licence_U2() -> None:
+    """The board never depends on a CJK font: every character it draws is a path."""
+    glyphs = (WEB / "js" / "glyphs.js").read_text(encoding="utf-8")
+    for character in "帥將仕士相象傌馬俥車炮砲兵卒楚漢包河界":
+        assert re.search(rf'"{character}": "M[\d ]', glyphs), character
+    assert "SIL OPEN FONT LICENSE" in (WEB / "fonts" / "OFL.txt").read_text(encoding="utf-8")
