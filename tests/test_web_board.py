@@ -42,7 +42,7 @@ def test_every_point_is_named_and_holds_its_piece_U9(web_page: Page) -> None:
     open_page(web_page, "/play/local?variant=xiangqi")
     points = web_page.locator("[data-point]")
     expect(points).to_have_count(90)
-    expect(web_page.locator('[data-point="e4"]')).to_have_attribute("aria-label", "e4, Red soldier")
+    expect(web_page.locator('[data-point="e4"]')).to_have_attribute("aria-label", "e4, red soldier")
     expect(web_page.locator('[data-point="e5"]')).to_have_attribute("aria-label", "e5, empty")
     assert piece_at(web_page, "a10") == "r"
     assert piece_at(web_page, "e1") == "K"
@@ -136,7 +136,7 @@ def test_settings_and_language_survive_a_reload_U2_U4_U7_U8(web_page: Page) -> N
     assert web_page.evaluate("document.documentElement.lang") == "es"
     expect(web_page.locator(".panel-heading")).to_have_text("Jugadas")
     soldier = web_page.locator('[data-point="e4"]')
-    expect(soldier).to_have_attribute("aria-label", "e4, soldado Rojo")
+    expect(soldier).to_have_attribute("aria-label", "e4, soldado rojo")
     assert web_page.locator("[data-piece] .glyph").count() == 0
     expect(web_page.locator("[data-action=mute]")).to_have_attribute("aria-pressed", "true")
     # Confirm before move: choosing a destination asks first, and only "Play" sends it.
@@ -175,7 +175,7 @@ def test_jieqi_pieces_start_face_down_and_reveal_when_moved_Q2_Q3(web_page: Page
     assert web_page.locator('[data-piece="X"]').count() == 15
     assert web_page.locator('[data-piece="x"]').count() == 15
     expect(web_page.locator('[data-point="a1"]')).to_have_attribute(
-        "aria-label", "a1, face-down Red piece"
+        "aria-label", "a1, face-down red piece"
     )
     # The face-down piece on a1 moves as a chariot.
     click_point(web_page, "a1")

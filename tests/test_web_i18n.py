@@ -19,6 +19,7 @@ FAMILIES = {
     "variant": ["xiangqi", "janggi", "jieqi"],
     "level": ["beginner", "intermediate", "advanced"],
     "side": ["red", "black", "cho", "han"],
+    "owner": ["red", "black", "cho", "han"],
     "kind": ["general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "hidden"],
     "setup": ["HEHE", "EHEH", "HEEH", "EHHE"],
     "reason": [

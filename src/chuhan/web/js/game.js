@@ -11,8 +11,9 @@ import { announce, confirmDialog, el, showDialog } from "./ui.js";
 
 function pieceName(letter, variant) {
   const kind = kindOf(letter);
-  if (kind === "hidden") return t("piece.hidden", { side: t(`side.${sideOf(letter, variant)}`) });
-  return t("piece.named", { side: t(`side.${sideOf(letter, variant)}`), piece: t(`kind.${kind}`) });
+  const side = t(`owner.${sideOf(letter, variant)}`);
+  if (kind === "hidden") return t("piece.hidden", { side });
+  return t("piece.named", { side, piece: t(`kind.${kind}`) });
 }
 
 export function formatCoordinates(move) {
