@@ -279,6 +279,9 @@ class Searcher:
         make, unmake, attacked = board._make, board._unmake, board._attacked
         kings = board.kings
         check_legal = self.plain_legality and not in_check
+        ksq = kings[turn]
+        # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
+        mask = board.KING_SAFETY_MASK[ksq]
         face_down = board.face_down
         for code in codes:
             fr, to = divmod(code, NUM_POINTS)
@@ -296,15 +299,23 @@ class Searcher:
                 continue
             if code != PASS_CODE:
                 victim = b[to]
-                if not in_check and static + value[victim + 7] + DELTA_MARGIN <= alpha:
-                    continue
                 piece = b[fr]
+                if not in_check:
+                    if static + value[victim + 7] + DELTA_MARGIN <= alpha:
+                        continue
+                    # A bigger piece taking a defended one loses material: not worth a look.
+                    if value[piece + 7] > value[victim + 7] + 50 and attacked(to, 1 - turn):
+                        continue
                 row = tables[piece + 7]
                 new_score = score + row[to] - row[fr] - tables[victim + 7][to]
             else:
                 new_score = score
             undo = make(code)
-            if check_legal and attacked(kings[turn], 1 - turn):
+            if (
+                check_legal
+                and (fr == ksq or mask[fr] or mask[to] == 1)
+                and attacked(kings[turn], 1 - turn)
+            ):
                 unmake(undo)
                 continue
             gives_check = attacked(kings[1 - turn], turn)
@@ -410,6 +421,10 @@ class Searcher:
         noise = self.root_noise if ply == 0 else None
         face_down = board.face_down
         passes = self.passes
+        ksq = kings[turn]
+        # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
+        # expose it: the others need no test (as in the rules' own legal move filter).
+        mask = board.KING_SAFETY_MASK[ksq] if not in_check else None
         frontier_futile = (
             depth == 1 and not in_check and not pv_node and static + FUTILITY_MARGIN <= alpha
         )
@@ -444,7 +459,12 @@ class Searcher:
                     pruned += 1
                     continue
                 undo = make(code)
-                if not checked and attacked(kings[turn], 1 - turn):
+                exposes = (
+                    mask is None
+                    or fr == ksq
+                    or (code != PASS_CODE and (mask[fr] or mask[to] == 1))
+                )
+                if not checked and exposes and attacked(kings[turn], 1 - turn):
                     unmake(undo)
                     continue
                 legal += 1
