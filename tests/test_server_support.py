@@ -131,11 +131,11 @@ class GameSocket:
         self._count += 1
         message_id = f"m{self._count}"
         self.ws.send_json({"id": message_id, "type": "hello", "last_seq": last_seq})
+        reply = self.reply_to(message_id)
         if last_seq is None:
-            return self.reply_to(message_id)
-        pong = self.request("ping")
-        assert pong["type"] == "pong"
-        return {}
+            return reply
+        assert reply["type"] in ("ack", "state"), reply
+        return reply if reply["type"] == "state" else {}
 
     def wait_event(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first event (already received or coming) for which ``predicate`` holds."""

@@ -76,9 +76,10 @@ class GameConnection:
                     {"type": "state", "seq": game.seq, "reply_to": message.id, "state": state}
                 )
                 self.sent_seq = game.seq
-            else:
-                self.sent_seq = last
+                return
+            self.sent_seq = last
             await self._catch_up()
+            await self._send({"type": "ack", "reply_to": message.id, "last_seq": self.sent_seq})
 
     async def error(self, code: str, text: str, reply_to: str | None) -> None:
         state = None
