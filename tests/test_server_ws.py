@@ -8,9 +8,9 @@ import json
 import threading
 
 import pytest
-from test_server_support import ScriptedAI, create, game_socket, server
 
 from chuhan.rules.jieqi import verify_commitment
+from test_server_support import ScriptedAI, create, game_socket, server
 
 pytestmark = pytest.mark.timeout(60)
 VARIANTS = ["xiangqi", "janggi", "jieqi"]
