@@ -89,6 +89,10 @@ export class GameScreen {
     this.movesHeading = el("h2", { class: "panel-heading" });
     side.append(this.players, this.badges, this.controls, this.movesHeading, this.notationNote,
       this.moveList, this.captured);
+    side.append(el("a", {
+      href: `/static/learn/index.html#/rules/${this.state.variant}`, target: "_blank", rel: "noopener",
+      class: "rules-link", "data-action": "rules",
+    }, t("home.rules")));
     const main = el("div", { class: "game-main" });
     main.append(this.statusLine, this.noticeLine, this.boardBox, this.confirmBar, this.viewControls);
     const layout = el("div", { class: "game-layout", "data-game": this.state.id });

@@ -83,7 +83,8 @@ export async function showHome(root) {
   more.append(
     el("h2", {}, t("home.online")),
     el("a", { class: "button primary", href: "/room", "data-action": "play-friend" }, t("home.online_start")),
-    el("h2", {}, t("home.rules")), el("p", { class: "muted" }, t("home.rules_soon")),
+    el("h2", {}, t("home.rules")),
+    el("a", { class: "button", href: "/static/learn/index.html", "data-action": "learn" }, t("home.learn")),
   );
   const points = el("p", { class: "points", "data-points": "" }, "");
   more.append(el("h2", {}, t("home.points")), points);
