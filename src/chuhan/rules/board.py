@@ -529,7 +529,8 @@ class Board:
         out = []
         for code in pseudo:
             if code == PASS_CODE:
-                out.append(code)
+                if mask is not None:  # a pass leaves the general where it is: legal unless in check
+                    out.append(code)
                 continue
             fr, to = divmod(code, NUM_POINTS)
             if mask is not None and fr != ksq and not mask[fr] and mask[to] != 1:

@@ -352,10 +352,9 @@ class JanggiBoard(Board):
         self.consecutive_passes = undo.extra  # type: ignore[assignment]
 
     def _pseudo_codes(self) -> list[int]:
-        """Piece moves, plus the pass when not in check (J6)."""
+        """Piece moves and the pass (J6), which is legal only when it leaves no check (J5)."""
         codes = super()._pseudo_codes()
-        if not self._attacked(self.kings[self.turn], 1 - self.turn):
-            codes.append(PASS_CODE)
+        codes.append(PASS_CODE)
         return codes
 
     # ------------------------------------------------------------------ end of game
