@@ -103,6 +103,23 @@ export class BoardView {
     this.drawPieces(false);
   }
 
+  /** Slide the piece now on move.to from move.from (skipped when the player prefers less motion). */
+  animateMove(move) {
+    if (!move || window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
+    const slot = this.pointElements.get(move.to)?.querySelector(".slot");
+    if (!slot || !slot.firstChild) return;
+    const from = this.centre(move.from);
+    const to = this.centre(move.to);
+    slot.style.transition = "none";
+    slot.style.transform = `translate(${from.x - to.x}px, ${from.y - to.y}px)`;
+    requestAnimationFrame(() => {
+      requestAnimationFrame(() => {
+        slot.style.transition = "transform 180ms ease-out";
+        slot.style.transform = "";
+      });
+    });
+  }
+
   /** marks: {selected, destinations: Set, lastMove: {from, to}, check: point, hint: {from, to}} */
   setMarks(marks) {
     this.marks = { ...this.marks, ...marks };

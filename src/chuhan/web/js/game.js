@@ -174,6 +174,13 @@ export class GameScreen {
     this.board.setPieces(pieces);
     const last = this.pending && this.status === "online" ? this.pending.move : s.last_move;
     const lastMove = parseMove(last);
+    const shownPly = (s.ply ?? 0) + (this.pending && this.status === "online" ? 1 : 0);
+    if (last !== this.shownLastMove) {
+      const forward = this.shownPly !== undefined && shownPly > this.shownPly;
+      if (forward && lastMove && !lastMove.pass) this.board.animateMove(lastMove);
+      this.shownLastMove = last;
+      this.shownPly = shownPly;
+    }
     this.board.setMarks({
       selected: this.selected,
       destinations: new Set(this.selected ? this.legalFrom(this.selected) : []),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from fontTools.pens.svgPathPen import SVGPathPen
 from fontTools.pens.transformPen import TransformPen
@@ -25,7 +26,7 @@ DEFAULT_FONT = "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc"
 OUTPUT = Path(__file__).resolve().parent.parent / "js" / "glyphs.js"
 
 
-def traditional_chinese_font(collection: TTCollection):  # type: ignore[no-untyped-def]
+def traditional_chinese_font(collection: TTCollection) -> Any:
     """The member font of the collection named for traditional Chinese, else the first."""
     for font in collection.fonts:
         if "TC" in font["name"].getDebugName(4):
