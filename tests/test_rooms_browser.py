@@ -1,0 +1,233 @@
+"""Two real browsers (two Playwright contexts, so two players) play through rooms
+(SPEC R1–R8): a password room and invite links, ready, draw offers accepted and rejected by
+a move, resignation, and a timeout with the clock shortened by the server's test-only
+setting. Screenshots of the room screens go to /tmp/chuhan-rooms-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from rooms_client import running_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+FAST_TURN = 3.0
+SHOTS = Path("/tmp")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running_server(tmp_path_factory.mktemp("rooms-web")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("rooms-web-fast")
+    with running_server(data, CHUHAN_ROOM_TURN_SECONDS=str(FAST_TURN)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+class Friends:
+    """Two pages in two browser contexts; JavaScript errors fail the test."""
+
+    def __init__(self, browser: Browser, url: str) -> None:
+        self.errors: list[str] = []
+        self.contexts = [
+            browser.new_context(base_url=url, viewport={"width": 1200, "height": 800})
+            for _ in range(2)
+        ]
+        self.pages = [context.new_page() for context in self.contexts]
+        for page in self.pages:
+            page.set_default_timeout(15000)
+            page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        assert not self.errors, f"JavaScript errors: {self.errors}"
+
+
+@pytest.fixture
+def friends(chromium_browser: Browser, server: str) -> Iterator[Friends]:
+    pair = Friends(chromium_browser, server)
+    yield pair
+    pair.close()
+
+
+@pytest.fixture
+def fast_friends(chromium_browser: Browser, fast_server: str) -> Iterator[Friends]:
+    pair = Friends(chromium_browser, fast_server)
+    yield pair
+    pair.close()
+
+
+def room_data(page: Page) -> dict[str, str]:
+    return dict(page.eval_on_selector("[data-room]", "e => ({...e.dataset})"))
+
+
+def create_room(page: Page, variant: str = "xiangqi", password: str | None = None) -> None:
+    page.goto("/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("[data-action=play-friend]")
+    page.wait_for_selector("[data-room-home]")
+    page.check(f"#room-variant-{variant}")
+    if password is not None:
+        page.check("#room-access-password")
+        page.fill("#room-new-password", password)
+    page.click("[data-action=create-room]")
+    page.wait_for_selector("[data-room], [data-room-notice]:not([hidden])")
+
+
+def invite_link(page: Page) -> str:
+    return str(page.input_value("[data-invite-link]"))
+
+
+def ready_both(pages: list[Page], variant: str = "xiangqi") -> dict[str, Page]:
+    """Both press Ready; returns the pages by the side each player was given (R3)."""
+    for page in pages:
+        page.click("[data-action=ready]:not([disabled])")
+    phase = "setup" if variant == "janggi" else "playing"
+    for page in pages:
+        page.wait_for_selector(f"[data-room][data-phase={phase}]")
+    return {room_data(page)["you"]: page for page in pages}
+
+
+def move(page: Page, text: str) -> None:
+    """Play a move by clicking its two points, and wait until the server confirmed it."""
+    ply = int(room_data(page)["ply"])
+    page.wait_for_selector("[data-room][data-my-turn=true]")
+    origin, target = re.findall(r"[a-i]\d+", text)
+    page.click(f'[data-point="{origin}"]')
+    page.click(f'[data-point="{target}"]')
+    page.wait_for_selector(f"[data-room][data-ply='{ply + 1}']")
+
+
+def resign(page: Page) -> None:
+    page.click("[data-action=resign]")
+    page.click("dialog[data-confirm-dialog] [data-action=confirm]")
+
+
+def wait_end(page: Page, reason: str) -> dict[str, str]:
+    page.wait_for_selector(f"[data-room][data-reason={reason}]", timeout=20000)
+    return room_data(page)
+
+
+def own_side_at_bottom(page: Page, side: str) -> bool:
+    """True when the player's home rank is drawn below the far rank (R3)."""
+    near, far = ("e1", "e10") if side in ("red", "cho") else ("e10", "e1")
+    boxes = [page.locator(f'[data-point="{p}"]').bounding_box() for p in (near, far)]
+    return bool(boxes[0] and boxes[1] and boxes[0]["y"] > boxes[1]["y"])
+
+
+def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3_R5(
+    friends: Friends,
+) -> None:
+    creator, friend = friends.pages
+    create_room(creator, password="1234")  # refused, and the page says why (R2)
+    creator.wait_for_selector("[data-room-notice]:not([hidden])")
+    assert "consecutive" in creator.inner_text("[data-room-notice]")
+    creator.fill("#room-new-password", "Dragon88")
+    creator.click("[data-action=create-room]")
+    creator.wait_for_selector("[data-room]")
+    assert creator.inner_text("[data-room-password]") == "dragon88"
+    friend.goto("/room")
+    friend.wait_for_selector("[data-room-home]")
+    friend.fill("#room-password", "DRAGON88")
+    friend.click("[data-action=join-room]")
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    creator.wait_for_selector("[data-room] [data-seat=friend]")
+    creator.screenshot(path=str(SHOTS / "chuhan-rooms-lobby.png"))
+
+    # Game 1: red offers a draw on its turn, moves (the offer stays), black accepts.
+    pages = ready_both([creator, friend])
+    assert own_side_at_bottom(pages["red"], "red") and own_side_at_bottom(pages["black"], "black")
+    pages["red"].click("[data-action=draw]")
+    pages["black"].wait_for_selector("[data-room][data-offer-by=red]")
+    move(pages["red"], "h1g3")
+    pages["black"].wait_for_selector("[data-offer] [data-action=accept-draw]:not([disabled])")
+    pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-draw-offer.png"))
+    pages["black"].click("[data-action=accept-draw]")
+    for page in pages.values():
+        assert wait_end(page, "agreement")["winner"] == ""
+
+    # Game 2: both ready again; the offer is rejected by black's move; then red resigns.
+    pages = ready_both([creator, friend])
+    pages["red"].click("[data-action=draw]")
+    move(pages["red"], "b1c3")
+    pages["black"].wait_for_selector("[data-room][data-offer-by=red]")
+    move(pages["black"], "h10g8")
+    pages["red"].wait_for_selector("[data-room][data-offer-by='']")
+    resign(pages["red"])
+    for page in pages.values():
+        assert wait_end(page, "resignation")["winner"] == "black"
+    pages["black"].wait_for_selector("[data-result]")
+    assert "+50" in pages["black"].inner_text("[data-result]")  # R6
+    pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-result.png"))
+
+
+def test_xiangqi_invite_link_and_a_timeout_flagged_by_the_server_R4(
+    fast_friends: Friends,
+) -> None:
+    creator, friend = fast_friends.pages
+    create_room(creator)
+    friend.goto(invite_link(creator))
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    assert "/room/i/" not in friend.url  # the address becomes the room's own
+    pages = ready_both([creator, friend])
+    move(pages["red"], "h3e3")
+    pages["black"].wait_for_selector("[data-clock]")
+    pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-clock.png"))
+    # Black does not move: the server flags black at the deadline (the page only shows it).
+    for page in pages.values():
+        assert wait_end(page, "timeout")["winner"] == "red"
+
+
+@pytest.mark.parametrize("variant", ["janggi", "jieqi"])
+def test_other_variants_through_an_invite_link_R1_R3(friends: Friends, variant: str) -> None:
+    creator, friend = friends.pages
+    create_room(creator, variant)
+    friend.goto(invite_link(creator))
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    pages = ready_both([creator, friend], variant)
+    first = "cho" if variant == "janggi" else "red"
+    if variant == "janggi":
+        # Han chooses first; Cho then sees Han's choice and chooses (R4, J3).
+        pages["han"].select_option("[data-setup]", "EHHE")
+        pages["han"].click("[data-action=choose-setup]")
+        pages["cho"].wait_for_selector("[data-han-setup]")
+        assert "EHHE" in pages["cho"].inner_text("[data-han-setup]")
+        pages["cho"].screenshot(path=str(SHOTS / "chuhan-rooms-janggi-setup.png"))
+        pages["cho"].click("[data-action=choose-setup]")
+        for page in pages.values():
+            page.wait_for_selector("[data-room][data-phase=playing]")
+    move(pages[first], "a4a5")
+    pages[first].screenshot(path=str(SHOTS / f"chuhan-rooms-{variant}.png"))
+    second = next(side for side in pages if side != first)
+    resign(pages[second])
+    for page in pages.values():
+        assert wait_end(page, "resignation")["winner"] == first
