@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from copy import deepcopy
 
 import pytest
 
@@ -190,13 +191,13 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
     where the player lost a piece face down, and nothing in the view changes when every
     identity the player cannot know is dealt differently."""
     question_marks = blind_games = 0
-    for game in range(240):
+    for game in range(200):
         rng = random.Random(game)
         board = JieqiBoard(seed=game)
         expected: dict[str, dict[str, list[str]]] = {
             knower: {"red": [], "black": []} for knower in (*SIDES, "all")
         }
-        for _ in range(36):
+        for _ in range(30):
             if board.is_game_over():
                 break
             move = Move.from_code(rng.choice(board._legal_codes()))
@@ -228,7 +229,7 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
             )
             blind_games += 1
     assert question_marks > 100, "the games must include face-down captures"
-    assert blind_games > 200
+    assert blind_games > 150
 
 
 def test_Q6_no_capture_limit_and_bare_generals_draw() -> None:
@@ -338,9 +339,13 @@ def test_reveal_on_a_secretless_board_must_be_possible() -> None:
 
 def test_make_unmake_restores_everything_and_perft_follows_the_arrangement() -> None:
     board = JieqiBoard(seed=9)
-    before = (board.fen(), board.key, dict(board.hidden or {}), [r[:] for r in board.pool])
+
+    def state() -> tuple:
+        return board.fen(), board.key, board.hidden, board.pool, board.roamers, board.face_down
+
+    before = deepcopy(state())
     total = board.perft(3)
-    assert before == (board.fen(), board.key, dict(board.hidden or {}), [r[:] for r in board.pool])
+    assert before == state()
     assert total == sum(count for _, count in board.divide(3))
     # Depth 2 from the start: a reveal changes what Black can answer, so it follows the deal.
     manual = 0

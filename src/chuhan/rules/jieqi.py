@@ -248,6 +248,7 @@ class JieqiBoard(Board):
 
         Raises :class:`FenError` for an invalid position or an arrangement that does not fit.
         """
+        self.roamers = [1, 1]  # not yet counted: the check test of set_fen must look
         super().set_fen(fen)
         self.start_fen = self.fen()
         # pool[side][kind]: pieces of ``side`` whose identity this board's knower cannot
@@ -256,9 +257,14 @@ class JieqiBoard(Board):
         for side in (FIRST, SECOND):
             for kind, count in STANDARD_COUNTS.items():
                 self.pool[side][kind] = count
+        # roamers[side]: face-up advisors and elephants of ``side``, the only pieces whose
+        # attacks the xiangqi check test misses (Q4). Never too low, so zero skips the scan.
+        self.roamers = [0, 0]
         for point, piece in enumerate(self.squares):
             if piece and abs(piece) != KING and point not in self.face_down:
                 self.pool[0 if piece > 0 else 1][abs(piece)] -= 1
+                if abs(piece) in (ADVISOR, ELEPHANT):
+                    self.roamers[0 if piece > 0 else 1] += 1
         self.hidden: dict[int, int] | None = None
         self.salt: str | None = None
         self.commitment = ""
@@ -338,6 +344,8 @@ class JieqiBoard(Board):
 
     def _attacked_extra(self, point: int, by: int) -> bool:
         """Face-up advisors and elephants that roam (Q4) can attack a general."""
+        if not self.roamers[by]:
+            return False
         b = self.squares
         advisor, elephant = (ADVISOR, ELEPHANT) if by == FIRST else (-ADVISOR, -ELEPHANT)
         for eye, far in _DIAGONAL_PAIRS[point]:
@@ -394,6 +402,8 @@ class JieqiBoard(Board):
             captured_key = ZOBRIST[15 + (1 - side)][to]
         elif captured:
             captured_key = ZOBRIST[captured + 7][to]
+            if captured in (ADVISOR, ELEPHANT, -ADVISOR, -ELEPHANT):
+                self.roamers[1 - side] -= 1
         else:
             captured_key = 0
         if revealed:
@@ -401,6 +411,8 @@ class JieqiBoard(Board):
             if hidden is not None:
                 del hidden[fr]
             self.pool[side][abs(revealed)] -= 1
+            if revealed in (ADVISOR, ELEPHANT, -ADVISOR, -ELEPHANT):
+                self.roamers[side] += 1
             moved_key = ZOBRIST[15 + side][fr] ^ ZOBRIST[revealed + 7][to]
             b[to] = revealed
         else:
@@ -442,15 +454,19 @@ class JieqiBoard(Board):
             if self.hidden is not None:
                 self.hidden[fr] = revealed
             self.pool[side][abs(revealed)] += 1
+            if revealed in (ADVISOR, ELEPHANT, -ADVISOR, -ELEPHANT):
+                self.roamers[side] -= 1
         else:
             b[fr] = piece
-        b[to] = undo.captured
+        captured = b[to] = undo.captured
         if down_captured is not None:
             self.face_down.add(to)
             if down_captured:
                 if self.hidden is not None:
                     self.hidden[to] = down_captured
                 self.pool[1 - side][abs(down_captured)] += 1
+        elif captured in (ADVISOR, ELEPHANT, -ADVISOR, -ELEPHANT):
+            self.roamers[1 - side] += 1
         if piece == KING:
             self.kings[0] = fr
         elif piece == -KING:
@@ -509,6 +525,7 @@ class JieqiBoard(Board):
         other = super().copy()
         assert isinstance(other, JieqiBoard)
         other.pool = [row[:] for row in self.pool]
+        other.roamers = self.roamers[:]
         other.hidden = None if self.hidden is None else dict(self.hidden)
         return other
 
