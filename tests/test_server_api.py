@@ -112,6 +112,9 @@ def test_janggi_player_setup_is_kept_and_the_ai_chooses_its_own_P1_J3(tmp_path, 
         assert state["options"]["bikjang"] == "points"
         assert [job.kind for job in ai.jobs][:1] == ["setup"]
         assert ai.jobs[0].side == (1 if you == "cho" else 0)
+        # Han chooses first; Cho (here the AI when the player is Han) sees Han's choice
+        expected = {"opponent_setup": "HEHE"} if you == "han" else {}
+        assert ai.jobs[0].options == expected
 
 
 def test_bad_creation_requests_get_clear_errors_Z5(tmp_path):

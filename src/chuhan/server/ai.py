@@ -61,7 +61,7 @@ def run_job(job: AIJob) -> Any:
     from .. import engine  # imported here: workers load the engine, the server need not
 
     if job.kind == "setup":
-        return _choose_setup(job.side, job.seed)
+        return _choose_setup(job.side, job.options.get("opponent_setup"), job.seed)
     board = _board(job)
     if job.kind == "move":
         result = engine.choose_move(board, job.level, seed=job.seed, movetime=job.movetime)
@@ -73,13 +73,14 @@ def run_job(job: AIJob) -> Any:
     raise ValueError(f"unknown AI job kind {job.kind!r}")
 
 
-def _choose_setup(side: int, seed: int) -> str:
-    """The AI's janggi setup (SPEC J3): the engine's choice, or a seeded draw without one."""
+def _choose_setup(side: int, opponent_setup: str | None, seed: int) -> str:
+    """The AI's janggi setup (SPEC J3): the engine's choice, seeing the opponent's setup when
+    it chooses second (Cho); a seeded draw if the engine has no such function."""
     from .. import engine
 
     choose = getattr(engine, "choose_setup", None)
     if choose is not None:
-        return str(choose(side, seed=seed))
+        return str(choose(side, opponent_setup))
     from ..rules.janggi import SETUPS
 
     return random.Random(seed).choice(SETUPS)

@@ -313,7 +313,9 @@ class GameService:
             return {"cho": mine, "han": request.setup_other or "HEEH"}
         assert human_side is not None
         ai_side = 1 - human_side
-        job = AIJob("setup", "janggi", side=ai_side, seed=ai_seed(game_id, -1))
+        # J3: Han chooses first; Cho chooses after seeing Han's choice.
+        seen = {"opponent_setup": mine} if ai_side == 0 else {}
+        job = AIJob("setup", "janggi", options=seen, side=ai_side, seed=ai_seed(game_id, -1))
         try:
             theirs = str(await self.pool.submit(job))
         except Exception:
