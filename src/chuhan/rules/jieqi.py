@@ -48,6 +48,19 @@ View format (a JSON object; :meth:`JieqiBoard.view`)
 
 No other key ever appears, and a player's view of an ongoing game contains no identity of a
 face-down piece (not even its own) nor of a piece of its own that the opponent took face down.
+
+Using it
+--------
+- Server: keep the full board (``make_board("jieqi")``); send ``board.view("red")`` /
+  ``board.view("black")`` (``game_over=True`` when the game ended by resignation, timeout or
+  agreement); store ``board.view("all")`` to restore the game with ``JieqiBoard.from_view``.
+- Engine: ``JieqiBoard.from_view(player_view)`` gives a board without the secret, with the same
+  legal moves and repetition history. ``needs_reveal(code)`` tells a move of a face-down
+  piece; ``unknown_pool(side)`` (or the list ``pool[side]``, indexed by kind) gives what it may
+  turn out to be, with counts; ``_make(code, kind)`` / ``_unmake(undo)`` play and take back a
+  move in search, ``kind`` being the unsigned identity for a reveal (ignored otherwise);
+  ``push(move, reveal="N")`` plays a game move. Taking a face-down piece there leaves its
+  identity unknown (the pool keeps it).
 """
 
 from __future__ import annotations
