@@ -26,6 +26,7 @@ from .geometry import (
     SECOND,
     SIGN,
     SOLDIER,
+    in_palace,
     on_board,
     point_at,
 )
@@ -73,16 +74,11 @@ PALACE_DIAGONAL_RAYS = [_palace_diagonal_rays(p) for p in range(NUM_POINTS)]
 PALACE_DIAGONAL_STEPS = [tuple(ray[0] for ray in rays) for rays in PALACE_DIAGONAL_RAYS]
 
 
-def _in_palace(point: int, side: int) -> bool:
-    f, r = point % 9, point // 9
-    return 3 <= f <= 5 and (r <= 2 if side == FIRST else r >= 7)
-
-
 def _palace_steps(point: int, side: int) -> tuple[int, ...]:
     """General and advisor (J4): one point along the palace lines, never out of the palace."""
-    if not _in_palace(point, side):
+    if not in_palace(point, side):
         return ()
-    orthogonal = tuple(q for q in ORTHO_STEPS[point] if _in_palace(q, side))
+    orthogonal = tuple(q for q in ORTHO_STEPS[point] if in_palace(q, side))
     return orthogonal + PALACE_DIAGONAL_STEPS[point]
 
 
@@ -91,7 +87,7 @@ def _soldier_steps(point: int, side: int) -> tuple[int, ...]:
     forward = 1 if side == FIRST else -1
     rank = point // 9
     steps = tuple(q for q in ORTHO_STEPS[point] if q // 9 - rank in (0, forward))
-    if _in_palace(point, 1 - side):
+    if in_palace(point, 1 - side):
         steps += tuple(q for q in PALACE_DIAGONAL_STEPS[point] if q // 9 - rank == forward)
     return steps
 
@@ -338,6 +334,7 @@ class JanggiBoard(Board):
                     break
 
     def set_fen(self, fen: str) -> None:
+        """As :meth:`Board.set_fen`; a FEN records no pass, so the pass count starts at 0."""
         super().set_fen(fen)
         self.consecutive_passes = 0
 
@@ -364,6 +361,10 @@ class JanggiBoard(Board):
         return 2 * (self.fullmove - 1) + self.turn
 
     def _compute_outcome(self) -> Outcome | None:
+        """The end of a janggi game (J5–J9), first match wins: two passes in a row, mate, the
+        move that creates bikjang (option ``points``), the third occurrence of a position, the
+        400th half-move. All but mate are decided by points (J8).
+        """
         if self.consecutive_passes >= 2:
             return self._points_outcome("double_pass")
         # J5: no legal move means mate (a side not in check can always pass, J6).
