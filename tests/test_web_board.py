@@ -117,6 +117,13 @@ def test_reload_resumes_and_undo_turns_the_game_into_practice_P2_P3(web_page: Pa
     web_page.reload()
     web_page.wait_for_selector("body[data-ready=true]")
     expect(web_page.locator("[data-practice]")).to_be_visible()
+    # Another game against the AI asks before abandoning the pending one (P2).
+    web_page.goto("/play/ai?variant=jieqi&level=beginner&color=red")
+    pending = web_page.locator("dialog[data-pending-dialog]")
+    expect(pending).to_be_visible()
+    pending.locator("[data-action=abandon]").click()
+    web_page.wait_for_selector("[data-game][data-my-turn=true]")
+    assert web_page.locator('[data-piece="X"]').count() == 15
 
 
 def test_settings_and_language_survive_a_reload_U2_U4_U7_U8(web_page: Page) -> None:
