@@ -145,10 +145,11 @@ def test_Q4_face_up_advisor_and_elephant_give_check() -> None:
     assert not jieqi("4k4/3p5/2B6/9/9/9/9/9/9/3K5 b - - 0 1").is_check()
 
 
-def test_Q3_Q4_check_agrees_with_the_moves_of_the_other_side() -> None:
-    """In random games the general is in check exactly when an enemy piece, face up or face
-    down, could move onto it: attacks by roaming advisors and elephants included."""
-    roaming_checks = 0
+def test_Q3_Q4_advisors_elephants_and_checks_in_random_games() -> None:
+    """In random games, advisors and elephants move as a plain reading of Q3/Q4 says (face
+    down: palace advisor; face up: any diagonal step, elephants across the river with the eye
+    free), and the general is in check exactly when an enemy piece could move onto it."""
+    roaming_checks = roaming_moves = 0
     for game in range(30):
         rng = random.Random(1000 + game)
         board = JieqiBoard(seed=1000 + game)
@@ -156,6 +157,13 @@ def test_Q3_Q4_check_agrees_with_the_moves_of_the_other_side() -> None:
             if board.is_game_over():
                 break
             board._push_code(rng.choice(board._legal_codes()))
+            pseudo = board._pseudo_codes()
+            for point, piece in enumerate(board.squares):
+                if piece * (1 if board.turn == 0 else -1) in (ADVISOR, ELEPHANT):
+                    expected = _plain_targets(board, point)
+                    found = {code % NUM_POINTS for code in pseudo if code // NUM_POINTS == point}
+                    assert found == expected, (board.fen(), _name(point))
+                    roaming_moves += point not in board.face_down and bool(found)
             board.turn ^= 1
             threats = {code % NUM_POINTS for code in board._pseudo_codes()}
             board.turn ^= 1
@@ -164,6 +172,7 @@ def test_Q3_Q4_check_agrees_with_the_moves_of_the_other_side() -> None:
             if in_check and board._attacked_extra(board.kings[board.turn], 1 - board.turn):
                 roaming_checks += 1
     assert roaming_checks > 0, "some checks come from a face-up advisor or elephant"
+    assert roaming_moves > 100
 
 
 def test_Q5_captured_face_down_piece_is_known_to_its_capturer_only() -> None:
@@ -439,6 +448,31 @@ def _letter(piece: int) -> str:
 
 def _name(point: int) -> str:
     return f"{'abcdefghi'[point % 9]}{point // 9 + 1}"
+
+
+def _plain_targets(board: JieqiBoard, point: str | int) -> set[int]:
+    """Where the advisor or elephant on ``point`` may step, read straight from Q3/Q4."""
+    point = parse_square(point) if isinstance(point, str) else point
+    piece = board.squares[point]
+    f, r = point % 9, point // 9
+    out = set()
+    for df in (-1, 1):
+        for dr in (-1, 1):
+            if abs(piece) == ADVISOR:
+                nf, nr = f + df, r + dr
+            else:
+                nf, nr = f + 2 * df, r + 2 * dr
+                if not (0 <= nf < 9 and 0 <= nr < 10) or board.squares[(r + dr) * 9 + f + df]:
+                    continue
+            if not (0 <= nf < 9 and 0 <= nr < 10):
+                continue
+            if point in board.face_down and abs(piece) == ADVISOR:
+                palace = range(0, 3) if piece > 0 else range(7, 10)
+                if not (3 <= nf <= 5 and nr in palace):
+                    continue
+            if board.squares[nr * 9 + nf] * piece <= 0:
+                out.add(nr * 9 + nf)
+    return out
 
 
 def _without_commitment(view: dict) -> dict:
