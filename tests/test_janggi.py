@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 
 import pytest
 
@@ -528,3 +529,23 @@ def test_cli_bad_janggi_options_exit_2(
 ) -> None:
     status, out, err = run(capsys, "game", "--variant", "janggi", *option)
     assert status == 2 and out == "" and message in err
+
+
+# ---------------------------------------------------------------- board bookkeeping
+
+
+def test_push_pop_keep_the_key_and_pass_count_exact() -> None:
+    rng = random.Random(3)
+    board = JanggiBoard(setup="EHEH:HEHE", bikjang="points")
+    start = board.fen()
+    for _ in range(150):
+        if board.is_game_over():
+            break
+        board.push(rng.choice(board.legal_move_texts()))
+        assert board.key == board._full_key()
+        copy = board.copy()
+        assert (copy.fen(), copy.setup, copy.bikjang) == (board.fen(), "EHEH:HEHE", "points")
+        assert isinstance(copy, JanggiBoard) and copy.consecutive_passes == board.consecutive_passes
+    while board.move_stack:
+        board.pop()
+    assert board.fen() == start and board.consecutive_passes == 0
