@@ -651,9 +651,16 @@ def _fits_place(place: str | int | None, index: int, count: int) -> bool:
 def _read_descriptive(board: Board, cleaned: str, notation: str, text: str) -> Move:
     normal = _normalize(cleaned, notation)
     legal = board.legal_moves
-    # The exact written form first: it resolves every tandem rule of the standard.
+    # The exact written form first: it resolves every tandem rule of the standard. Only the
+    # named kind's moves can match (no letter: the soldier forms ``++.4``, ``3+.4``, 前三…).
+    letters = [ch for ch in normal if ch in _WXF_KINDS]
+    kind = _WXF_KINDS[letters[0]] if letters else SOLDIER
     exact = [
-        m for m in legal if _normalize(_write_plain(board, m, notation, legal), notation) == normal
+        m
+        for m in legal
+        if not m.is_pass
+        and _kind_of(board, m.from_point) == kind
+        and _normalize(_write_plain(board, m, notation, legal), notation) == normal
     ]
     if len(exact) == 1:
         return exact[0]
