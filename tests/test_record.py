@@ -166,6 +166,8 @@ def test_an_unfinished_jieqi_record_replays_from_its_reveals_q3_n4() -> None:
     record = read_record(text)
     assert [str(m) for m in record.moves] == ["a1a2", "a10a9", "b3b10"]
     assert record.board.fen() == board.fen()
+    again = write_record(record.board, "chinese")  # a board that learnt from the reveals
+    assert again.split("\n\n")[1] == text.split("\n\n")[1]
 
 
 def test_a_finished_jieqi_record_carries_the_arrangement_it_can_verify_q7_n4() -> None:

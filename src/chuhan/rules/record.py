@@ -7,7 +7,7 @@ A record is a block of tags and then the numbered moves::
     [FEN "…"]                  (only when the game did not start from the standard position)
     [Result "1-0"]             (1-0 first mover won, 0-1 second mover, 1/2-1/2 draw, * open)
     [Termination "checkmate"]  (the reason, as ``Outcome.reason`` names it)
-    [Format "WXF"]             (ICCS, WXF, Chinese; Korean or Coords for janggi)
+    [Format "WXF"]             (ICCS, WXF, Chinese or Coords; Korean for janggi)
 
     1. C2.5 H8+7
     2. H2+3 R9.8
@@ -39,7 +39,7 @@ from . import make_board
 from .board import Board, Move, Outcome, RulesError
 from .geometry import FIRST
 from .jieqi import JieqiBoard, verify_commitment
-from .notation import read_move, read_reveal, write_move
+from .notation import check_notation, read_move, read_reveal, write_move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 # Record format tag values, by notation name.
@@ -53,8 +53,6 @@ _GAME_VARIANTS = {
     "korean chess": "janggi",
     "jieqi": "jieqi",
 }
-# Tags written first, in this order; other tags follow as given.
-_TAG_ORDER = ("Game", "Variant", "FEN", "Rules", "Result", "Termination", "Format")
 
 
 class RecordError(RulesError):
@@ -123,6 +121,7 @@ def write_record(
     fmt = fmt or default_format(board.variant)
     if fmt not in FORMAT_TAGS:
         raise ValueError(f"unknown record format {fmt!r}; choose one of {', '.join(FORMAT_TAGS)}")
+    check_notation(board, fmt)
     outcome = board.outcome()
     result = result or result_text(outcome)
     if result not in RESULTS:
@@ -149,7 +148,7 @@ def write_record(
     header.update(tags or {})
     lines = [f'[{name} "{_quote(value)}"]' for name, value in header.items()]
     lines.append("")
-    lines.extend(_movetext(start, board.move_stack, fmt))
+    lines.extend(_movetext(start, board.move_stack, _reveals(board), fmt))
     lines.append(result)
     return "\n".join(lines) + "\n"
 
@@ -163,17 +162,29 @@ def _rules_of(board: Board) -> str:
     return " ".join(f"{name}={value}" for name, value in _options_of(board).items())
 
 
-def _movetext(start: Board, moves: list[Move], fmt: str) -> Iterator[str]:
+def _reveals(board: Board) -> list[str | None]:
+    """What each move of a jieqi game turned face up (public, Q3); None for the others."""
+    if not isinstance(board, JieqiBoard):
+        return [None] * board.ply
+    view = board.view("all" if board.has_secret else "red")
+    return [record["reveal"] for record in view["moves"]]
+
+
+def _movetext(
+    start: Board, moves: list[Move], reveals: list[str | None], fmt: str
+) -> Iterator[str]:
     replay = start
-    number = start.fullmove
-    line = f"{number}..." if start.turn != FIRST else ""
-    for move in moves:
+    line = f"{start.fullmove}..." if start.turn != FIRST else ""
+    for move, reveal in zip(moves, reveals, strict=True):
         if replay.turn == FIRST:
             if line:
                 yield line
             line = f"{replay.fullmove}."
-        line += " " + write_move(replay, move, fmt)
-        replay.push(move)
+        line += " " + write_move(replay, move, fmt, reveal=reveal)
+        if isinstance(replay, JieqiBoard) and reveal:
+            replay.push(move, reveal=reveal)
+        else:
+            replay.push(move)
     if line:
         yield line
 
