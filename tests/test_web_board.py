@@ -6,7 +6,7 @@ Each test opens a fresh player; positions are reached by playing moves on the bo
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import (  # noqa: E402
@@ -222,3 +222,39 @@ def test_a_broken_link_keeps_the_confirmed_position_and_the_move_is_sent_once_P5
     web_page.wait_for_selector("[data-game][data-ply='1'][data-link=online]")
     assert piece_at(web_page, "e3") == "C"
     assert server_state(web_page)["moves"] == ["h3e3"]
+
+
+def test_touch_tap_moves_and_pinch_only_zooms_U5_U9(chromium: Browser, web_server: str) -> None:
+    """On a phone: two taps play a move; a two-finger pinch zooms and plays nothing."""
+    context = chromium.new_context(
+        base_url=web_server, viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    try:
+        open_page(page, "/play/local?variant=xiangqi")
+        board = page.locator("svg.board")
+        before = board.get_attribute("viewBox")
+        session = context.new_cdp_session(page)
+        box = board.bounding_box()
+        assert box is not None
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+        def touch(kind: str, spread: float) -> None:
+            points = [{"x": cx - spread, "y": cy, "id": 0}, {"x": cx + spread, "y": cy, "id": 1}]
+            session.send("Input.dispatchTouchEvent", {
+                "type": kind, "touchPoints": [] if kind == "touchEnd" else points,
+            })
+
+        touch("touchStart", 20)
+        for spread in (40, 60, 80, 100):
+            touch("touchMove", spread)
+        touch("touchEnd", 100)
+        assert board.get_attribute("viewBox") != before
+        assert game_data(page)["ply"] == "0"
+        page.get_by_role("button", name="Show the full board").tap()
+        page.locator('[data-point="h3"]').tap()
+        page.locator('[data-point="e3"]').tap()
+        page.wait_for_selector("[data-game][data-ply='1']")
+        assert piece_at(page, "e3") == "C"
+    finally:
+        context.close()
