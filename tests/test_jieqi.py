@@ -382,6 +382,8 @@ def test_bad_input_gets_a_clear_error() -> None:
         JieqiBoard.from_view({**board.view("all"), "salt": "00"})
     with pytest.raises(RulesError):
         board.push("a1a2", reveal="K")
+    with pytest.raises(RulesError):
+        make_board("jieqi", setup="HEHE:HEHE")
     assert not verify_commitment("é" * 64, *board.reveal())
     over = {"start_fen": "R2k5/1R7/9/9/9/9/9/9/9/4K4 b - - 0 1", "viewer": "red"}
     with pytest.raises(RulesError):

@@ -234,6 +234,7 @@ class JieqiBoard(Board):
         seed: int | None = None,
         arrangement: str | Mapping[int, int] | None = None,
         salt: str | None = None,
+        **options: object,
     ) -> None:
         rng: random.Random = secrets.SystemRandom() if seed is None else random.Random(seed)
         if isinstance(arrangement, str):
@@ -244,7 +245,7 @@ class JieqiBoard(Board):
             salt,
         )
         self.viewer: int | None = None
-        super().__init__(fen)
+        super().__init__(fen, **options)  # any other option: RulesError
 
     @classmethod
     def _secretless(cls, fen: str, viewer: int | None) -> JieqiBoard:
