@@ -8,6 +8,8 @@ Storage and connections are the caller's business.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -95,11 +97,51 @@ def start_board(game: GameRecord) -> Board:
     return make_board(game.variant, fen, **board_options(game))
 
 
+class BoardCache:
+    """Recently built boards by (game, start, moves), so that a position one move on from a
+    cached one costs one move, not a replay of the whole game. Thread-safe, bounded."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._boards: OrderedDict[tuple[str, str, tuple[str, ...]], Board] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, tuple[str, ...]]) -> Board | None:
+        with self._lock:
+            board = self._boards.get(key)
+            if board is None:
+                return None
+            self._boards.move_to_end(key)
+            return board.copy()
+
+    def put(self, key: tuple[str, str, tuple[str, ...]], board: Board) -> None:
+        with self._lock:
+            self._boards[key] = board.copy()
+            self._boards.move_to_end(key)
+            while len(self._boards) > self.size:
+                self._boards.popitem(last=False)
+
+
+BOARDS = BoardCache()
+
+
 def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
-    """The game's board after ``moves`` (default: all of the game's moves)."""
-    board = start_board(game)
-    for text in game.moves if moves is None else moves:
-        board.push(text)
+    """The game's board after ``moves`` (default: all of the game's moves).
+
+    Raises RulesError if a stored move does not fit (a corrupted record)."""
+    played = tuple(game.moves if moves is None else moves)
+    key = (game.id, game.start_fen, played)
+    board = BOARDS.get(key)
+    if board is not None:
+        return board
+    board = BOARDS.get((game.id, game.start_fen, played[:-1])) if played else None
+    if board is not None:
+        board.push(played[-1])
+    else:
+        board = start_board(game)
+        for text in played:
+            board.push(text)
+    BOARDS.put(key, board)
     return board
 
 
