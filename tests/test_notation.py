@@ -382,3 +382,14 @@ def test_korean_points_agree_with_fairy_stockfish_janggi_notation() -> None:
         theirs = sf.get_san("janggi", fen, str(move), False, sf.NOTATION_JANGGI)
         assert theirs[1:3] + theirs[4:6] == written[move][:2] + written[move][-2:], str(move)
         board.push(rng.choice(list(written)))
+
+
+def test_soldiers_on_two_files_follow_the_xqbase_worked_example_n3() -> None:
+    """xqbase 《着法表示》: Red soldiers doubled on files 四 and 六 are 一兵 F8-E8, 二兵 F6-E6,
+    三兵 D8-E8, 四兵 D6-E6: the mover's right-hand file first, then front to back."""
+    board = make_board("xiangqi", "4k4/3P1P3/9/3P1P3/9/9/9/9/9/3K5 w - - 0 1")
+    expected = {"F8-E8": "一兵平五", "F6-E6": "二兵平五", "D8-E8": "三兵平五", "D6-E6": "四兵平五"}
+    for iccs, chinese in expected.items():
+        move = read_move(board, iccs, "iccs")
+        assert write_move(board, move, "chinese") == chinese
+        assert read_move(board, chinese) == move
