@@ -89,6 +89,30 @@ def _janggi_square(kind: int, file: int, rank: int) -> int:
     return 0
 
 
+SAFETY_WEIGHT = 12
+
+
+def general_safety(counts: Sequence[int]) -> int:
+    """The first mover's general-safety balance from piece counts (``counts[piece + 7]``).
+
+    Each advisor or elephant a side has lost costs it ``SAFETY_WEIGHT`` per enemy attacker
+    unit (chariot 2, horse 1, cannon 1): a bare general matters only while attackers remain.
+    """
+    red_defenders = counts[ADVISOR + 7] + counts[ELEPHANT + 7]
+    black_defenders = counts[7 - ADVISOR] + counts[7 - ELEPHANT]
+    red_attack = 2 * counts[CHARIOT + 7] + counts[HORSE + 7] + counts[CANNON + 7]
+    black_attack = 2 * counts[7 - CHARIOT] + counts[7 - HORSE] + counts[7 - CANNON]
+    return SAFETY_WEIGHT * ((4 - black_defenders) * red_attack - (4 - red_defenders) * black_attack)
+
+
+def piece_counts(squares: Sequence[int]) -> list[int]:
+    """How many of each signed piece stand on ``squares``, indexed ``piece + 7``."""
+    counts = [0] * 15
+    for piece in squares:
+        counts[piece + 7] += 1
+    return counts
+
+
 def build_tables(
     values: dict[int, int], square_bonus: Callable[[int, int, int], int]
 ) -> Table:
@@ -112,13 +136,16 @@ class Evaluator:
 
     ``tables`` are the signed piece-square rows; ``values`` the plain piece values used for
     move ordering (MVV-LVA) and pruning margins; ``bias`` a constant added for the first mover
-    (janggi: minus Han's 1.5 points).
+    (janggi: minus Han's 1.5 points); ``safety`` adds :func:`general_safety`.
     """
 
-    def __init__(self, tables: Table, values: dict[int, int], bias: int = 0) -> None:
+    def __init__(
+        self, tables: Table, values: dict[int, int], bias: int = 0, safety: bool = False
+    ) -> None:
         self.tables = tables
         self.values = values
         self.bias = bias
+        self.safety = safety
         # Ordering value by signed piece (index piece + 7), always positive.
         self.order_value: list[int] = [0] * 15
         for kind, value in values.items():
@@ -127,9 +154,12 @@ class Evaluator:
     def full(self, squares: Sequence[int]) -> int:
         """The first mover's score of a whole placement."""
         tables = self.tables
-        return self.bias + sum(
+        total = self.bias + sum(
             tables[piece + 7][point] for point, piece in enumerate(squares) if piece
         )
+        if self.safety:
+            total += general_safety(piece_counts(squares))
+        return total
 
     def delta(self, squares: Sequence[int], code: int) -> int:
         """How the first mover's score changes when ``code`` is played on ``squares``."""
@@ -141,5 +171,7 @@ class Evaluator:
         return row[to] - row[fr] - self.tables[squares[to] + 7][to]
 
 
-XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES)
-JANGGI_EVALUATOR = Evaluator(JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS)
+XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES, safety=True)
+JANGGI_EVALUATOR = Evaluator(
+    JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True
+)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
-from .evaluation import Evaluator
+from .evaluation import Evaluator, general_safety, piece_counts
 
 MATE = 30_000
 MATE_BOUND = MATE - 1_000
@@ -131,6 +131,8 @@ class Searcher:
         self.history: list[int] = [0] * (PASS_CODE + 1)
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
+        self.safety = evaluator.safety
+        self.counts = piece_counts(board.squares)
         # keys[i]: the position after move i (keys[0] the start); checks[i]: move i gave check.
         keys = list(board._keys)
         checks = list(board._checks)
@@ -155,6 +157,16 @@ class Searcher:
     def initial_score(self) -> int:
         """The first mover's score of the board as it stands (the search updates it)."""
         return self.evaluator.full(self.board.squares)
+
+    def _take(self, victim: int) -> int:
+        """Remove ``victim`` from the piece counts; returns the change of general safety.
+
+        The caller puts it back (``counts[victim + 7] += 1``) after searching the capture.
+        """
+        counts = self.counts
+        before = general_safety(counts)
+        counts[victim + 7] -= 1
+        return general_safety(counts) - before
 
     def _hidden_move(
         self, code: int, depth: int, alpha: int, beta: int, ply: int, score: int, quiescence: bool
@@ -279,6 +291,7 @@ class Searcher:
         make, unmake, attacked = board._make, board._unmake, board._attacked
         kings = board.kings
         check_legal = self.plain_legality and not in_check
+        safety, counts = self.safety, self.counts
         ksq = kings[turn]
         # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
         mask = board.KING_SAFETY_MASK[ksq]
@@ -297,6 +310,7 @@ class Searcher:
                         if v >= beta:
                             break
                 continue
+            victim = 0
             if code != PASS_CODE:
                 victim = b[to]
                 piece = b[fr]
@@ -319,7 +333,12 @@ class Searcher:
                 unmake(undo)
                 continue
             gives_check = attacked(kings[1 - turn], turn)
+            taken = safety and victim
+            if taken:
+                new_score += self._take(victim)
             v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+            if taken:
+                counts[victim + 7] += 1
             unmake(undo)
             if v > best:
                 best = v
@@ -421,6 +440,7 @@ class Searcher:
         noise = self.root_noise if ply == 0 else None
         face_down = board.face_down
         passes = self.passes
+        safety, counts = self.safety, self.counts
         ksq = kings[turn]
         # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
         # expose it: the others need no test (as in the rules' own legal move filter).
@@ -469,6 +489,9 @@ class Searcher:
                     continue
                 legal += 1
                 gives_check = attacked(kings[1 - turn], turn)
+                taken = safety and victim
+                if taken:
+                    new_score += self._take(victim)
                 keys.append(board.key)
                 checks.append(gives_check)
                 passes.append(code == PASS_CODE)
@@ -497,6 +520,8 @@ class Searcher:
                             v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
                                               gives_check, True)
                 finally:
+                    if taken:
+                        counts[victim + 7] += 1
                     keys.pop()
                     checks.pop()
                     passes.pop()
