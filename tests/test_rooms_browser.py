@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
 from rooms_client import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]

@@ -454,25 +454,34 @@ def _secret(data_dir: Path, game_id: str) -> dict[str, str]:
     return dict(json.loads(secret))
 
 
+def _views(secret: dict[str, str], moves: list[str], side: str) -> list[dict[str, Any]]:
+    """What ``side`` may know after each number of moves of the game (Z2, Q5)."""
+    board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
+    views = [board.view(side, game_over=False)]
+    for move in moves:
+        board.push(move)
+        views.append(board.view(side, game_over=False))
+    return views
+
+
 def _check_jieqi_messages(sock: RoomSocket, side: str, secret: dict[str, str]) -> int:
     """Every message carries only what ``side`` may know at that point (Z2, Q5)."""
+    final = sock.state()
+    assert final is not None
+    views = _views(secret, final["moves"], side)
     checked = 0
     for text, message in zip(sock.raw, sock.messages, strict=True):
         state = message.get("state")
-        if not state:
-            assert secret["arrangement"] not in text and '"hidden"' not in text
+        if not state or state["status"] != "ongoing":
+            assert state or (secret["arrangement"] not in text and '"hidden"' not in text)
             continue
-        board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
-        for move in state["moves"]:
-            board.push(move)
-        over = state["status"] != "ongoing"
-        view = board.view(side, game_over=over)
+        view = views[state["ply"]]
+        assert state["moves"] == final["moves"][: state["ply"]]
         assert state["fen"] == view["fen"]
         assert state["captured"] == view["captured"]
         assert state["records"] == view["moves"]
-        if not over:
-            assert secret["arrangement"] not in text and secret["salt"] not in text
-            assert "arrangement" not in state and '"hidden"' not in text
+        assert secret["arrangement"] not in text and secret["salt"] not in text
+        assert "arrangement" not in state and '"hidden"' not in text
         checked += 1
     return checked
 
@@ -481,14 +490,13 @@ def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[st
     url, data_dir = server
     rng = random.Random(20261130)
     checked = 0
-    captures_face_down = 0
-    for _ in range(8):
+    for _ in range(6):
         sockets, _, _ = new_game(url, "jieqi")
         ply = 0
         state = sockets["red"].state()
         assert state is not None
         game_id = state["id"]
-        while ply < 50:
+        while ply < 40:
             side = "red" if ply % 2 == 0 else "black"
             state = sockets[side].wait_state(lambda s, ply=ply: s["ply"] == ply)
             if state["status"] != "ongoing":
@@ -503,9 +511,5 @@ def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[st
         secret = _secret(data_dir, game_id)
         for side, sock in sockets.items():
             checked += _check_jieqi_messages(sock, side, secret)
-            captures_face_down += sum(
-                c.count("?")
-                for c in sock.state()["captured"].values()  # type: ignore[index]
-            )
             sock.close()
-    assert checked > 400
+    assert checked > 300

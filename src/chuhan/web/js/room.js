@@ -510,7 +510,8 @@ export class RoomScreen {
     const reason = result.reason ? ` ${t(`reason.${result.reason}`)}` : "";
     const points = result.winner && result.winner === this.you && this.game.points_awarded
       ? ` ${t("room.points_won", { points: this.game.points_awarded })}` : "";
-    return `${title}.${reason}${points}`;
+    const stop = /[.!?]$/.test(title) ? "" : ".";
+    return `${title}${stop}${reason}${points}`;
   }
 
   legalFrom(point) {
