@@ -258,3 +258,16 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
 
 def test_janggi_setups_are_the_four_of_J3():
     assert set(SETUPS) == {"HEHE", "EHEH", "HEEH", "EHHE"}
+
+
+def test_simultaneous_creations_leave_one_pending_game_P2(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with server(tmp_path) as (client, _, store):
+        client.get("/api/me")
+        body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
+        with ThreadPoolExecutor(4) as threads:
+            answers = list(threads.map(lambda _: client.post("/api/games", json=body), range(4)))
+        assert sorted(a.status_code for a in answers) == [201, 409, 409, 409]
+        player_id = client.get("/api/me").json()["id"]
+        assert len(store.ongoing_games(player_id, "ai")) == 1

@@ -85,6 +85,7 @@ class GameService:
         self.pool = pool
         self.settings = settings
         self._ai_tasks: dict[str, asyncio.Task[None]] = {}
+        self._create_locks: dict[str, asyncio.Lock] = {}
         self._closing = False
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -240,12 +241,25 @@ class GameService:
     async def create_game(self, player: Player, request: NewGame) -> GameRecord:
         """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or :class:`PendingGameError`."""
         _validate_new_game(request)
-        if request.kind == "ai":
-            pending = await self.pending_game(player)
-            if pending is not None:
-                if not request.abandon_pending:
-                    raise PendingGameError(pending)
-                await self.apply(pending.id, lambda g: rules_of.abandon(g) if g.ongoing else None)
+        if request.kind != "ai":
+            return await self._create_game(player, request)
+        # One pending AI game per player (P2): two creations by one player never interleave.
+        lock = self._create_locks.setdefault(player.id, asyncio.Lock())
+        try:
+            async with lock:
+                pending = await self.pending_game(player)
+                if pending is not None:
+                    if not request.abandon_pending:
+                        raise PendingGameError(pending)
+                    await self.apply(
+                        pending.id, lambda g: rules_of.abandon(g) if g.ongoing else None
+                    )
+                return await self._create_game(player, request)
+        finally:
+            if not lock.locked():
+                self._create_locks.pop(player.id, None)
+
+    async def _create_game(self, player: Player, request: NewGame) -> GameRecord:
         game_id = new_id("g")
         names = rules_of.side_names(request.variant)
         human_side: int | None = None
