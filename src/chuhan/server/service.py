@@ -346,6 +346,8 @@ class GameService:
         """
         mover = viewer_of(game)
         after = await self.apply(game.id, lambda g: rules_of.play_move(g, ply, text, mover))
+        if after.seq != game.seq and after.ply == ply + 1:
+            log.info("move played", extra={"game": game.id, "ply": ply, "move": after.moves[ply]})
         self.ensure_ai(after)
         return after, ply
 
