@@ -393,3 +393,23 @@ def test_soldiers_on_two_files_follow_the_xqbase_worked_example_n3() -> None:
         move = read_move(board, iccs, "iccs")
         assert write_move(board, move, "chinese") == chinese
         assert read_move(board, chinese) == move
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "2P1k4/2P6/2P6/9/9/9/9/9/9/3K5 w - - 0 1",
+        "2P1k4/2P6/2P6/2P6/2P6/9/9/9/9/3K5 w - - 0 1",
+        "3k5/9/9/9/9/2p3p2/2p3p2/2p6/9/4K4 b - - 0 1",
+        "3k5/9/9/9/9/4R4/9/4R4/9/5K3 w - - 0 1",
+    ],
+)
+def test_fairy_stockfish_wxf_dialect_is_read_too_n2(fen: str) -> None:
+    """Records written by Fairy-Stockfish GUIs (``C2=5``, ``R+=4``, soldiers as place-then-file
+    ``24=3``) import; only its ``33=4`` (third on file 3) is read the WXF way (the middle)."""
+    board = make_board("xiangqi", fen)
+    for move in board.legal_moves:
+        theirs = sf.get_san("xiangqi", fen, str(move), False, sf.NOTATION_XIANGQI_WXF)
+        if theirs[0] == theirs[1]:
+            continue
+        assert read_move(board, theirs, "wxf") == move, theirs

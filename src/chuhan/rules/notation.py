@@ -615,7 +615,8 @@ def _describe(normal: str, notation: str, text: str) -> _Descriptor:
                 return _Descriptor(SOLDIER, None, end, g[1], int(g[2]))
             mark = g[1]
             if mark.isdigit() and mark != g[0]:
-                break
+                # Fairy-Stockfish's soldiers: place from the front, then the file (``24.3``).
+                return _Descriptor(SOLDIER, int(mark), int(g[0]), g[2], int(g[3]))
             spot = "front" if mark == "+" else "rear" if mark == "-" else "middle"
             return _Descriptor(SOLDIER, int(g[0]), spot, g[2], int(g[3]))
         raise NotationError(f"not a WXF move: {text!r} (expected e.g. 'C2.5', 'R+.4', 'H8+7')")
