@@ -33,7 +33,9 @@ play, :func:`write_legal_moves` every legal move at once); :func:`read_move` rea
 detecting the notation when none is named. Reading is forgiving where the text still points
 at a single legal move (``R5+1`` with two chariots on file 5 of which only one can make that
 move) and raises :class:`AmbiguousMoveError` (``ambiguous: two chariots on file 5``) or
-:class:`NotationError` otherwise.
+:class:`NotationError` otherwise. It also takes ``=`` for ``.``, the letters G B N S (SPEC
+N2), the traditional Chinese forms ``前兵九平八``/``前九平八`` and Fairy-Stockfish's soldiers
+written place-then-file (``24=3``; where its ``33=4`` clashes with WXF's middle soldier, WXF wins).
 """
 
 from __future__ import annotations
