@@ -164,7 +164,7 @@ def test_janggi_setup_choice_and_pass_J3_J6(web_page: Page) -> None:
     form = web_page.locator("[data-form=ai]")
     form.get_by_label("Janggi").check()
     form.get_by_label("Cho (blue)").check()
-    form.locator("select[name=setup]").select_option("HEEH")
+    form.get_by_label("Horse, elephant, elephant, horse (HEEH)").check()
     form.get_by_role("button", name="Start game").click()
     web_page.wait_for_selector("[data-game]")
     wait_my_turn(web_page)

@@ -3,6 +3,7 @@
 import { api, ApiError } from "./connection.js";
 import { GameScreen } from "./game.js";
 import { LANGUAGES, t, translateTree } from "./i18n.js";
+import { pieceSvg } from "./pieces.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
 
@@ -30,13 +31,25 @@ function setupLabel(setup) {
   return `${t(`setup.${setup}`)} (${setup})`;
 }
 
-function setupSelect(name, labelKey, prefix) {
-  const id = `${prefix}-${name}`;
-  const select = el("select", { id, name });
-  for (const setup of SETUPS) select.append(el("option", { value: setup }, setupLabel(setup)));
-  const wrapper = el("div", { class: "field janggi-only" });
-  wrapper.append(el("label", { for: id }, t(labelKey)), select);
-  return wrapper;
+// J3: the four horse/elephant setups as choices, each with a small picture of the back rank
+// (the 2nd, 3rd, 7th and 8th points, read from the player's own left).
+function setupChoice(name, legendKey, prefix, upper) {
+  const fieldset = el("fieldset", { class: "choice setup-choice janggi-only" });
+  fieldset.append(el("legend", {}, t(legendKey)));
+  for (const setup of SETUPS) {
+    const id = `${prefix}-${name}-${setup}`;
+    const input = el("input", { type: "radio", name, id, value: setup });
+    if (setup === SETUPS[0]) input.checked = true;
+    const picture = el("span", { class: "setup-picture", "aria-hidden": "true" });
+    picture.innerHTML = [...setup].map((kind) => {
+      const letter = kind === "H" ? "N" : "B";
+      return `<svg viewBox="-50 -50 100 100">${pieceSvg(upper ? letter : letter.toLowerCase(), "janggi", settings.pieceStyle)}</svg>`;
+    }).join("");
+    fieldset.append(el("label", { for: id, class: "pill setup-pill" }, input, picture,
+      el("span", { class: "sr-only" }, setupLabel(setup)),
+      el("span", { class: "setup-code", "aria-hidden": "true" }, setup)));
+  }
+  return fieldset;
 }
 
 function formValue(form, name) {
@@ -62,7 +75,7 @@ export async function showHome(root) {
     radioGroup("level", "field.level", LEVELS, (v) => t(`level.${v}`), "beginner"),
   );
   const colorHolder = el("div", {});
-  aiForm.append(colorHolder, setupSelect("setup", "field.setup", "ai"));
+  aiForm.append(colorHolder, setupChoice("setup", "field.setup", "ai", true));
   aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
   aiCard.append(aiForm);
   home.append(aiCard);
@@ -72,8 +85,8 @@ export async function showHome(root) {
   const localForm = el("form", { class: "play-form", "data-form": "local" });
   localForm.append(
     radioGroup("local-variant", "field.variant", VARIANTS, (v) => t(`variant.${v}`), "xiangqi"),
-    setupSelect("setup", "field.setup_cho", "local"),
-    setupSelect("setup_other", "field.setup_han", "local"),
+    setupChoice("setup", "field.setup_cho", "local", true),
+    setupChoice("setup_other", "field.setup_han", "local", false),
     el("button", { type: "submit", class: "button primary" }, t("home.start_local")),
   );
   localCard.append(localForm);
