@@ -32,6 +32,7 @@ MATE = 30_000
 MATE_BOUND = MATE - 1_000
 INFINITE = 32_000
 MAX_PLY = 96
+TT_MAX_ENTRIES = 2_000_000  # about 400 MB of Python tuples at most; then start afresh
 
 EXACT, LOWER, UPPER = 0, 1, 2
 FUTILITY_MARGIN = 150
@@ -105,7 +106,7 @@ def _uses_plain_legality(board: Board) -> bool:
 class Searcher:
     """Searches one board (which it changes and restores) for the best move of the side to move.
 
-    ``rng_noise`` maps a root move code to a bonus in centipawns (the beginner's whims); it is
+    ``root_noise`` maps a root move code to a bonus in centipawns (the beginner's whims); it is
     only applied at the root. ``on_iteration`` is called after every completed depth.
     """
 
@@ -187,6 +188,8 @@ class Searcher:
             raise SearchAborted
         if limits.stop is not None and limits.stop.is_set():
             raise SearchAborted
+        if len(self.tt) > TT_MAX_ENTRIES:
+            self.tt.clear()
         step = 256
         if limits.nodes is not None:
             step = min(step, max(1, limits.nodes - self.nodes))
