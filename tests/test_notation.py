@@ -332,7 +332,7 @@ def test_every_legal_move_of_random_games_has_its_own_text_and_reads_back(varian
     """N2/N3: in every position of a few seeded random games, no two legal moves are written
     alike, and each text reads back to its move (also after traditional/full-width folding)."""
     rng = random.Random(2026)
-    for game in range(3):
+    for game in range(2):
         board = make_board(variant, None, **({"seed": game} if variant == "jieqi" else {}))
         for _ply in range(70):
             legal = board.legal_moves
@@ -353,7 +353,7 @@ def test_wxf_agrees_with_fairy_stockfish_wherever_no_tandem_is_involved_n2() -> 
     for every piece alone of its kind on its file both must name the same move."""
     rng = random.Random(11)
     compared = 0
-    for _game in range(2):
+    for _game in range(1):
         board = make_board()
         for _ply in range(80):
             if board.outcome() is not None:
@@ -366,7 +366,7 @@ def test_wxf_agrees_with_fairy_stockfish_wherever_no_tandem_is_involved_n2() -> 
                 assert theirs.replace("=", ".") == written[move], (fen, str(move))
                 compared += 1
             board.push(rng.choice(list(written)))
-    assert compared > 200
+    assert compared > 100
 
 
 def test_korean_points_agree_with_fairy_stockfish_janggi_notation() -> None:
