@@ -220,7 +220,7 @@ class UciEngine:
             nps = int(it.nodes / it.seconds) if it.seconds > 0 else 0
             self.send(
                 f"info depth {it.depth} score {_score_text(it.score)} nodes {it.nodes} "
-                f"nps {nps} time {int(it.seconds * 1000)} pv {' '.join(it.pv)}"
+                f"nps {nps} time {int(it.seconds * 1000)} pv {' '.join(_uci_line(board, it.pv))}"
             )
 
         searcher = profile.searcher(work, limits, noise)
@@ -237,6 +237,19 @@ class UciEngine:
             self.stop_event.set()
             self.thread.join()
             self.thread = None
+
+
+def _uci_line(board: Board, line: list[str]) -> list[str]:
+    """A principal variation in UCI text: each janggi pass as its mover's general point twice."""
+    if "pass" not in line:
+        return line
+    replay = board.copy()
+    out = []
+    for text in line:
+        code = Move.parse(text).code
+        out.append(uci_move_text(replay, code))
+        replay._make(code)
+    return out
 
 
 def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
