@@ -11,7 +11,9 @@ let screen = null;
 function renderTopBar() {
   const bar = document.getElementById("topbar-tools");
   bar.innerHTML = "";
-  const language = el("select", { id: "language-switch", "aria-label": t("settings.language"), "data-language-switch": "" });
+  const language = el("select", {
+    id: "language-switch", "aria-label": t("settings.language"), "data-language-switch": "",
+  });
   for (const [code, name] of Object.entries(LANGUAGES)) {
     const option = el("option", { value: code, lang: code }, name);
     if (code === document.documentElement.lang) option.selected = true;
@@ -25,7 +27,8 @@ function renderTopBar() {
   mute.innerHTML = `<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
     <path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${settings.muted
     ? '<path d="M16 9l5 6M21 9l-5 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
-    : '<path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'}</svg>`;
+    : `<path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" fill="none"
+        stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`}</svg>`;
   mute.addEventListener("click", () => {
     updateSettings({ muted: !settings.muted });
     renderTopBar();

@@ -236,7 +236,8 @@ export class BoardView {
       if (!force && slot.dataset.key === key) continue;
       slot.dataset.key = key;
       if (letter) {
-        slot.innerHTML = `<g data-piece="${letter}" data-at="${name}">${pieceSvg(letter, this.variant, this.style)}</g>`;
+        const drawing = pieceSvg(letter, this.variant, this.style);
+        slot.innerHTML = `<g data-piece="${letter}" data-at="${name}">${drawing}</g>`;
       } else {
         slot.innerHTML = "";
       }
@@ -414,7 +415,8 @@ export class BoardView {
       if (!gesture.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD) return;
       gesture.moved = true;
       const { scale } = this.toBoardUnits(event.clientX, event.clientY);
-      this.view = { ...gesture.startView, x: gesture.startView.x - dx * scale, y: gesture.startView.y - dy * scale };
+      const start = gesture.startView;
+      this.view = { ...start, x: start.x - dx * scale, y: start.y - dy * scale };
       this.clampView();
       this.applyView();
     });

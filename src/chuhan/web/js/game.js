@@ -223,7 +223,8 @@ export class GameScreen {
     };
     this.players.innerHTML = "";
     for (const side of this.flipped ? [first, second] : [second, first]) {
-      const row = el("div", { class: `player side-${side}${s.turn === side && s.status === "ongoing" ? " to-move" : ""}` });
+      const toMove = s.turn === side && s.status === "ongoing";
+      const row = el("div", { class: `player side-${side}${toMove ? " to-move" : ""}` });
       row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name" }, name(side)));
       if (!this.isLocal && side !== s.you && this.thinking) {
         row.append(el("span", { class: "thinking-dots", "data-thinking": "" }, t("status.thinking")));
@@ -233,9 +234,12 @@ export class GameScreen {
     this.badges.innerHTML = "";
     const variantBadge = el("span", { class: "badge" }, t(`variant.${this.variant}`));
     this.badges.append(variantBadge);
-    if (s.practice) this.badges.append(el("span", { class: "badge practice", "data-practice": "" }, t("badge.practice")));
+    if (s.practice) {
+      this.badges.append(el("span", { class: "badge practice", "data-practice": "" }, t("badge.practice")));
+    }
     if (s.commitment) {
-      this.badges.append(el("span", { class: "badge commitment", title: String(s.commitment) }, t("badge.commitment")));
+      const title = String(s.commitment);
+      this.badges.append(el("span", { class: "badge commitment", title }, t("badge.commitment")));
     }
   }
 
@@ -358,7 +362,8 @@ export class GameScreen {
         .map((letter) => pieceName(letter, this.variant)).join(", ")}` });
       for (const letter of letters) {
         const holder = el("span", { class: "mini-piece", "aria-hidden": "true" });
-        holder.innerHTML = `<svg viewBox="-50 -50 100 100">${pieceSvg(letter, this.variant, settings.pieceStyle)}</svg>`;
+        const drawing = pieceSvg(letter, this.variant, settings.pieceStyle);
+        holder.innerHTML = `<svg viewBox="-50 -50 100 100">${drawing}</svg>`;
         row.append(holder);
       }
       this.captured.append(row);
@@ -545,7 +550,10 @@ export class GameScreen {
         return;
     }
     this.render();
-    if (event.type === "move" && event.state === undefined) this.socket.raw({ id: "resync", type: "hello", last_seq: null });
+    if (event.type === "move" && event.state === undefined) {
+      // A move event without its state: ask for the full state rather than guess it.
+      this.socket.raw({ id: "resync", type: "hello", last_seq: null });
+    }
     if (this.state.status !== "ongoing" && !this.endShown) {
       this.endShown = true;
       playSound("end");

@@ -66,7 +66,8 @@ function innerRing(variant, radius, ink) {
 function glyph(character, size, ink) {
   const scale = size / 1000;
   const d = GLYPHS[character];
-  return `<path class="glyph" d="${d}" fill="${ink}" transform="translate(${-size / 2} ${-size / 2}) scale(${scale})"/>`;
+  const place = `translate(${-size / 2} ${-size / 2}) scale(${scale})`;
+  return `<path class="glyph" d="${d}" fill="${ink}" transform="${place}"/>`;
 }
 
 // Our own illustrations, drawn in a box of about ±26 units around the centre.

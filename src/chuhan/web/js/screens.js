@@ -43,7 +43,8 @@ function setupChoice(name, legendKey, prefix, upper) {
     const picture = el("span", { class: "setup-picture", "aria-hidden": "true" });
     picture.innerHTML = [...setup].map((kind) => {
       const letter = kind === "H" ? "N" : "B";
-      return `<svg viewBox="-50 -50 100 100">${pieceSvg(upper ? letter : letter.toLowerCase(), "janggi", settings.pieceStyle)}</svg>`;
+      const drawing = pieceSvg(upper ? letter : letter.toLowerCase(), "janggi", settings.pieceStyle);
+      return `<svg viewBox="-50 -50 100 100">${drawing}</svg>`;
     }).join("");
     fieldset.append(el("label", { for: id, class: "pill setup-pill" }, input, picture,
       el("span", { class: "sr-only" }, setupLabel(setup)),
@@ -286,7 +287,8 @@ export function showSettings(onLanguage) {
   const confirm = el("input", { type: "checkbox", id: "settings-confirm", "data-setting": "confirmMove" });
   confirm.checked = settings.confirmMove;
   confirm.addEventListener("change", () => updateSettings({ confirmMove: confirm.checked }));
-  body.append(el("div", { class: "field check" }, confirm, el("label", { for: "settings-confirm" }, t("settings.confirm_move"))));
+  const confirmLabel = el("label", { for: "settings-confirm" }, t("settings.confirm_move"));
+  body.append(el("div", { class: "field check" }, confirm, confirmLabel));
 
   const muted = el("input", { type: "checkbox", id: "settings-muted", "data-setting": "muted" });
   muted.checked = settings.muted;

@@ -1,4 +1,5 @@
 // Small DOM helpers shared by the screens: element creation, the live region, dialogs.
+import { t } from "./i18n.js";
 
 /** A new element with attributes (null/undefined skipped) and text or child nodes. */
 export function el(tag, attributes = {}, ...children) {
@@ -69,7 +70,6 @@ export function showDialog({ title, body, actions, attributes = {} }) {
 
 /** Ask a yes/no question; resolves true when confirmed. */
 export async function confirmDialog(title, text, confirmLabel, cancelLabel) {
-  const { t } = await import("./i18n.js");
   const value = await showDialog({
     title,
     body: text,
