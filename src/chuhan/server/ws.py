@@ -68,6 +68,7 @@ class GameConnection:
     async def hello(self, message: ClientMessage) -> None:
         """Resend what the client missed since ``last_seq``, or the full state (SPEC P5)."""
         game = await self.service.current_game(self.game_id)
+        self.service.ensure_ai(game)  # after a failed AI attempt, a reconnect tries again
         async with self._lock:
             last = message.last_seq
             if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
@@ -153,6 +154,7 @@ async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> 
         return
     connection = GameConnection(socket, service, game)
     service.hub.subscribe(game.id, connection)
+    service.ensure_ai(game)  # its AI move may have been lost with another instance
     try:
         while True:
             frame = await socket.receive()
