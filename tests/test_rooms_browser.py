@@ -232,3 +232,26 @@ def test_other_variants_through_an_invite_link_R1_R3(friends: Friends, variant: 
     resign(pages[second])
     for page in pages.values():
         assert wait_end(page, "resignation")["winner"] == first
+
+
+def test_continue_on_this_device_and_reload_R7(friends: Friends) -> None:
+    creator, friend = friends.pages
+    create_room(creator)
+    friend.goto(invite_link(creator))
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    pages = ready_both([creator, friend])
+    move(pages["red"], "h3e3")
+    # A reload is the same device: the seat and the exact position come back at once.
+    pages["black"].reload()
+    pages["black"].wait_for_selector("[data-room][data-ply='1'][data-my-turn=true]")
+    # A second tab of the same player is another device: it offers to continue there.
+    black = pages["black"]
+    second = black.context.new_page()
+    second.set_default_timeout(15000)
+    second.goto(black.url)
+    second.click("[data-action=take-seat]")
+    second.wait_for_selector("[data-room][data-ply='1'][data-my-turn=true]")
+    black.wait_for_selector("[data-detached]")
+    second.screenshot(path=str(SHOTS / "chuhan-rooms-continued.png"))
+    move(second, "h10g8")
+    pages["red"].wait_for_selector("[data-room][data-ply='2']")
