@@ -265,6 +265,18 @@ def test_j6_janggi_the_ai_passes_when_a_pass_wins_on_points() -> None:
     assert result.score > 10_000
 
 
+def test_j7_with_bikjang_on_points_the_leader_faces_the_generals_to_win() -> None:
+    """J7 "points": Cho, a chariot up, ends the game at once by facing the generals."""
+    fen = "3a1a3/3k5/9/9/9/9/9/9/4K4/R8 w - - 0 1"
+    board = make_board("janggi", fen, bikjang="points")
+    move = choose_move(board, "advanced", nodes=3_000).move
+    board.push(move)
+    outcome = board.outcome()
+    assert outcome is not None and outcome.reason == "bikjang" and outcome.winner == 0
+    plain = make_board("janggi", fen)  # bikjang off: facing is no win, so no hurry to face
+    assert str(choose_move(plain, "advanced", nodes=3_000).move) != str(move)
+
+
 # ---------------------------------------------------------------------- draw offers (A5)
 
 

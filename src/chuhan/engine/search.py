@@ -133,6 +133,9 @@ class Searcher:
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
         self.safety = evaluator.safety
+        # J7 with the "points" option: the move that makes the generals face each other ends
+        # the game on points (a position already facing at the root cannot arise otherwise).
+        self.bikjang = getattr(board, "bikjang", "off") == "points"
         self.counts = piece_counts(board.squares)
         # keys[i]: the position after move i (keys[0] the start); checks[i]: move i gave check.
         keys = list(board._keys)
@@ -373,6 +376,12 @@ class Searcher:
                 return rep
             if self.passes[-1] and self.passes[-2]:
                 return self.rules.points_score(board)  # J6: two passes in a row
+            if (
+                self.bikjang
+                and board.kings[0] % 9 == board.kings[1] % 9
+                and board.generals_facing()  # type: ignore[attr-defined]
+            ):
+                return self.rules.points_score(board)
             if board.halfmove >= self.rules.draw_halfmoves:
                 return self.rules.draw_score(board)
             # Mate-distance pruning: nothing here beats a mate already found nearer the root.
