@@ -258,3 +258,16 @@ def test_touch_tap_moves_and_pinch_only_zooms_U5_U9(chromium: Browser, web_serve
         assert piece_at(page, "e3") == "C"
     finally:
         context.close()
+
+
+def test_check_and_last_move_are_marked_and_announced_U6_U9(web_page: Page) -> None:
+    open_page(web_page, "/play/local?variant=xiangqi")
+    for move in ["a1a2", "c10e8", "b3b10"]:
+        play(web_page, move)
+    expect(web_page.locator('[data-point="e10"] .mark-check')).to_have_count(1)
+    expect(web_page.locator(".mark-last")).to_have_count(2)
+    expect(web_page.locator('[data-point="b10"] .mark-last')).to_have_count(1)
+    expect(web_page.locator("#announcer")).to_have_text(
+        "Red cannon b3 to b10, captures black horse, check"
+    )
+    expect(web_page.locator(".status-line")).to_contain_text("check")
