@@ -123,7 +123,9 @@ class PieceGuide {
     if (this.isFixed(point)) return [];
     const cleared = new Map(this.pieces);
     cleared.delete(point);
-    if (this.tool === "erase" || letter) return letter ? [{ pieces: cleared, studied: this.studied }] : [];
+    if (this.tool === "erase") return letter ? [{ pieces: cleared, studied: this.studied }] : [];
+    // Tapping a piece the tool would add removes it; any other piece is replaced.
+    if (letter && BLOCKER_LETTERS[this.tool].includes(letter)) return [{ pieces: cleared, studied: this.studied }];
     return BLOCKER_LETTERS[this.tool].map((blocker) => {
       const next = new Map(this.pieces);
       next.set(point, blocker);

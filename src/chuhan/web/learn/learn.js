@@ -135,6 +135,7 @@ export async function route() {
   }
   document.getElementById("learn").focus({ preventScroll: !!extra });
   announce(document.title);
+  document.body.dataset.route = location.hash || "#/";
   document.body.dataset.ready = "true";
 }
 
