@@ -48,6 +48,8 @@ class GameConnection:
         await self.reply(message)
 
     async def notify(self, game_id: str, seq: int) -> None:
+        if self.sent_seq is not None and seq <= self.sent_seq:
+            return
         async with self._lock:
             await self._catch_up()
 
@@ -127,9 +129,7 @@ class GameConnection:
         elif message.type == "hint":
             move = await service.hint(game)
             await self.reply({"type": "hint", "reply_to": message.id, "move": move})
-        # Events the change produced reach this socket through the hub, like any other.
-        async with self._lock:
-            await self._catch_up()
+        # Events the change produced reached this socket through the hub, like any other.
 
 
 async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> None:
