@@ -5,6 +5,8 @@ Each test opens a fresh player; positions are reached by playing moves on the bo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -25,8 +27,10 @@ pytest_plugins = ["web_fixtures"]
 def play(page: Page, move: str) -> None:
     """Play a move by clicking its two points and wait until the server confirmed it."""
     ply = int(game_data(page)["ply"])
-    click_point(page, move[:2] if len(move) == 4 else move[: len(move) - 2])
-    click_point(page, move[2:] if len(move) == 4 else move[len(move) - 2 :])
+    match = re.fullmatch(r"([a-i]\d+)([a-i]\d+)", move)
+    assert match, move
+    click_point(page, match[1])
+    click_point(page, match[2])
     page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
 
 
