@@ -13,6 +13,7 @@ import contextlib
 import logging
 import multiprocessing
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +87,13 @@ def _choose_setup(side: int, opponent_setup: str | None, seed: int) -> str:
     return random.Random(seed).choice(SETUPS)
 
 
+def _timed(runner: Callable[[AIJob], Any], job: AIJob) -> tuple[float, float, Any]:
+    """``runner(job)`` with the wall-clock moments it started and ended (in the worker)."""
+    started = time.time()
+    answer = runner(job)
+    return started, time.time(), answer
+
+
 def _warm_up() -> None:
     """Load the engine in each worker as it starts, so the first move is not slower."""
     with contextlib.suppress(Exception):  # a failing job reports the real error
@@ -107,6 +115,8 @@ class AIPool:
         self.runner = runner
         self._executor = executor
         self.pending = 0
+        # Called with each finished job, its seconds waiting for a worker and running.
+        self.job_observers: list[Callable[[AIJob, float, float], None]] = []
 
     def _pool(self) -> concurrent.futures.Executor:
         if self._executor is None:
@@ -127,7 +137,13 @@ class AIPool:
         self.pending += 1
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool(), self.runner, job)
+            submitted = time.time()
+            started, ended, answer = await loop.run_in_executor(
+                self._pool(), _timed, self.runner, job
+            )
+            for observe in self.job_observers:
+                observe(job, max(0.0, started - submitted), ended - started)
+            return answer
         finally:
             self.pending -= 1
 

@@ -21,7 +21,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..rules import RulesError, make_board
 from .ai import AIPool
 from .games import GameActionError
-from .hub import LocalHub
+from .hub import Hub, LocalHub
+from .metrics import CONTENT_TYPE, Metrics
+from .redis_hub import RedisHub
 from .service import GameService, NewGame, PendingGameError
 from .settings import Settings
 from .storage import Player, Store
@@ -98,17 +100,28 @@ def create_app(
     settings = settings or Settings.from_env()
     store = store or Store(settings.sqlalchemy_url(), settings.db_schema)
     pool = pool or AIPool(settings.ai_workers, settings.ai_queue)
-    service = GameService(store, LocalHub(), pool, settings)
+    # Several instances (DATABASE_URL shared): events cross them through Redis.
+    redis_hub = RedisHub(settings.redis_url, settings.redis_prefix) if settings.redis_url else None
+    hub: Hub = redis_hub or LocalHub()
+    service = GameService(store, hub, pool, settings)
+    metrics = Metrics()
+    metrics.watch(service, pool)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if redis_hub is not None:
+            await redis_hub.start()
         await service.start()
         yield
         await service.stop()
+        if redis_hub is not None:
+            await redis_hub.stop()
 
     app = FastAPI(title="Chu-Han", version="1", lifespan=lifespan)
     app.state.service = service
     app.state.settings = settings
+    app.state.metrics = metrics
+    app.add_middleware(metrics.middleware)
 
     @app.exception_handler(GameActionError)
     async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
@@ -136,7 +149,16 @@ def create_app(
             "db": "ok" if db_ok else "down",
             "ai": {"workers": pool.workers, "jobs": pool.pending, "max_jobs": pool.max_jobs},
         }
+        if redis_hub is not None:  # without Redis this instance still serves its own sockets
+            body["redis"] = "ok" if redis_hub.connected else "down"
+            if not redis_hub.connected:
+                body["status"] = "degraded"
         return JSONResponse(body, status_code=200 if db_ok else 503)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_text() -> Response:
+        """Prometheus text format (the games gauge reads the database: off the loop)."""
+        return Response(await service.db(metrics.text), media_type=CONTENT_TYPE)
 
     @app.get("/api/me")
     async def get_me(player: Me) -> dict[str, Any]:

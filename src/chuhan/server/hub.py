@@ -50,6 +50,10 @@ class LocalHub:
     def count(self, game_id: str) -> int:
         return len(self._subscribers.get(game_id, ()))
 
+    def topics(self) -> list[str]:
+        """Every key with a subscriber in this process."""
+        return list(self._subscribers)
+
     async def publish(self, game_id: str, seq: int) -> None:
         subscribers = list(self._subscribers.get(game_id, ()))
         await asyncio.gather(*(s.notify(game_id, seq) for s in subscribers), return_exceptions=True)

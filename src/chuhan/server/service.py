@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -87,6 +88,8 @@ class GameService:
         self._ai_tasks: dict[str, asyncio.Task[None]] = {}
         self._create_locks: dict[str, asyncio.Lock] = {}
         self._closing = False
+        # Called with each committed change and the seconds it took (``/metrics``).
+        self.change_observers: list[Callable[[Change, float], None]] = []
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         return await to_thread.run_sync(fn, *args)
@@ -208,6 +211,7 @@ class GameService:
         ``decide`` may return None (nothing to do) or raise GameActionError. A change made
         from a stale read is recomputed from a fresh one. Returns the game as committed.
         """
+        started = time.perf_counter()
         for _ in range(_STALE_RETRIES):
             game = await self.db(self.store.game, game_id)
             if game is None:
@@ -226,6 +230,8 @@ class GameService:
             except StaleGameError:
                 continue
             await self.hub.publish(game_id, change.after.seq)
+            for observe in self.change_observers:
+                observe(change, time.perf_counter() - started)
             if change.after.status != "ongoing":
                 log.info(
                     "game finished",

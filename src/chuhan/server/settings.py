@@ -9,6 +9,9 @@ Environment variables (all optional):
 - ``CHUHAN_AI_WORKERS`` / ``CHUHAN_AI_QUEUE``: AI worker processes and the most AI jobs
   waiting or running at once before new ones are answered "busy".
 - ``CHUHAN_AI_MOVETIME``: optional cap, in seconds, on one AI move.
+- ``REDIS_URL``: with it, events cross server instances through Redis pub/sub (several
+  ``chuhan serve`` behind one proxy, sharing ``DATABASE_URL``); ``CHUHAN_REDIS_PREFIX`` names
+  the channel (default ``chuhan``), so deployments or test runs can share one Redis.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ class Settings:
     ai_workers: int = 2
     ai_queue: int = 16
     ai_movetime: float | None = None
+    redis_url: str | None = None
+    redis_prefix: str = "chuhan"
     ai_retry_seconds: float = 1.0
     max_message_bytes: int = 4096
     web_dir: Path = field(default=WEB_DIR)
@@ -57,6 +62,8 @@ class Settings:
             ai_workers=_env_int("CHUHAN_AI_WORKERS", 2),
             ai_queue=_env_int("CHUHAN_AI_QUEUE", 16),
             ai_movetime=float(movetime) if movetime else None,
+            redis_url=os.environ.get("REDIS_URL") or None,
+            redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]

@@ -204,11 +204,15 @@ class RoomConnection:
                     await self._send_room()
                 else:
                     await self._catch_up()
+                # The change may come from another instance: this one keeps the clock too,
+                # so a deadline is enforced even if that instance dies (first one wins).
+                self.rooms.keep_time(self.room_id)
         except Exception:
             log.debug("room notify failed", exc_info=True)
 
     async def serve(self) -> None:
         self.hub.subscribe(room_key(self.room_id), self)
+        self.rooms.keep_time(self.room_id)  # e.g. after the instance that kept it died
         prober = asyncio.get_running_loop().create_task(self._probe_loop())
         try:
             while True:

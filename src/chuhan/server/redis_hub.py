@@ -1,0 +1,173 @@
+"""A hub for several server instances: game and room events cross instances through Redis.
+
+Every instance keeps a :class:`~.hub.LocalHub` for its own sockets and subscribes to one Redis
+pub/sub channel, ``<prefix>:events``. Publishing delivers to the local subscribers at once
+and sends ``{"from", "key", "seq"}`` (or a passing ``notice``) to the channel; the other
+instances deliver it to their subscribers of that key. What crosses is only "key K has events
+up to seq N": each connection reads what it missed from the shared database and renders it
+for its own viewer, so secrecy (SPEC Z2) and ordering stay where they are for one instance.
+
+Redis is a doorbell, not the record. When the subscription drops (Redis restarted, the
+connection killed), the hub reconnects with a growing pause and then rings every local
+subscriber once, so whatever crossed while it was away is read from the database. A failed
+publish is logged and counted; local delivery never depends on Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .hub import LocalHub, Subscriber
+
+log = logging.getLogger("chuhan.hub")
+RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the database anyway
+_PAUSE_FIRST = 0.1
+_PAUSE_MOST = 2.0
+_START_WAIT = 5.0
+
+
+class RedisHub:
+    """The :class:`~.hub.Hub` of one instance among several sharing ``url``'s Redis.
+
+    ``prefix`` names the channel, so several deployments (or test runs) can share one Redis.
+    Call :meth:`start` before use and :meth:`stop` at the end.
+    """
+
+    def __init__(self, url: str, prefix: str = "chuhan") -> None:
+        self.local = LocalHub()
+        self.channel = f"{prefix}:events"
+        self.instance = secrets.token_hex(8)
+        self.connected = False
+        self.published = 0
+        self.received = 0
+        self.publish_failures = 0
+        self.reconnects = 0
+        # The client name lets an operator (or a test) find this instance's connections.
+        self._redis = aioredis.Redis.from_url(
+            url,
+            socket_connect_timeout=2,
+            socket_timeout=5,
+            health_check_interval=5,
+            client_name=f"{prefix}:{self.instance}",
+        )
+        self._listener: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+        self._deliveries: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Start listening; waits (a few seconds at most) until the channel is subscribed.
+
+        An instance whose Redis is down still starts: it serves its own sockets and joins
+        the others once Redis answers.
+        """
+        self._listener = asyncio.get_running_loop().create_task(self._listen())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._subscribed.wait(), _START_WAIT)
+
+    async def stop(self) -> None:
+        self._closing = True
+        tasks = [t for t in (self._listener, *self._deliveries) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(RedisError, OSError):
+            await self._redis.aclose()
+
+    # ------------------------------------------------------------------ the Hub protocol
+
+    def subscribe(self, key: str, subscriber: Subscriber) -> None:
+        self.local.subscribe(key, subscriber)
+
+    def unsubscribe(self, key: str, subscriber: Subscriber) -> None:
+        self.local.unsubscribe(key, subscriber)
+
+    def count(self, key: str) -> int:
+        return self.local.count(key)
+
+    async def publish(self, key: str, seq: int) -> None:
+        """Tell this instance's subscribers of ``key`` now, and the other instances via Redis."""
+        await self.local.publish(key, seq)
+        await self._send({"from": self.instance, "key": key, "seq": seq})
+
+    async def notice(self, key: str, message: dict[str, Any]) -> None:
+        await self.local.notice(key, message)
+        await self._send({"from": self.instance, "key": key, "notice": message})
+
+    # ------------------------------------------------------------------ Redis
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        try:
+            await self._redis.publish(self.channel, json.dumps(payload, separators=(",", ":")))
+            self.published += 1
+        except (RedisError, OSError) as exc:
+            self.publish_failures += 1
+            log.warning("redis publish failed", extra={"key": payload["key"], "error": str(exc)})
+
+    async def _listen(self) -> None:
+        pause = _PAUSE_FIRST
+        first = True
+        while not self._closing:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self.connected = True
+                self._subscribed.set()
+                pause = _PAUSE_FIRST
+                if not first:
+                    self.reconnects += 1
+                    log.info("redis subscription restored", extra={"channel": self.channel})
+                    self._resync()
+                first = False
+                while not self._closing:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is not None and message.get("type") == "message":
+                        self._deliver(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                if self.connected or first:
+                    log.warning("redis subscription lost", extra={"error": str(exc)})
+                self.connected = False
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _PAUSE_MOST)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    def _deliver(self, data: bytes | str) -> None:
+        """Hand one message from another instance to the local subscribers of its key."""
+        try:
+            payload = json.loads(data)
+            key = str(payload["key"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("malformed hub message ignored")
+            return
+        if payload.get("from") == self.instance or not self.local.count(key):
+            return
+        self.received += 1
+        if "notice" in payload:
+            self._spawn(self.local.notice(key, dict(payload["notice"])))
+        else:
+            self._spawn(self.local.publish(key, int(payload.get("seq", RESYNC_SEQ))))
+
+    def _resync(self) -> None:
+        """After a gap in the subscription every local subscriber reads what it missed."""
+        for key in self.local.topics():
+            self._spawn(self.local.publish(key, RESYNC_SEQ))
+
+    def _spawn(self, delivery: Any) -> None:
+        # Each delivery reads the database: run them side by side, never holding the listener.
+        task = asyncio.get_running_loop().create_task(delivery)
+        self._deliveries.add(task)
+        task.add_done_callback(self._deliveries.discard)

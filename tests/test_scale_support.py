@@ -1,0 +1,188 @@
+"""Helpers for the scale-out tests: several real ``chuhan serve`` processes sharing one
+PostgreSQL schema and one Redis channel (SPEC Z1–Z5 on several instances).
+
+:class:`Cluster` owns a fresh schema and a fresh Redis channel prefix per run, so runs on the
+shared services never see each other; it tags its database connections with an
+``application_name`` and its Redis connections with a client name, so a test can cut exactly
+its own connections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+from sqlalchemy import create_engine, text
+from websockets.sync.client import connect
+
+from rooms_client import Player, RoomSocket
+
+POSTGRES_URL = os.environ.get(
+    "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Instance:
+    """One ``chuhan serve`` of the cluster, in its own process group (its AI workers too)."""
+
+    def __init__(self, name: str, env: dict[str, str], log_dir: Path) -> None:
+        self.name = name
+        self.env = env
+        self.port = free_port()
+        self.log_path = log_dir / f"{name}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "chuhan.cli", "serve", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--data-dir", str(self.log_path.parent)]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                command, env=self.env, stdout=log, stderr=log, start_new_session=True
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(self.log_path.read_text())
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise AssertionError(f"{self.name} did not start: {self.log_path.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL the server and its AI workers."""
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def health(self) -> dict[str, Any]:
+        return dict(httpx.get(f"{self.url}/health", timeout=5).json())
+
+    def metrics(self) -> str:
+        return httpx.get(f"{self.url}/metrics", timeout=5).text
+
+
+class Cluster:
+    """Instances sharing a fresh PostgreSQL schema and a fresh Redis channel prefix."""
+
+    def __init__(self, log_dir: Path, **env: str) -> None:
+        self.run = uuid.uuid4().hex[:12]
+        self.schema = f"scale_{self.run}"
+        self.prefix = f"chuhan-test-{self.run}"
+        self.app_name = f"chuhan_{self.run}"
+        self.log_dir = log_dir
+        self.instances: list[Instance] = []
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("CHUHAN_", "DATABASE"))}
+        self.env = {
+            **base,
+            "DATABASE_URL": f"{POSTGRES_URL}?application_name={self.app_name}",
+            "CHUHAN_DB_SCHEMA": self.schema,
+            "REDIS_URL": REDIS_URL,
+            "CHUHAN_REDIS_PREFIX": self.prefix,
+            "CHUHAN_AI_WORKERS": "1",
+            **env,
+        }
+        self.engine = create_engine(POSTGRES_URL)
+        self.redis = redis.Redis.from_url(REDIS_URL)
+
+    def add(self, name: str) -> Instance:
+        instance = Instance(name, dict(self.env), self.log_dir)
+        instance.start()
+        self.instances.append(instance)
+        return instance
+
+    def close(self) -> None:
+        for instance in self.instances:
+            instance.stop()
+        with self.engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+        self.engine.dispose()
+        self.redis.close()
+
+    def sql(self, query: str, **params: Any) -> list[Any]:
+        with self.engine.begin() as conn:
+            conn.execute(text(f'SET search_path TO "{self.schema}"'))
+            return list(conn.execute(text(query), params))
+
+    def events(self, game_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+        """The game's event log as stored: ``(seq, type, payload)``."""
+        rows = self.sql(
+            "SELECT seq, type, payload FROM game_events WHERE game_id = :g ORDER BY seq",
+            g=game_id,
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def drop_database_connections(self) -> int:
+        """Terminate every PostgreSQL connection of this cluster's servers; returns how many."""
+        rows = self.sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :a",
+            a=self.app_name,
+        )
+        return len(rows)
+
+    def drop_redis_subscriptions(self) -> int:
+        """Kill this cluster's Redis pub/sub connections (as a Redis restart would)."""
+        killed = 0
+        for client in self.redis.client_list(_type="pubsub"):
+            if str(client.get("name", "")).startswith(self.prefix):
+                self.redis.execute_command("CLIENT", "KILL", "ID", client["id"])
+                killed += 1
+        return killed
+
+
+@contextlib.contextmanager
+def cluster(log_dir: Path, names: tuple[str, ...] = ("a", "b"), **env: str) -> Iterator[Cluster]:
+    running = Cluster(log_dir, **env)
+    try:
+        for name in names:
+            running.add(name)
+        yield running
+    finally:
+        running.close()
+
+
+def player_on(instance: Instance) -> Player:
+    """A new visitor whose identity comes from ``instance`` (cookies work on every one)."""
+    return Player(instance.url)
+
+
+def open_room(player: Player, instance: Instance, room_id: str, **hello: Any) -> RoomSocket:
+    """The player's room socket on ``instance`` (maybe not the one that made their cookie)."""
+    url = instance.url.replace("http", "ws", 1) + f"/ws/rooms/{room_id}"
+    ws = connect(url, additional_headers={"Cookie": player.cookie}).__enter__()
+    sock = RoomSocket(ws)
+    sock.request("hello", **{"device": player.device, **hello})
+    return sock
