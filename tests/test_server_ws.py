@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from chuhan.rules.jieqi import verify_commitment
-from test_server_support import ScriptedAI, create, game_socket, server
+from test_server_support import GameSocket, ScriptedAI, create, game_socket, server
 
 pytestmark = pytest.mark.timeout(60)
 VARIANTS = ["xiangqi", "janggi", "jieqi"]
@@ -391,3 +391,24 @@ def test_checkmating_the_ai_scores_by_level_once_P4_X5(tmp_path, variant):
         ai.gate.set()
         assert client.get("/api/me").json()["points"]["ai"] == 30
         assert [job.kind for job in ai.jobs if job.kind == "move"] == []
+
+
+def test_every_open_tab_of_a_game_receives_its_events_P5(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = create(client, kind="local", variant="xiangqi")
+        with (
+            game_socket(client, game["id"]) as (first, state),
+            game_socket(client, game["id"]) as (second, _),
+        ):
+            first.request("move", ply=0, move="h3e3")
+            seen = second.wait_event(lambda e: e["type"] == "move")
+            assert seen["move"] == "h3e3" and seen["state"]["ply"] == 1
+
+
+def test_a_client_that_never_says_hello_still_gets_the_events_of_its_actions(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = create(client, kind="local", variant="xiangqi")
+        with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
+            sock = GameSocket(ws)
+            assert sock.request("move", ply=0, move="h3e3")["type"] == "ack"
+            assert sock.wait_event(lambda e: e["type"] == "move")["seq"] == 2

@@ -113,6 +113,8 @@ class GameConnection:
             await self.hello(message)
             return
         game = await service.current_game(self.game_id)
+        if self.sent_seq is None:  # no hello yet: events start from here
+            self.sent_seq = game.seq
         if message.type == "move":
             assert message.ply is not None and message.move is not None
             _, ply = await service.move(game, message.ply, message.move)
