@@ -247,11 +247,18 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
         assert health["status"] == "ok" and health["db"] == "ok"
         schema = client.get("/openapi.json").json()
         assert {"/api/me", "/api/games", "/api/games/pending"} <= set(schema["paths"])
-        for path in ("/", "/play/ai", "/play/local", "/room/abc", "/learn/janggi"):
+        for path in ("/", "/play/ai", "/play/local", "/room/abc"):
             page = client.get(path)
             assert page.status_code == 200 and "Chu-Han" in page.text, path
             assert page.headers["content-type"].startswith("text/html")
         assert client.get("/static/js/app.js").text == "console.log('hi')"
+        for path, target in (
+            ("/learn", "/static/learn/index.html"),
+            ("/learn/", "/static/learn/index.html"),
+            ("/learn/rules/xiangqi", "/static/learn/index.html#/rules/xiangqi"),
+        ):
+            moved = client.get(path, follow_redirects=False)
+            assert moved.status_code == 307 and moved.headers["location"] == target
         missing = client.get("/api/nothing")
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 

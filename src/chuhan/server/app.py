@@ -10,10 +10,11 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -37,7 +38,8 @@ ERROR_STATUS = {
     "pending_game": 409,
     "busy": 503,
 }
-SPA_PREFIXES = ("play", "room", "learn")
+SPA_PREFIXES = ("play", "room")
+LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 
 
 class CreateGameBody(BaseModel):
@@ -235,3 +237,10 @@ def _mount_front_end(app: FastAPI, settings: Settings) -> None:
         app.add_api_route(
             f"/{prefix}/{{rest:path}}", index, include_in_schema=False, methods=["GET"]
         )
+
+    @app.get("/learn", include_in_schema=False)
+    @app.get("/learn/{rest:path}", include_in_schema=False)
+    async def learn(rest: str = "") -> RedirectResponse:
+        """``/learn/rules/xiangqi`` → the learn pages at ``#/rules/xiangqi``."""
+        target = f"{LEARN_PAGE}#/{quote(rest.strip('/'))}" if rest.strip("/") else LEARN_PAGE
+        return RedirectResponse(target, status_code=307)
