@@ -155,8 +155,13 @@ def run_matches(variant: str, games: int, workers: int, max_plies: int, budget: 
             white, black = (first, second) if game % 2 == 0 else (second, first)
             jobs.append((variant, white, black, game, max_plies, budget))
     started = time.monotonic()
+    records = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        records = list(pool.map(play_game, jobs))
+        for record in pool.map(play_game, jobs):
+            records.append(record)
+            print(f"  game {len(records)}/{len(jobs)}: {record.white} - {record.black}: "
+                  f"{record.winner} ({record.reason}, {record.plies} plies)",
+                  file=sys.stderr, flush=True)
     print(f"\n== {variant}: {games} games a pair, {time.monotonic() - started:.0f} s ==")
     print(f"{'pair':<28}{'score':>8}{'W-D-L':>12}{'plies':>8}  reasons")
     for first, second in PAIRS:
