@@ -28,6 +28,10 @@ FAMILIES = {
         "double_pass", "move_limit", "interrupted", "abandoned", "expired",
     ],
     "status": ["abandoned", "expired", "interrupted"],
+    "error": [
+        "illegal_move", "stale_move", "not_your_turn", "game_over", "nothing_to_undo", "busy",
+        "stale", "not_found", "other",
+    ],
     "settings.notation": ["coordinates", "wxf", "chinese"],
     "settings.style": ["characters", "illustrations"],
 }

@@ -29,7 +29,7 @@ from web_fixtures import (  # noqa: E402
 pytest_plugins = ["web_fixtures"]
 
 VALUES = {"r": 9.0, "c": 4.5, "n": 4.0, "b": 2.0, "a": 2.0, "p": 1.0, "k": 0.0}
-MAX_MOVES = 12
+MAX_MOVES = 8
 
 
 def material(placement: str) -> float:

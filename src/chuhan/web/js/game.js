@@ -16,6 +16,17 @@ function pieceName(letter, variant) {
   return t("piece.named", { side, piece: t(`kind.${kind}`) });
 }
 
+// Known error codes (docs/protocol.md) in the player's language; others say "refused".
+const KNOWN_ERRORS = [
+  "illegal_move", "stale_move", "not_your_turn", "game_over", "nothing_to_undo", "busy", "stale",
+  "not_found",
+];
+
+function refusal(reply) {
+  const reason = KNOWN_ERRORS.includes(reply.code) ? t(`error.${reply.code}`) : t("error.other");
+  return t("notice.refused", { message: reason });
+}
+
 export function formatCoordinates(move) {
   const parsed = parseMove(move);
   if (!parsed) return move;
@@ -448,7 +459,7 @@ export class GameScreen {
     if (this.pending?.move === move) this.pending = null;
     if (reply.type === "error") {
       if (reply.state) this.adopt(reply.state);
-      this.notice = t("notice.refused", { message: reply.message || reply.code });
+      this.notice = refusal(reply);
       announce(this.notice);
     }
     this.render();
@@ -493,7 +504,7 @@ export class GameScreen {
   handleReplyError(reply) {
     if (reply?.type !== "error") return;
     if (reply.state) this.adopt(reply.state);
-    this.notice = t("notice.refused", { message: reply.message || reply.code });
+    this.notice = refusal(reply);
     announce(this.notice);
     this.render();
   }
@@ -529,6 +540,7 @@ export class GameScreen {
         break;
       case "move":
         this.thinking = false;
+        this.notice = "";
         if (event.state) this.adopt(event.state);
         this.announceMove(event.move, beforePieces);
         break;
@@ -536,6 +548,9 @@ export class GameScreen {
         this.thinking = false;
         if (event.state) this.adopt(event.state);
         announce(t("announce.undone"));
+        break;
+      case "busy":
+        this.notice = t("notice.busy");
         break;
       case "draw_declined":
         this.notice = t("notice.draw_declined");
