@@ -167,6 +167,8 @@ def test_u8_every_piece_has_a_diagram_with_moves(variant: str) -> None:
     if variant == "jieqi":
         expected.add("hidden")
     assert set(DIAGRAMS[variant]) == expected
+    for code in LANGUAGES:
+        assert set(TEXTS[code]["diagram_notes"][variant]) == expected, f"{code} diagram notes"
     for kind, spec in DIAGRAMS[variant].items():
         board = make_board(variant, spec["fen"])
         letter = placement(spec["fen"])[spec["from"]]

@@ -168,7 +168,8 @@ class PieceGuide {
     this.board.setPieces(this.pieces);
     this.board.setMarks({ selected: this.studied, destinations });
     this.explanation.textContent = pieceText(this.variant, this.kind);
-    const names = [...destinations].sort();
+    const byFileThenRank = (a, b) => a[0].localeCompare(b[0]) || Number(a.slice(1)) - Number(b.slice(1));
+    const names = [...destinations].sort(byFileThenRank);
     const summary = names.length
       ? tx("ui.guide_moves", { piece: tx(`ui.piece_${this.kind}`), point: this.studied, count: names.length, points: names.join(", ") })
       : tx("ui.guide_no_moves", { piece: tx(`ui.piece_${this.kind}`), point: this.studied });

@@ -61,7 +61,7 @@ async function pieceDiagram(variant, kind) {
   const figure = el("figure", { class: "piece-diagram", "data-diagram": `${variant}-${kind}` });
   if (!spec) return figure;
   const holder = el("div", { class: "diagram-board" });
-  figure.append(holder, el("figcaption", {}, tx(`ui.diagram_caption`, { point: spec.from })));
+  figure.append(holder, el("figcaption", {}, tx("ui.diagram_caption", { point: spec.from })));
   const board = teachingBoard(holder, variant, () => {});
   board.setPieces(placementFromFen(spec.fen));
   analyse(variant, spec.fen)
@@ -91,7 +91,8 @@ async function showRules(root, variant) {
     if (section.items) block.append(el("ul", {}, ...section.items.map((item) => el("li", {}, item))));
     for (const piece of section.pieces || []) {
       const row = el("div", { class: "piece-row" });
-      const words = el("div", { class: "piece-words" }, el("h3", {}, piece.name), el("p", {}, piece.text));
+      const words = el("div", { class: "piece-words" }, el("h3", {}, piece.name), el("p", {}, piece.text),
+        el("p", { class: "diagram-note" }, tx(`diagram_notes.${variant}.${piece.kind}`)));
       row.append(words);
       pieceDiagram(variant, piece.kind).then((figure) => row.append(figure));
       block.append(row);
