@@ -196,6 +196,12 @@ def test_jieqi_pieces_start_face_down_and_reveal_when_moved_Q2_Q3(web_page: Page
     revealed = piece_at(web_page, "a2")
     assert revealed is not None and revealed not in "Xx" and revealed.isupper()
     assert web_page.locator('[data-piece="X"]').count() == 14
+    # Q7: at the end the arrangement is revealed and checked against the commitment.
+    web_page.click("[data-action=resign]")
+    web_page.click("dialog[data-confirm-dialog] [data-action=confirm]")
+    expect(web_page.locator("dialog[data-end-dialog] [data-commitment]")).to_have_attribute(
+        "data-commitment", "ok"
+    )
 
 
 def test_a_broken_link_keeps_the_confirmed_position_and_the_move_is_sent_once_P5(

@@ -626,6 +626,9 @@ export class GameScreen {
     if (this.state.points_awarded) {
       body.append(el("p", {}, t("result.points", { points: this.state.points_awarded })));
     }
+    if (this.state.commitment && this.state.arrangement && this.state.salt) {
+      body.append(this.commitmentCheck());
+    }
     const again = this.isLocal
       ? `/play/local?variant=${this.variant}`
       : `/play/ai?variant=${this.variant}&level=${this.state.level}&color=${this.state.you}`;
@@ -639,6 +642,26 @@ export class GameScreen {
         { label: t("end.review"), close: true },
       ],
     });
+  }
+
+  // Q7: anyone can check that the face-down arrangement was fixed before the first move:
+  // SHA-256 of "arrangement|salt" must equal the commitment shown during the game.
+  commitmentCheck() {
+    const { commitment, arrangement, salt } = this.state;
+    const verdict = el("p", { "data-commitment": "pending" }, t("end.commitment_unchecked"));
+    const details = el("details", {}, el("summary", {}, t("end.commitment_details")),
+      el("pre", { class: "commitment-text" }, `${arrangement}\n${salt}\n${commitment}`));
+    const box = el("div", {}, verdict, details);
+    if (window.crypto?.subtle) {
+      const data = new TextEncoder().encode(`${arrangement}|${salt}`);
+      window.crypto.subtle.digest("SHA-256", data).then((digest) => {
+        const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+        const ok = hex === String(commitment).trim().toLowerCase();
+        verdict.textContent = t(ok ? "end.commitment_ok" : "end.commitment_bad");
+        verdict.dataset.commitment = ok ? "ok" : "bad";
+      });
+    }
+    return box;
   }
 
   destroy() {
