@@ -70,6 +70,19 @@ def running_server(data_dir: Path, **env: str) -> Iterator[str]:
         log.close()
 
 
+FAST_TURN = 2.5
+FAST_AWAY = 2.0
+
+
+FAST_SETTINGS = {
+    "CHUHAN_ROOM_TURN_SECONDS": str(FAST_TURN),
+    "CHUHAN_ROOM_AWAY_BUDGET_SECONDS": str(FAST_AWAY),
+    "CHUHAN_ROOM_LAG_CAP_SECONDS": "0.1",
+    "CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER": "4",
+    "CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS": "6",
+}
+
+
 class Player:
     """A visitor with their own cookie (a player identity)."""
 

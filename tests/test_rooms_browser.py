@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from rooms_client import running_server
+from rooms_client import FAST_SETTINGS, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
@@ -26,7 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-FAST_TURN = 3.0
 SHOTS = Path("/tmp")
 
 
@@ -38,8 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("rooms-web-fast")
-    with running_server(data, CHUHAN_ROOM_TURN_SECONDS=str(FAST_TURN)) as url:
+    with running_server(tmp_path_factory.mktemp("rooms-web-fast"), **FAST_SETTINGS) as url:
         yield url
 
 
@@ -200,12 +198,11 @@ def test_xiangqi_invite_link_and_a_timeout_flagged_by_the_server_R4(
     friend.wait_for_selector("[data-room] [data-seat=friend]")
     assert "/room/i/" not in friend.url  # the address becomes the room's own
     pages = ready_both([creator, friend])
-    move(pages["red"], "h3e3")
-    pages["black"].wait_for_selector("[data-clock]")
-    pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-clock.png"))
-    # Black does not move: the server flags black at the deadline (the page only shows it).
+    pages["red"].wait_for_selector("[data-clock]")
+    pages["red"].screenshot(path=str(SHOTS / "chuhan-rooms-clock.png"))
+    # Red does not move: the server flags red at the deadline (the pages only show it).
     for page in pages.values():
-        assert wait_end(page, "timeout")["winner"] == "red"
+        assert wait_end(page, "timeout")["winner"] == "black"
 
 
 @pytest.mark.parametrize("variant", ["janggi", "jieqi"])

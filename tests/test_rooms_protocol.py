@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from chuhan.rules import make_board
-from rooms_client import Player, RoomSocket, running_server
+from rooms_client import (
+    FAST_AWAY,
+    FAST_SETTINGS,
+    FAST_TURN,
+    Player,
+    RoomSocket,
+    running_server,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,8 +46,6 @@ QUIET = [
     "e4e5",
     "e7e6",
 ]
-FAST_TURN = 2.5
-FAST_AWAY = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 @pytest.fixture(scope="module")
 def fast(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("rooms-fast")
-    with running_server(
-        data,
-        CHUHAN_ROOM_TURN_SECONDS=str(FAST_TURN),
-        CHUHAN_ROOM_AWAY_BUDGET_SECONDS=str(FAST_AWAY),
-        CHUHAN_ROOM_LAG_CAP_SECONDS="0.1",
-        CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER="4",
-        CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS="6",
-    ) as url:
+    with running_server(tmp_path_factory.mktemp("rooms-fast"), **FAST_SETTINGS) as url:
         yield url
 
 
