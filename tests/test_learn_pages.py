@@ -251,6 +251,21 @@ def test_u8_every_lesson_is_solved_by_its_answer_and_progress_is_remembered(tab:
         total = len(LESSONS[variant])
         assert tab.get_attribute("[data-progress]", "data-progress") == f"{total}/{total}"
         assert tab.locator('[data-lesson][data-solved="true"]').count() == total
+    open_learn(tab, "")
+    progress = TEXTS["en"]["ui"]["progress"].format(done=9, total=9)
+    assert tab.inner_text('[data-hub-progress="xiangqi"]') == progress
+
+
+def test_u8_u4_a_lesson_can_be_solved_with_the_keyboard(tab: Page) -> None:
+    open_learn(tab, "tutorial/xiangqi/1")  # the chariot on b2 takes the horse on b8
+    tab.focus('[data-point="b2"]')
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector('[data-point="b8"].is-destination')
+    for _ in range(6):
+        tab.keyboard.press("ArrowUp")
+    tab.keyboard.press("Enter")
+    tab.wait_for_selector("[data-lesson-status=solved]")
+    assert tab.get_attribute('[data-point="b8"] [data-piece]', "data-piece") == "R"
 
 
 def test_u8_a_wrong_answer_is_refused_by_the_rules_and_can_be_retried(tab: Page) -> None:

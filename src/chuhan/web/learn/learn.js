@@ -8,7 +8,7 @@ import {
 } from "./common.js";
 import { showGuide } from "./guide.js";
 import { analyse, destinationsFrom } from "./rules.js";
-import { showLessonList, showLesson } from "./tutorial.js";
+import { showLessonList, showLesson, solvedLessons } from "./tutorial.js";
 import { placementFromFen } from "/static/js/position.js";
 
 function nav() {
@@ -36,7 +36,9 @@ function nav() {
   bar.append(links, select);
 }
 
-function showHub(root) {
+async function showHub(root) {
+  const lessons = await (await fetch("/static/learn/lessons.json")).json();
+  const solved = solvedLessons();
   document.title = `${tx("ui.hub_title")} · Chu-Han`;
   root.append(el("h1", {}, tx("ui.hub_title")), el("p", { class: "lead" }, tx("ui.hub_lead")));
   const grid = el("div", { class: "learn-grid" });
@@ -45,6 +47,9 @@ function showHub(root) {
     card.append(
       el("h2", {}, tx(`ui.variant_${variant}`)),
       el("p", {}, tx(`ui.blurb_${variant}`)),
+      el("p", { class: "muted", "data-hub-progress": variant }, tx("ui.progress", {
+        done: lessons[variant].filter((lesson) => solved[lesson.id]).length, total: lessons[variant].length,
+      })),
       el("ul", { class: "learn-card-links" },
         el("li", {}, el("a", { href: `#/rules/${variant}`, "data-link": `rules-${variant}` }, tx("ui.rules_link"))),
         el("li", {}, el("a", { href: `#/guide/${variant}`, "data-link": `guide-${variant}` }, tx("ui.guide_link"))),
@@ -132,7 +137,7 @@ export async function route() {
   } else if (section === "tutorial") {
     showLessonList(root, known);
   } else {
-    showHub(root);
+    await showHub(root);
   }
   document.getElementById("learn").focus({ preventScroll: !!extra });
   announce(document.title);

@@ -103,7 +103,12 @@ class Lesson {
     this.board.setPieces(placementFromFen(this.fen));
     this.board.setMarks({ selected: null, destinations: new Set(), lastMove: null, check: null });
     this.say(tx("ui.your_move"), "pending");
-    this.legal = (await analyse(this.variant, this.fen)).legalMoves;
+    const { legalMoves, inCheck } = await analyse(this.variant, this.fen);
+    this.legal = legalMoves;
+    if (inCheck) {
+      const general = [...this.board.pieces].find(([, letter]) => letter === "K");
+      this.board.setMarks({ check: general ? general[0] : null });
+    }
   }
 
   deselect() {
@@ -135,7 +140,7 @@ class Lesson {
     const { from, to } = parseMove(moveText);
     this.fen = fenAfter(this.fen, moveText, lesson.reveal || null);
     this.board.setPieces(placementFromFen(this.fen));
-    this.board.setMarks({ selected: null, destinations: new Set(), lastMove: { from, to } });
+    this.board.setMarks({ selected: null, destinations: new Set(), lastMove: { from, to }, check: null });
     this.selected = null;
     this.finished = true;
     if (verdict.solved) {
