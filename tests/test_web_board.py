@@ -93,6 +93,17 @@ def test_drag_and_zoom_change_the_view_but_never_move_U5(web_page: Page) -> None
     assert game_data(web_page)["ply"] == "0"
     assert piece_at(web_page, "h3") == "C" and piece_at(web_page, "e3") is None
     assert destinations(web_page) == set()
+    # Flip: Black's side comes to the bottom; the arrows still follow the screen.
+    web_page.get_by_role("button", name="Flip the board").click()
+    a1 = web_page.locator('[data-point="a1"]').bounding_box()
+    a10 = web_page.locator('[data-point="a10"]').bounding_box()
+    i1 = web_page.locator('[data-point="i1"]').bounding_box()
+    assert a1 is not None and a10 is not None and i1 is not None
+    assert a1["y"] < a10["y"] and a1["x"] > i1["x"]
+    web_page.locator('[data-point="e10"]').focus()
+    web_page.keyboard.press("ArrowUp")
+    web_page.keyboard.press("ArrowRight")
+    assert web_page.evaluate("document.activeElement.dataset.point") == "d9"
 
 
 def test_reload_resumes_and_undo_turns_the_game_into_practice_P2_P3(web_page: Page) -> None:
