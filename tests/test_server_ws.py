@@ -412,3 +412,21 @@ def test_a_client_that_never_says_hello_still_gets_the_events_of_its_actions(tmp
             sock = GameSocket(ws)
             assert sock.request("move", ply=0, move="h3e3")["type"] == "ack"
             assert sock.wait_event(lambda e: e["type"] == "move")["seq"] == 2
+
+
+def test_a_failure_inside_the_server_is_an_error_reply_not_a_dropped_connection_Z5(
+    tmp_path, monkeypatch
+):
+    with server(tmp_path) as (client, _, _):
+        game = create(client, kind="local", variant="xiangqi")
+        service = client.app.state.service  # type: ignore[attr-defined]
+
+        async def broken(*args, **kwargs):
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(service, "hint", broken)
+        with game_socket(client, game["id"]) as (sock, _):
+            failed = sock.request("hint")
+            assert failed["type"] == "error" and failed["code"] == "internal"
+            assert failed["state"]["ply"] == 0
+            assert sock.request("move", ply=0, move="h3e3")["type"] == "ack"

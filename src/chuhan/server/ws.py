@@ -103,6 +103,11 @@ class GameConnection:
             await self._dispatch(message)
         except GameActionError as exc:
             await self.error(exc.code, exc.message, message.id)
+        except (WebSocketDisconnect, asyncio.CancelledError):
+            raise
+        except Exception:  # a bug must not take the connection down with it (SPEC Z5)
+            log.exception("message failed", extra={"game": self.game_id, "type": message.type})
+            await self.error("internal", "the server could not handle this message", message.id)
 
     async def _dispatch(self, message: ClientMessage) -> None:
         service = self.service
