@@ -142,5 +142,28 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
     second.dispose()
 
 
+def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_restart_R4(
+    tmp_path: Path,
+) -> None:
+    store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
+    store.migrate()
+    service = RoomService(_games(store), RoomSettings())
+
+    async def scenario() -> None:
+        creator, _ = await service.games.new_player()
+        friend, _ = await service.games.new_player()
+        waiting = await service.create(creator, "xiangqi", "off", None)
+        setup = await service.create(creator, "janggi", "off", None)
+        await service.take_seat(friend, setup.id)
+        await service.ready(creator, setup.id)
+        await service.ready(friend, setup.id)
+        await service.stop()
+        active = {room.id for room in RoomStore(store).active()}
+        assert setup.id in active and waiting.id not in active
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
 def _games(store: Store) -> GameService:
     return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))

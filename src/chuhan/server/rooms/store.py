@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     delete,
     func,
+    or_,
     select,
     update,
 )
@@ -41,8 +42,8 @@ rooms = Table(
     Column("options", JSON, nullable=False),
     Column("status", String(16), nullable=False),
     Column("seats", JSON, nullable=False),
-    Column("sides", JSON, nullable=True),
-    Column("setup", JSON, nullable=True),
+    Column("sides", JSON(none_as_null=True), nullable=True),
+    Column("setup", JSON(none_as_null=True), nullable=True),
     Column("game_id", String(32), nullable=True),
     Column("version", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
@@ -155,7 +156,10 @@ class RoomStore:
 
     def active(self) -> list[RoomRecord]:
         """Open rooms with a game or a setup in progress (their clocks need a keeper)."""
-        query = select(rooms).where(rooms.c.status == "open", rooms.c.game_id.is_not(None))
+        query = select(rooms).where(
+            rooms.c.status == "open",
+            or_(rooms.c.game_id.is_not(None), rooms.c.setup.is_not(None)),
+        )
         with self.engine.connect() as conn:
             return [_room_from_row(row) for row in conn.execute(query)]
 
