@@ -430,3 +430,21 @@ def test_a_failure_inside_the_server_is_an_error_reply_not_a_dropped_connection_
             assert failed["type"] == "error" and failed["code"] == "internal"
             assert failed["state"]["ply"] == 0
             assert sock.request("move", ply=0, move="h3e3")["type"] == "ack"
+
+
+def test_undo_while_the_ai_thinks_discards_its_answer_P3(tmp_path):
+    ai = ScriptedAI()
+    ai.gate = threading.Event()
+    with server(tmp_path, ai=ai) as (client, _, store):
+        game = create(client, kind="ai", variant="xiangqi", level="beginner", color="red")
+        with game_socket(client, game["id"]) as (sock, _):
+            sock.request("move", ply=0, move="h3e3")
+            sock.wait_event(lambda e: e["type"] == "thinking")
+            sock.request("undo")
+            undone = sock.wait_event(lambda e: e["type"] == "undo")
+            assert undone["state"]["ply"] == 0 and not undone["state"]["thinking"]
+            ai.gate.set()
+            client.portal.call(client.app.state.service.wait_for_ai, game["id"])  # type: ignore[attr-defined]
+            assert sock.request("move", ply=0, move="b3e3")["type"] == "ack"
+        stored = store.game(game["id"])
+        assert stored is not None and stored.moves[0] == "b3e3" and stored.practice
