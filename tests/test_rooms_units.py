@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from chuhan.server.ai import AIPool
+from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
@@ -160,6 +161,33 @@ def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_resta
         await service.stop()
         active = {room.id for room in RoomStore(store).active()}
         assert setup.id in active and waiting.id not in active
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
+    store.migrate()
+    settings = RoomSettings(clock=ClockRules(turn_seconds=0.2, lag_cap_seconds=0))
+    service = RoomService(_games(store), settings)
+
+    async def scenario() -> None:
+        creator, _ = await service.games.new_player()
+        friend, _ = await service.games.new_player()
+        room = await service.create(creator, "xiangqi", "off", None)
+        await service.take_seat(friend, room.id)
+        await service.ready(creator, room.id)
+        started = await service.ready(friend, room.id)
+        await service.stop()  # no keeper: only the late move itself meets the deadline
+        assert started.sides is not None and started.game_id is not None
+        red = creator if started.sides[0] == creator.id else friend
+        await asyncio.sleep(0.3)
+        with pytest.raises(GameActionError, match="ran out"):
+            await service.move(red, room.id, 0, "h3e3")
+        game = store.game(started.game_id)
+        assert game is not None and game.moves == []
+        assert game.result == {"winner": "black", "reason": "timeout", "points": None}
 
     asyncio.run(scenario())
     store.dispose()
