@@ -106,7 +106,7 @@ def test_drag_and_zoom_change_the_view_but_never_move_U5(web_page: Page) -> None
     assert web_page.evaluate("document.activeElement.dataset.point") == "d9"
 
 
-def test_reload_resumes_and_undo_turns_the_game_into_practice_P2_P3(web_page: Page) -> None:
+def test_reload_resumes_hint_shows_and_undo_makes_practice_P2_P3_A4(web_page: Page) -> None:
     open_page(web_page, "/play/ai?variant=xiangqi&level=beginner&color=red")
     wait_my_turn(web_page)
     play(web_page, "h3e3")
@@ -123,6 +123,9 @@ def test_reload_resumes_and_undo_turns_the_game_into_practice_P2_P3(web_page: Pa
     open_page(web_page, "/play/ai?variant=xiangqi&level=beginner&color=red")
     wait_my_turn(web_page)
     assert game_data(web_page)["ply"] == "2"
+    # A4: the hint marks a legal move's two points.
+    web_page.click("[data-action=hint]")
+    expect(web_page.locator(".mark-hint")).to_have_count(2)
     web_page.click("[data-action=undo]")
     dialog = web_page.locator("dialog[data-confirm-dialog]")
     expect(dialog).to_contain_text("practice")
