@@ -205,11 +205,18 @@ def test_xiangqi_invite_link_and_a_timeout_flagged_by_the_server_R4(
         assert wait_end(page, "timeout")["winner"] == "black"
 
 
-@pytest.mark.parametrize("variant", ["janggi", "jieqi"])
-def test_other_variants_through_an_invite_link_R1_R3(friends: Friends, variant: str) -> None:
+@pytest.mark.parametrize(("variant", "password"), [("janggi", "Janggi5"), ("jieqi", None)])
+def test_janggi_by_password_and_jieqi_by_invite_link_R1_R3(
+    friends: Friends, variant: str, password: str | None
+) -> None:
     creator, friend = friends.pages
-    create_room(creator, variant)
-    friend.goto(invite_link(creator))
+    create_room(creator, variant, password)
+    if password is None:
+        friend.goto(invite_link(creator))
+    else:
+        friend.goto("/room")
+        friend.fill("#room-password", password.upper())
+        friend.click("[data-action=join-room]")
     friend.wait_for_selector("[data-room] [data-seat=friend]")
     pages = ready_both([creator, friend], variant)
     first = "cho" if variant == "janggi" else "red"
