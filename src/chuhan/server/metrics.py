@@ -80,7 +80,8 @@ class Metrics:
             "chuhan_ai_max_jobs", "AI jobs accepted at once before 'busy'", registry=r
         )
         self.subscribers = Gauge(
-            "chuhan_hub_subscribers", "Sockets following a game or room on this instance",
+            "chuhan_hub_subscribers",
+            "Sockets following a game or room on this instance",
             registry=r,
         )
 

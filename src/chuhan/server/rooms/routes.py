@@ -202,11 +202,12 @@ class RoomConnection:
             async with self._lock:
                 if key == room_key(self.room_id):
                     await self._send_room()
+                    # The change (a game begun…) may come from another instance: this one
+                    # keeps the clock too, so a deadline is enforced even if that instance
+                    # dies; whichever sees it first flags, the others find the game over.
+                    self.rooms.keep_time(self.room_id)
                 else:
                     await self._catch_up()
-                # The change may come from another instance: this one keeps the clock too,
-                # so a deadline is enforced even if that instance dies (first one wins).
-                self.rooms.keep_time(self.room_id)
         except Exception:
             log.debug("room notify failed", exc_info=True)
 

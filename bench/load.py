@@ -1,0 +1,330 @@
+"""Load: many concurrent online games on two ``chuhan serve`` instances (issue 11).
+
+Starts two instances sharing a fresh PostgreSQL schema and a fresh Redis channel prefix (or
+uses ``--urls``), seats ``--games`` pairs of simulated players in rooms, always one player
+on each instance, and lets them play random legal moves for ``--seconds`` with a think
+time of ``--think`` seconds (uniform 0.5×–1.5×). Every message comes through a real
+WebSocket on loopback (asyncio + websockets).
+
+Printed: games held, moves per second, p50/p99 from sending a move to the opponent
+receiving it (the anchor: the same figure for a single game alone, measured first in the
+same run), the ratio of the two, the load average, and the check that no move was lost or
+doubled (each socket saw each ply once, in order, equal to the stored game).
+
+    .venv/bin/python bench/load.py --games 1000 --seconds 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, text
+from websockets.asyncio.client import ClientConnection, connect
+
+POSTGRES_URL = os.environ.get(
+    "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+COOKIE = "chuhan_player"
+_ids = itertools.count(1)
+
+
+# ---------------------------------------------------------------------- the servers
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Servers:
+    """Two ``chuhan serve`` on a fresh schema and Redis prefix; removed afterwards."""
+
+    def __init__(self, count: int, log_dir: Path) -> None:
+        run = uuid.uuid4().hex[:10]
+        self.schema = f"load_{run}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CHUHAN_")}
+        env.update(
+            DATABASE_URL=POSTGRES_URL,
+            CHUHAN_DB_SCHEMA=self.schema,
+            REDIS_URL=REDIS_URL,
+            CHUHAN_REDIS_PREFIX=f"chuhan-load-{run}",
+            CHUHAN_AI_WORKERS="1",
+        )
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.urls: list[str] = []
+        for index in range(count):
+            port = _free_port()
+            command = [sys.executable, "-m", "chuhan.cli", "serve", "--host", "127.0.0.1"]
+            command += ["--port", str(port), "--data-dir", str(log_dir)]
+            with open(log_dir / f"server{index}.log", "wb") as log:
+                self.processes.append(
+                    subprocess.Popen(
+                        command, env=env, stdout=log, stderr=log, start_new_session=True
+                    )
+                )
+            self.urls.append(f"http://127.0.0.1:{port}")
+        for url in self.urls:
+            _wait_healthy(url)
+
+    def close(self) -> None:
+        for process in self.processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        engine = create_engine(POSTGRES_URL)
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+        engine.dispose()
+
+
+def _wait_healthy(url: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"{url} did not start")
+
+
+# ---------------------------------------------------------------------- the players
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    sent_at: dict[tuple[str, int], float] = field(default_factory=dict)
+    moves: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    games_started: int = 0
+    games_ended: int = 0
+    moving: bool = True
+
+
+class Seat:
+    """One simulated player: a cookie, a room socket on one instance, random legal moves."""
+
+    def __init__(self, base: str, cookie: str, room_id: str, rng: random.Random) -> None:
+        self.base = base
+        self.cookie = cookie
+        self.room_id = room_id
+        self.rng = rng
+        self.ws: ClientConnection | None = None
+        self.side: str | None = None
+        self.game_id: str | None = None
+        self.sent_ply: int | None = None
+        self.seen: dict[str, list[tuple[int, str]]] = {}  # game → (ply, move) as received
+        self.opponent: Seat | None = None
+
+    async def open(self) -> None:
+        url = self.base.replace("http", "ws", 1) + f"/ws/rooms/{self.room_id}"
+        self.ws = await connect(
+            url, additional_headers={"Cookie": f"{COOKIE}={self.cookie}"}, max_queue=None
+        )
+        await self.send("hello", device=f"load{next(_ids)}")
+
+    async def send(self, kind: str, **fields: Any) -> None:
+        assert self.ws is not None
+        await self.ws.send(json.dumps({"id": f"m{next(_ids)}", "type": kind, **fields}))
+
+    async def run(self, stats: Stats, think: float) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                message = json.loads(raw)
+                kind = message.get("type")
+                if kind == "probe":
+                    await self.send("probe", n=message["n"])
+                elif kind == "error":
+                    code = str(message.get("code"))
+                    stats.errors[code] = stats.errors.get(code, 0) + 1
+                if kind == "move":
+                    self.seen.setdefault(message["game_id"], []).append(
+                        (message["ply"], message["move"])
+                    )
+                    if message["by"] != self.side:
+                        sent = stats.sent_at.pop((message["game_id"], message["ply"]), None)
+                        if sent is not None:
+                            stats.latencies.append(time.perf_counter() - sent)
+                            stats.moves += 1
+                if kind == "end" and self.side == "red":
+                    stats.games_ended += 1
+                state = message.get("state")
+                if state and kind != "room":
+                    await self._on_state(message, state, stats, think)
+        except Exception as exc:  # a socket closed by the server ends this seat
+            stats.errors[type(exc).__name__] = stats.errors.get(type(exc).__name__, 0) + 1
+
+    async def _on_state(
+        self, message: dict[str, Any], state: dict[str, Any], stats: Stats, think: float
+    ) -> None:
+        if state["id"] != self.game_id:
+            self.game_id, self.side, self.sent_ply = state["id"], state["you"], None
+            if self.side == "red":
+                stats.games_started += 1
+        if state["status"] != "ongoing":
+            if stats.moving and message.get("type") == "end":
+                await self.send("ready")  # the next game in the same room
+            return
+        ply = state["ply"]
+        if state["turn"] != self.side or self.sent_ply == ply or not stats.moving:
+            return
+        self.sent_ply = ply
+        move = self.rng.choice(sorted(state["legal_moves"]))
+        game_id = state["id"]
+        await asyncio.sleep(think * self.rng.uniform(0.5, 1.5))
+        if not stats.moving:
+            return
+        stats.sent_at[(game_id, ply)] = time.perf_counter()
+        await self.send("move", ply=ply, move=move)
+
+
+async def seat_pair(
+    urls: list[str], index: int, rng: random.Random, limit: asyncio.Semaphore
+) -> tuple[Seat, Seat]:
+    """A room made on one instance, joined on the other; both sockets open and ready."""
+    first, second = urls[index % len(urls)], urls[(index + 1) % len(urls)]
+    async with limit:
+        async with httpx.AsyncClient(base_url=first, timeout=60) as creator:
+            (await creator.get("/api/me")).raise_for_status()
+            room = (await creator.post("/api/rooms", json={"variant": "xiangqi"})).json()
+            creator_cookie = creator.cookies[COOKIE]
+        async with httpx.AsyncClient(base_url=second, timeout=60) as friend:
+            (await friend.get("/api/me")).raise_for_status()
+            (await friend.post(f"/api/rooms/invite/{room['invite']}")).raise_for_status()
+            friend_cookie = friend.cookies[COOKIE]
+        seats = (
+            Seat(first, creator_cookie, room["id"], random.Random(rng.random())),
+            Seat(second, friend_cookie, room["id"], random.Random(rng.random())),
+        )
+        for seat in seats:
+            await seat.open()
+        seats[0].opponent, seats[1].opponent = seats[1], seats[0]
+        return seats
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def play(urls: list[str], games: int, seconds: float, think: float, seed: int) -> Stats:
+    rng = random.Random(seed)
+    stats = Stats()
+    limit = asyncio.Semaphore(32)
+    started = time.perf_counter()
+    pairs = await asyncio.gather(*(seat_pair(urls, i, rng, limit) for i in range(games)))
+    print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
+    seats = [seat for pair in pairs for seat in pair]
+    runners = [asyncio.create_task(seat.run(stats, think)) for seat in seats]
+    for seat in seats:
+        await seat.send("ready")
+    await asyncio.sleep(seconds)
+    stats.moving = False
+    stats.moves_in_window = stats.moves  # type: ignore[attr-defined]
+    await asyncio.sleep(max(3.0, think * 2))  # the moves in flight arrive
+    for seat in seats:
+        assert seat.ws is not None
+        await seat.ws.close()
+    await asyncio.gather(*runners, return_exceptions=True)
+    stats.seats = seats  # type: ignore[attr-defined]
+    return stats
+
+
+def verify(schema: str, seats: list[Seat]) -> tuple[int, int, list[str]]:
+    """Each socket saw each ply once, in order, equal to the stored game's moves."""
+    engine = create_engine(POSTGRES_URL)
+    with engine.connect() as conn:
+        conn.execute(text(f'SET search_path TO "{schema}"'))
+        stored = {row[0]: list(row[1]) for row in conn.execute(text("SELECT id, moves FROM games"))}
+    engine.dispose()
+    problems = []
+    games_checked = moves_checked = 0
+    for seat in seats:
+        for game_id, seen in seat.seen.items():
+            plies = [ply for ply, _ in seen]
+            moves = stored.get(game_id, [])
+            if plies != list(range(len(plies))):
+                problems.append(f"{game_id}: plies seen {plies[:12]}…")
+            elif [move for _, move in seen] != moves:
+                problems.append(f"{game_id}: seen {len(seen)} moves, stored {len(moves)}")
+            games_checked += 1
+            moves_checked += len(seen)
+    return games_checked, moves_checked, problems
+
+
+def report(label: str, stats: Stats, seconds: float) -> tuple[float, float]:
+    p50 = _percentile(stats.latencies, 0.50) * 1000
+    p99 = _percentile(stats.latencies, 0.99) * 1000
+    moved = getattr(stats, "moves_in_window", stats.moves)
+    print(
+        f"  {label}: {stats.games_started} games started, {stats.games_ended} ended, "
+        f"{moved / seconds:.1f} moves/s, send→opponent p50 {p50:.1f} ms, p99 {p99:.1f} ms "
+        f"({len(stats.latencies)} samples); errors {stats.errors or 'none'}"
+    )
+    return p50, p99
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--think", type=float, default=5.0, help="mean seconds per move")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
+    args = parser.parse_args()
+
+    servers = None
+    with tempfile.TemporaryDirectory(prefix="chuhan-load-") as log_dir:
+        if args.urls:
+            urls = list(args.urls)
+        else:
+            servers = Servers(2, Path(log_dir))
+            urls = servers.urls
+        try:
+            print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
+            anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed))
+            _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
+            stats = asyncio.run(play(urls, args.games, args.seconds, args.think, args.seed))
+            load = os.getloadavg()
+            _, p99 = report(f"{args.games} games", stats, args.seconds)
+            print(f"  p99 ratio to the anchor: {p99 / anchor_p99:.1f}×; load average: {load}")
+            if servers is not None:
+                seats: list[Seat] = stats.seats  # type: ignore[attr-defined]
+                games, moves, problems = verify(servers.schema, seats)
+                verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
+                print(f"  checked {moves} received moves in {games} game views: {verdict}")
+                for problem in problems[:10]:
+                    print(f"    {problem}")
+        finally:
+            if servers is not None:
+                servers.close()
+
+
+if __name__ == "__main__":
+    main()
