@@ -232,6 +232,9 @@ LESSON_CASES = [
 
 
 def play(tab: Page, move: str) -> None:
+    if move == "pass":
+        tab.click('[data-action="pass"]:not([disabled])')
+        return
     origin, target = (move[:2], move[2:]) if not move[2].isdigit() else (move[:3], move[3:])
     tab.click(f'[data-point="{origin}"]')
     tab.wait_for_selector(f'[data-point="{target}"].is-destination')

@@ -74,11 +74,16 @@ export function destinationsFrom(legalMoves, from) {
 }
 
 /**
- * Does a legal move reach a lesson's goal? goal: {from?, to?, then?: "check"|"mate"|"stalemate"}.
+ * Does a legal move reach a lesson's goal? goal: {move?} (an exact move, e.g. janggi "pass"),
+ * or {from?, to?, then?: "check"|"mate"|"stalemate"}.
  * The position after the move is judged by the server's rules. Returns
- * {solved: boolean, reason: "wrong_piece"|"wrong_point"|"not_check"|"not_mate"|"not_stalemate"|null}.
+ * {solved: boolean, reason: "wrong_move"|"wrong_piece"|"wrong_point"|"not_check"|"not_mate"|"not_stalemate"|null}.
  */
 export async function judgeGoal(variant, fen, moveText, goal, reveal = null) {
+  if (goal.move || moveText === "pass") {
+    const solved = moveText === goal.move;
+    return { solved, reason: solved ? null : "wrong_move" };
+  }
   const move = parseMove(moveText);
   if (goal.from && move.from !== goal.from) return { solved: false, reason: "wrong_piece" };
   if (goal.to && move.to !== goal.to) return { solved: false, reason: "wrong_point" };

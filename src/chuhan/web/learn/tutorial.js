@@ -83,6 +83,11 @@ class Lesson {
     const retry = el("button", { type: "button", class: "button", "data-action": "retry" }, tx("ui.retry"));
     retry.addEventListener("click", () => this.restart());
     const controls = el("p", { class: "lesson-controls" }, hint, " ", retry, " ");
+    if (variant === "janggi") {
+      this.passButton = el("button", { type: "button", class: "button", "data-action": "pass", disabled: "" }, tx("ui.pass"));
+      this.passButton.addEventListener("click", () => this.play("pass"));
+      controls.append(this.passButton, " ");
+    }
     const previous = number > 1 ? `#/tutorial/${variant}/${number - 1}` : null;
     const next = number < total ? `#/tutorial/${variant}/${number + 1}` : `#/tutorial/${variant}`;
     if (previous) controls.append(el("a", { class: "button", href: previous, "data-action": "previous" }, tx("ui.previous")), " ");
@@ -105,6 +110,7 @@ class Lesson {
     this.say(tx("ui.your_move"), "pending");
     const { legalMoves, inCheck } = await analyse(this.variant, this.fen);
     this.legal = legalMoves;
+    if (this.passButton) this.passButton.disabled = !legalMoves.includes("pass");
     if (inCheck) {
       const general = [...this.board.pieces].find(([, letter]) => letter === "K");
       this.board.setMarks({ check: general ? general[0] : null });
@@ -136,11 +142,14 @@ class Lesson {
 
   async play(moveText) {
     const { lesson, variant } = this;
+    if (this.finished || !this.legal.includes(moveText)) return;
+    if (this.passButton) this.passButton.disabled = true;
     const verdict = await judgeGoal(variant, this.fen, moveText, lesson.goal, lesson.reveal || null);
-    const { from, to } = parseMove(moveText);
+    const move = parseMove(moveText);
     this.fen = fenAfter(this.fen, moveText, lesson.reveal || null);
     this.board.setPieces(placementFromFen(this.fen));
-    this.board.setMarks({ selected: null, destinations: new Set(), lastMove: { from, to }, check: null });
+    const lastMove = move.pass ? null : { from: move.from, to: move.to };
+    this.board.setMarks({ selected: null, destinations: new Set(), lastMove, check: null });
     this.selected = null;
     this.finished = true;
     if (verdict.solved) {
