@@ -455,14 +455,12 @@ class GameService:
                 try:
                     move = str(await self.pool.submit(job))
                 except AIBusyError:
-                    await self.hub.notice(
-                        game_id,
-                        {
-                            "type": "busy",
-                            "message": "the AI is busy; retrying",
-                            "retry_in": self.settings.ai_retry_seconds,
-                        },
-                    )
+                    notice = {
+                        "type": "busy",
+                        "message": "the AI is busy; retrying",
+                        "retry_in": self.settings.ai_retry_seconds,
+                    }
+                    await self.hub.notice(game_id, notice)
                     await asyncio.sleep(self.settings.ai_retry_seconds)
                     continue
                 except Exception:
@@ -473,15 +471,7 @@ class GameService:
                     await asyncio.sleep(self.settings.ai_retry_seconds * attempt)
                     continue
                 history = game.moves
-
-                def decide(
-                    g: GameRecord, move: str = move, history: list[str] = history
-                ) -> Change | None:
-                    if g.moves != history or not rules_of.ai_to_move(g):
-                        return None  # the game changed while the AI thought (undo, resign…)
-                    return rules_of.play_move(g, len(history), move, 1 - (g.human_side or 0))
-
-                after = await self.apply(game_id, decide)
+                after = await self.apply(game_id, _ai_reply(history, move))
                 if after.moves != history:
                     log.info("ai moved", extra={"game": game_id, "ply": len(history), "move": move})
                 if not rules_of.ai_to_move(after):
@@ -499,6 +489,18 @@ class GameService:
         task = self._ai_tasks.get(game_id)
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
+
+
+def _ai_reply(history: list[str], move: str) -> Callable[[GameRecord], Change | None]:
+    """The change that plays the AI's ``move``, unless the game moved on while it thought."""
+
+    def decide(game: GameRecord) -> Change | None:
+        if game.moves != history or not rules_of.ai_to_move(game):
+            return None  # an undo, a resignation, another instance's AI…
+        assert game.human_side is not None
+        return rules_of.play_move(game, len(history), move, 1 - game.human_side)
+
+    return decide
 
 
 def _validate_new_game(request: NewGame) -> None:
