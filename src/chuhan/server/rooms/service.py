@@ -334,27 +334,36 @@ class RoomService:
         return self._lag.get((room.id, room.sides[side]))
 
     async def _presence(self, room: RoomRecord) -> None:
-        """R7: both players away: the game waits on the shared budget; one back: it goes on."""
-        game = await self._current_game(room)
-        if game is None or not game.ongoing or room.sides is None:
-            return
-        away = all(not seat["connected"] for seat in room.seats if seat["player"] in room.sides)
+        """R7: both players away: the game waits on the shared budget; one back: it goes on.
 
-        def decide(g: GameRecord) -> Change | None:
-            if not g.ongoing:
+        Presence is read again after the change: a connection that came or went meanwhile
+        (perhaps on another instance) is taken into account before returning.
+        """
+        for _ in range(_RETRIES):
+            game = await self._current_game(room)
+            if game is None or not game.ongoing or room.sides is None:
+                return
+            away = _both_away(room)
+
+            def decide(g: GameRecord, away: bool = away, room: RoomRecord = room) -> Change | None:
+                if not g.ongoing:
+                    return None
+                clock = g.options["clock"]
+                now = utcnow()
+                overdue = self._overdue(g, room, now)
+                if overdue is not None:
+                    return overdue
+                if away and not clock["both_away_since"]:
+                    return _with_options(g, "paused", clock=clocks.pause(clock, now))
+                if not away and clock["both_away_since"]:
+                    return _with_options(g, "resumed", clock=clocks.resume(clock, now))
                 return None
-            clock = g.options["clock"]
-            now = utcnow()
-            overdue = self._overdue(g, room, now)
-            if overdue is not None:
-                return overdue
-            if away and not clock["both_away_since"]:
-                return _with_options(g, "paused", clock=clocks.pause(clock, now))
-            if not away and clock["both_away_since"]:
-                return _with_options(g, "resumed", clock=clocks.resume(clock, now))
-            return None
 
-        await self._apply(room, decide)
+            await self._apply(room, decide)
+            fresh = await self.db(self.store.get, room.id)
+            if fresh is None or _both_away(fresh) == away:
+                return
+            room = fresh
 
     # ------------------------------------------------------------------ ready, colours (R3)
 
@@ -695,6 +704,8 @@ class RoomService:
             if room.setup is not None:
                 await self._setup_step(room.id, None, JANGGI_DEFAULT_SETUP)
                 return
+            # A pause is only honoured while both players are really away (R7).
+            await self._presence(await self.db(self.store.get, room.id) or room)
             await self._apply(
                 room, lambda g: self._overdue(g, room, utcnow()) if g.ongoing else None
             )
@@ -768,6 +779,12 @@ class RoomService:
             "turn_seconds": self.clock_rules.turn_seconds,
             "now": clocks.iso(utcnow()),
         }
+
+
+def _both_away(room: RoomRecord) -> bool:
+    """True when no seat of the current game's players has a connected device."""
+    sides = room.sides or []
+    return all(not seat["connected"] for seat in room.seats if seat["player"] in sides)
 
 
 def _seat(player_id: str) -> dict[str, Any]:
