@@ -310,3 +310,18 @@ def test_u8_learn_pages_are_reachable_from_home_and_from_the_game_screen(tab: Pa
     tab.goto("/play/local?variant=jieqi")
     link = tab.wait_for_selector('[data-action="rules"]')
     assert link.get_attribute("href") == "/static/learn/index.html#/rules/jieqi"
+
+
+def test_u8_the_language_chosen_on_a_learn_page_is_kept_and_shared_with_the_app(tab: Page) -> None:
+    open_learn(tab, "rules/xiangqi")
+    assert tab.inner_text("h1") == TEXTS["en"]["rules"]["xiangqi"]["title"]
+    tab.select_option("#learn-language", "pt")
+    tab.wait_for_function(
+        "title => document.querySelector('h1')?.textContent === title",
+        arg=TEXTS["pt"]["rules"]["xiangqi"]["title"],
+    )
+    tab.goto("/static/learn/index.html#/")
+    tab.wait_for_selector("body[data-ready=true]")
+    assert tab.inner_text("h1") == TEXTS["pt"]["ui"]["hub_title"]
+    saved = tab.evaluate("JSON.parse(localStorage.getItem('chuhan.settings')).language")
+    assert saved == "pt", "the learn pages and the game screens share one language setting"
