@@ -452,11 +452,21 @@ export class GameScreen {
   async play(move) {
     const ply = this.state.ply ?? (this.state.moves || []).length;
     this.selected = null;
-    this.pending = { move };
+    this.pending = { move, ply: ply + 1 };
     this.notice = "";
     this.render();
     const reply = await this.socket.request("move", { ply, move });
-    if (this.pending?.move === move) this.pending = null;
+    // The acknowledgement may overtake the move event: keep showing the move until the
+    // state that contains it arrives (adopt clears it), so the piece never jumps back.
+    const confirmed = reply.type === "ack" && (this.state.ply ?? 0) < (reply.ply ?? 0);
+    if (this.pending?.move === move && !confirmed) this.pending = null;
+    if (confirmed) {
+      setTimeout(() => {
+        if (this.pending?.move === move) {
+          this.socket.raw({ id: "resync", type: "hello", last_seq: this.socket.lastSeq });
+        }
+      }, 2000);
+    }
     if (reply.type === "error") {
       if (reply.state) this.adopt(reply.state);
       this.notice = refusal(reply);
@@ -522,6 +532,7 @@ export class GameScreen {
   adopt(state) {
     const previousPly = this.state.ply;
     this.state = state;
+    if (this.pending && (state.ply ?? 0) >= this.pending.ply) this.pending = null;
     if ("thinking" in state) this.thinking = Boolean(state.thinking) && state.status === "ongoing";
     if (state.ply !== previousPly || state.status !== "ongoing") this.hint = null;
     if (this.selected && !this.legalFrom(this.selected).length) this.selected = null;
