@@ -271,7 +271,22 @@ export class RoomScreen {
     this.noticeLine = el("p", { class: "notice", "data-notice": "", hidden: "" });
     this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "" });
     this.boardBox = el("div", { class: "board-box" });
-    main.append(this.statusLine, this.clockLine, this.noticeLine, this.offerBar, this.boardBox);
+    const view = el("div", { class: "view-controls" });
+    const viewButton = (key, icon, action) => {
+      const button = el("button", { type: "button", class: "icon-button", "aria-label": t(key), title: t(key) }, icon);
+      button.addEventListener("click", action);
+      return button;
+    };
+    view.append(
+      viewButton("view.zoom_in", "+", () => this.board.zoom(1.4)),
+      viewButton("view.zoom_out", "−", () => this.board.zoom(1 / 1.4)),
+      viewButton("view.full", "⤢", () => this.board.resetView()),
+      viewButton("view.flip", "⇅", () => {
+        this.flippedByPlayer = !this.flippedByPlayer;
+        this.renderBoard();
+      }),
+    );
+    main.append(this.statusLine, this.clockLine, this.noticeLine, this.offerBar, this.boardBox, view);
     const side = el("aside", { class: "side-panel room-panel" });
     this.share = el("div", { class: "room-share", "data-share": "" });
     this.seats = el("div", { class: "players", "data-seats": "" });
@@ -452,7 +467,9 @@ export class RoomScreen {
 
   renderBoard() {
     const [, second] = sideNames(this.variant);
-    this.board.setFlipped(this.you === second); // R3: your own side at the bottom
+    // R3: your own side at the bottom by default; U5: the player may flip the view.
+    const flipped = (this.you === second) !== Boolean(this.flippedByPlayer);
+    if (flipped !== this.board.flipped) this.board.setFlipped(flipped);
     const pieces = placementFromFen(this.game?.fen || "");
     this.board.setLabel(t("board.label", { variant: t(`variant.${this.variant}`) }));
     this.board.setPieces(pieces);
