@@ -160,3 +160,29 @@ def test_a_whole_saved_game_through_the_app_P2_P4(tmp_path, database):
         assert stored is not None and stored.moves == ["pass", "pass"]
         assert stored.status == "finished" and stored.result["reason"] == "double_pass"  # type: ignore[index]
         assert client.get("/api/me").json()["points"]["ai"] == 10
+
+
+def test_two_server_instances_on_one_database_apply_each_move_once_Z4(tmp_path, database):
+    """The same move sent at once to two instances (a retry through another server): both
+    acknowledge it, the game holds it once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with (
+        server(tmp_path / "a", database=database) as (first, _, store),
+        server(tmp_path / "b", database=database) as (second, _, _),
+    ):
+        game = create(first, kind="local", variant="xiangqi")
+        second.cookies.set("chuhan_player", first.cookies["chuhan_player"])
+        board_moves = ["h3e3", "h8e8", "h1g3", "h10g8", "i1h1", "i10h10"]
+        with ThreadPoolExecutor(2) as threads:
+            for ply, move in enumerate(board_moves):
+                body = {"ply": ply, "move": move}
+                url = f"/api/games/{game['id']}/moves"
+                answers = list(
+                    threads.map(lambda c, b=body, u=url: c.post(u, json=b), (first, second))
+                )
+                assert [a.json()["type"] for a in answers] == ["ack", "ack"], answers
+        stored = store.game(game["id"])
+        assert stored is not None and stored.moves == board_moves
+        events = store.events_after(game["id"], 0)
+        assert [e.type for e in events] == ["start"] + ["move"] * len(board_moves)
