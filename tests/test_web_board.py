@@ -177,17 +177,19 @@ def test_settings_and_language_survive_a_reload_U2_U4_U7_U8(web_page: Page) -> N
     assert volume.input_value() == "30"
 
 
-def test_janggi_setup_choice_and_pass_J3_J6(web_page: Page) -> None:
+def test_janggi_setup_choice_bikjang_option_and_pass_J3_J6_J7(web_page: Page) -> None:
     open_page(web_page, "/")
     form = web_page.locator("[data-form=ai]")
     form.get_by_label("Janggi").check()
     form.get_by_label("Cho (blue)").check()
     form.get_by_label("Horse, elephant, elephant, horse (HEEH)").check()
+    form.get_by_label(re.compile("^Bikjang")).check()
     form.get_by_role("button", name="Start game").click()
     web_page.wait_for_selector("[data-game]")
     wait_my_turn(web_page)
     assert [piece_at(web_page, p) for p in ("b1", "c1", "g1", "h1")] == ["N", "B", "B", "N"]
     assert piece_at(web_page, "e2") == "K"
+    assert server_state(web_page)["options"]["bikjang"] == "points"
     web_page.click("[data-action=pass]")
     web_page.wait_for_selector("[data-game][data-ply='1'], [data-game][data-ply='2']")
     expect(web_page.locator(".move-list .move").first).to_have_text("pass")

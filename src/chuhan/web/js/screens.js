@@ -53,6 +53,13 @@ function setupChoice(name, legendKey, prefix, upper) {
   return fieldset;
 }
 
+// J7: bikjang is off unless chosen when the game is created.
+function bikjangChoice(prefix) {
+  const id = `${prefix}-bikjang`;
+  const box = el("input", { type: "checkbox", id, name: "bikjang", value: "points" });
+  return el("div", { class: "field check janggi-only" }, box, el("label", { for: id }, t("field.bikjang")));
+}
+
 function formValue(form, name) {
   return new FormData(form).get(name);
 }
@@ -76,7 +83,7 @@ export async function showHome(root) {
     radioGroup("level", "field.level", LEVELS, (v) => t(`level.${v}`), "beginner"),
   );
   const colorHolder = el("div", {});
-  aiForm.append(colorHolder, setupChoice("setup", "field.setup", "ai", true));
+  aiForm.append(colorHolder, setupChoice("setup", "field.setup", "ai", true), bikjangChoice("ai"));
   aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
   aiCard.append(aiForm);
   home.append(aiCard);
@@ -88,6 +95,7 @@ export async function showHome(root) {
     radioGroup("local-variant", "field.variant", VARIANTS, (v) => t(`variant.${v}`), "xiangqi"),
     setupChoice("setup", "field.setup_cho", "local", true),
     setupChoice("setup_other", "field.setup_han", "local", false),
+    bikjangChoice("local"),
     el("button", { type: "submit", class: "button primary" }, t("home.start_local")),
   );
   localCard.append(localForm);
@@ -125,7 +133,10 @@ export async function showHome(root) {
     const query = new URLSearchParams({
       variant, level: formValue(aiForm, "level"), color: formValue(aiForm, "color"),
     });
-    if (variant === "janggi") query.set("setup", formValue(aiForm, "setup"));
+    if (variant === "janggi") {
+      query.set("setup", formValue(aiForm, "setup"));
+      if (formValue(aiForm, "bikjang")) query.set("bikjang", "points");
+    }
     location.href = `/play/ai?${query}`;
   });
   localForm.addEventListener("submit", (event) => {
@@ -135,6 +146,7 @@ export async function showHome(root) {
     if (variant === "janggi") {
       query.set("setup", formValue(localForm, "setup"));
       query.set("setup_other", formValue(localForm, "setup_other"));
+      if (formValue(localForm, "bikjang")) query.set("bikjang", "points");
     }
     location.href = `/play/local?${query}`;
   });
@@ -207,6 +219,7 @@ export async function openGame(root, kind, params) {
     if (variant === "janggi") {
       const setup = params.get("setup");
       if (SETUPS.includes(setup)) request.setup = setup;
+      if (params.get("bikjang") === "points") request.bikjang = "points";
       const other = params.get("setup_other");
       if (kind === "local" && SETUPS.includes(other)) request.setup_other = other;
     }
