@@ -149,7 +149,7 @@ def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3
     creator, friend = friends.pages
     create_room(creator, password="1234")  # refused, and the page says why (R2)
     creator.wait_for_selector("[data-room-notice]:not([hidden])")
-    assert "consecutive" in creator.inner_text("[data-room-notice]")
+    assert "Consecutive" in creator.inner_text("[data-room-notice]")
     creator.fill("#room-new-password", "Dragon88")
     creator.click("[data-action=create-room]")
     creator.wait_for_selector("[data-room]")

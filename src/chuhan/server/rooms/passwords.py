@@ -7,7 +7,12 @@ MAX_LENGTH = 20
 
 
 class PasswordError(ValueError):
-    """A password the rules refuse; the message says why, for the player to read."""
+    """A password the rules refuse; the message says why, for the player to read, and
+    ``reason`` (``length``, ``characters``, ``repeated``, ``consecutive``) for translations."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def normalize_password(text: str) -> str:
@@ -18,13 +23,17 @@ def normalize_password(text: str) -> str:
     """
     password = text.strip().lower()
     if not MIN_LENGTH <= len(password) <= MAX_LENGTH:
-        raise PasswordError(f"a password has {MIN_LENGTH} to {MAX_LENGTH} letters or digits")
+        raise PasswordError(
+            "length", f"a password has {MIN_LENGTH} to {MAX_LENGTH} letters or digits"
+        )
     if not (password.isascii() and password.isalnum()):
-        raise PasswordError("a password has only letters (a–z) and digits (0–9)")
+        raise PasswordError("characters", "a password has only letters (a–z) and digits (0–9)")
     if password.isdigit():
         steps = {int(b) - int(a) for a, b in zip(password, password[1:], strict=False)}
         if steps == {0}:
-            raise PasswordError("one digit repeated (like 777) is too easy to guess")
+            raise PasswordError("repeated", "one digit repeated (like 777) is too easy to guess")
         if steps in ({1}, {-1}):
-            raise PasswordError("consecutive digits (like 1234 or 987) are too easy to guess")
+            raise PasswordError(
+                "consecutive", "consecutive digits (like 1234 or 987) are too easy to guess"
+            )
     return password

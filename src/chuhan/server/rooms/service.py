@@ -148,7 +148,7 @@ class RoomService:
             try:
                 normalized = normalize_password(password)
             except PasswordError as exc:
-                raise RoomError("bad_password", str(exc), 400) from None
+                raise RoomError("bad_password", str(exc), 400, reason=exc.reason) from None
         now = utcnow()
         room = RoomRecord(
             id=new_id("r"),

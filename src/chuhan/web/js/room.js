@@ -30,9 +30,20 @@ function deviceId() {
   return id;
 }
 
+/** The player's language for a refusal the server explains (its English text otherwise). */
 function errorText(error) {
-  if (error instanceof ApiError) return error.message || error.code;
-  return t("room.error_network");
+  if (!(error instanceof ApiError) || error.status === 0) return t("room.error_network");
+  const body = error.body || {};
+  const known = {
+    bad_password: () => t(`room.password_${body.reason}`),
+    password_taken: () => t("room.password_taken"),
+    wrong_password: () => t("room.wrong_password", { tries: body.tries_left }),
+    too_many_attempts: () => t("room.too_many_attempts"),
+    room_full: () => t("room.full"),
+    not_found: () => t("room.not_found"),
+  }[error.code];
+  const text = known ? known() : "";
+  return text && !text.startsWith("room.") ? text : error.message || error.code;
 }
 
 /** Open whichever room screen the address asks for. Returns the RoomScreen, if any. */
