@@ -1,6 +1,7 @@
 // The learn pages (SPEC U8): a hub, a rules page per variant with a diagram of every
 // piece's moves, the interactive piece guide and the beginner tutorial. One page, routed by
 // the address's hash: #/, #/rules/<variant>, #/guide/<variant>, #/tutorial/<variant>[/<n>].
+import { placementFromFen } from "/static/js/position.js";
 import { updateSettings } from "/static/js/settings.js";
 import {
   announce, chooseLanguage, diagramFor, el, LANGUAGES, loadDiagrams, loadTexts, teachingBoard, tx,
@@ -8,8 +9,7 @@ import {
 } from "./common.js";
 import { showGuide } from "./guide.js";
 import { analyse, destinationsFrom } from "./rules.js";
-import { showLessonList, showLesson, solvedLessons } from "./tutorial.js";
-import { placementFromFen } from "/static/js/position.js";
+import { allLessons, showLessonList, showLesson, solvedLessons } from "./tutorial.js";
 
 function nav() {
   const bar = document.getElementById("learn-nav");
@@ -37,7 +37,7 @@ function nav() {
 }
 
 async function showHub(root) {
-  const lessons = await (await fetch("/static/learn/lessons.json")).json();
+  const lessons = await allLessons();
   const solved = solvedLessons();
   document.title = `${tx("ui.hub_title")} · Chu-Han`;
   root.append(el("h1", {}, tx("ui.hub_title")), el("p", { class: "lead" }, tx("ui.hub_lead")));
@@ -61,7 +61,7 @@ async function showHub(root) {
 }
 
 /** A small board showing one piece and its destinations, computed by the server's rules. */
-async function pieceDiagram(variant, kind) {
+function pieceDiagram(variant, kind) {
   const spec = diagramFor(variant, kind);
   const figure = el("figure", { class: "piece-diagram", "data-diagram": `${variant}-${kind}` });
   if (!spec) return figure;
@@ -78,7 +78,7 @@ async function pieceDiagram(variant, kind) {
   return figure;
 }
 
-async function showRules(root, variant) {
+function showRules(root, variant) {
   const page = tx(`rules.${variant}`);
   document.title = `${page.title} · Chu-Han`;
   const article = el("article", { class: "rules-page", "data-rules": variant });
@@ -98,8 +98,7 @@ async function showRules(root, variant) {
       const row = el("div", { class: "piece-row" });
       const words = el("div", { class: "piece-words" }, el("h3", {}, piece.name), el("p", {}, piece.text),
         el("p", { class: "diagram-note" }, tx(`diagram_notes.${variant}.${piece.kind}`)));
-      row.append(words);
-      pieceDiagram(variant, piece.kind).then((figure) => row.append(figure));
+      row.append(words, pieceDiagram(variant, piece.kind));
       block.append(row);
     }
     article.append(block);
@@ -119,26 +118,31 @@ async function showRules(root, variant) {
   root.append(article);
 }
 
+let visits = 0;
+
 export async function route() {
+  const visit = ++visits;
   nav();
-  const root = document.getElementById("learn");
-  root.innerHTML = "";
+  // Each visit renders into its own element, so a slower earlier visit cannot write into it.
+  const root = el("div", { class: "learn-view" });
+  document.getElementById("learn").replaceChildren(root);
   document.body.dataset.ready = "false";
   const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
   const [section, variant, extra] = path.split("/");
   const known = VARIANTS.includes(variant) ? variant : "xiangqi";
   if (section === "rules") {
-    await showRules(root, known);
+    showRules(root, known);
     if (extra) document.getElementById(extra)?.scrollIntoView();
   } else if (section === "guide") {
     await showGuide(root, known, new URLSearchParams(query));
   } else if (section === "tutorial" && extra) {
     await showLesson(root, known, Number(extra));
   } else if (section === "tutorial") {
-    showLessonList(root, known);
+    await showLessonList(root, known);
   } else {
     await showHub(root);
   }
+  if (visit !== visits) return;
   document.getElementById("learn").focus({ preventScroll: !!extra });
   announce(document.title);
   document.body.dataset.route = location.hash || "#/";

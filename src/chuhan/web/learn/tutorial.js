@@ -9,12 +9,17 @@ import { analyse, destinationsFrom, fenAfter, judgeGoal } from "./rules.js";
 const PROGRESS_KEY = "chuhan.learn.progress";
 let lessonsByVariant = null;
 
-async function lessons(variant) {
+/** Every lesson (lessons.json), by variant; fetched once. */
+export async function allLessons() {
   if (!lessonsByVariant) {
     const response = await fetch("/static/learn/lessons.json");
     lessonsByVariant = await response.json();
   }
-  return lessonsByVariant[variant] || [];
+  return lessonsByVariant;
+}
+
+async function lessons(variant) {
+  return (await allLessons())[variant] || [];
 }
 
 /** The ids of the lessons solved in this browser. */
