@@ -80,3 +80,45 @@ def test_board_characters_ship_as_paths_with_their_licence_U2() -> None:
     for character in "帥將仕士相象傌馬俥車炮砲兵卒楚漢包河界":
         assert re.search(rf'"{character}": "M[\d ]', glyphs), character
     assert "SIL OPEN FONT LICENSE" in (WEB / "fonts" / "OFL.txt").read_text(encoding="utf-8")
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(foreground: str, background: str) -> float:
+    """The WCAG 2 contrast ratio of two #rrggbb colours."""
+    high, low = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+# (text colour, background) pairs the stylesheet and the board use for text and pieces.
+TEXT_PAIRS = {
+    "body text": ("--ink", "--paper"),
+    "secondary text": ("--muted", "--paper"),
+    "primary button": ("--accent-ink", "--accent"),
+    "links and danger buttons": ("--accent", "--card"),
+    "notices": ("--warn-ink", "--warn-bg"),
+}
+BOARD_PAIRS = {
+    "red piece characters": ("#a50e28", "#ecc98f"),
+    "black piece characters": ("#1c1c1c", "#ecc98f"),
+    "cho piece characters": ("#14479a", "#ecc98f"),
+    "board coordinates": ("#3f2812", "#dcae6b"),
+    "disabled buttons": ("#6b6259", "#f1ede6"),
+    "top bar": ("#fff8ec", "#3b2412"),
+}
+
+
+def test_text_colours_meet_wcag_aa_contrast_U9() -> None:
+    css = (WEB / "css" / "app.css").read_text(encoding="utf-8")
+    variables = dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-fA-F]{6})", css))
+    pairs = {name: (variables[a], variables[b]) for name, (a, b) in TEXT_PAIRS.items()}
+    pairs.update(BOARD_PAIRS)
+    sources = css + "".join(p.read_text(encoding="utf-8") for p in (WEB / "js").glob("*.js"))
+    for foreground, background in BOARD_PAIRS.values():
+        assert foreground in sources and background in sources
+    ratios = {name: round(contrast(*pair), 2) for name, pair in pairs.items()}
+    assert {name: ratio for name, ratio in ratios.items() if ratio < 4.5} == {}

@@ -5,10 +5,10 @@ import { GLYPHS } from "./glyphs.js";
 import { isFirstMover, kindOf } from "./position.js";
 
 export const INK = {
-  red: "#b0102b",
+  red: "#a50e28",
   black: "#1c1c1c",
   cho: "#14479a",
-  han: "#b0102b",
+  han: "#a50e28",
 };
 
 const XIANGQI_CHARACTERS = {
