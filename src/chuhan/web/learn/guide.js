@@ -134,6 +134,16 @@ class PieceGuide {
   }
 
   async activate(point) {
+    if (this.busy) return; // one edit at a time: each is checked by the server before it shows
+    this.busy = true;
+    try {
+      await this.edit(point);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async edit(point) {
     const options = this.candidates(point);
     if (!options.length) {
       this.say(tx("ui.guide_fixed"));

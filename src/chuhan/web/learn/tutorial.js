@@ -67,6 +67,7 @@ class Lesson {
     this.fen = lesson.fen;
     this.selected = null;
     this.finished = false;
+    this.legal = [];
   }
 
   render() {
@@ -107,6 +108,7 @@ class Lesson {
   }
 
   async restart() {
+    this.legal = [];
     this.fen = this.lesson.fen;
     this.finished = false;
     this.selected = null;
@@ -148,6 +150,7 @@ class Lesson {
   async play(moveText) {
     const { lesson, variant } = this;
     if (this.finished || !this.legal.includes(moveText)) return;
+    this.finished = true; // one answer per attempt, even if the player taps again meanwhile
     if (this.passButton) this.passButton.disabled = true;
     const verdict = await judgeGoal(variant, this.fen, moveText, lesson.goal, lesson.reveal || null);
     const move = parseMove(moveText);
@@ -156,7 +159,6 @@ class Lesson {
     const lastMove = move.pass ? null : { from: move.from, to: move.to };
     this.board.setMarks({ selected: null, destinations: new Set(), lastMove, check: null });
     this.selected = null;
-    this.finished = true;
     if (verdict.solved) {
       markSolved(lesson.id);
       this.say(`${tx("ui.solved_message")} ${local(lesson.success)}`, "solved");
