@@ -259,3 +259,16 @@ def test_continue_on_this_device_and_reload_R7(friends: Friends) -> None:
     second.screenshot(path=str(SHOTS / "chuhan-rooms-continued.png"))
     move(second, "h10g8")
     pages["red"].wait_for_selector("[data-room][data-ply='2']")
+
+
+def test_leaving_a_room_goes_back_to_the_pending_ai_game_R8(friends: Friends) -> None:
+    page = friends.pages[0]
+    page.goto("/")
+    page.wait_for_selector("body[data-ready=true]")
+    answer = page.request.post(
+        "/api/games", data={"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
+    )
+    pending = answer.json()["id"]
+    create_room(page)
+    page.click("[data-action=leave]")
+    page.wait_for_url(f"**/play/ai?*game={pending}*")
