@@ -325,3 +325,10 @@ def test_u8_the_language_chosen_on_a_learn_page_is_kept_and_shared_with_the_app(
     assert tab.inner_text("h1") == TEXTS["pt"]["ui"]["hub_title"]
     saved = tab.evaluate("JSON.parse(localStorage.getItem('chuhan.settings')).language")
     assert saved == "pt", "the learn pages and the game screens share one language setting"
+
+
+def test_u9_board_points_have_names_in_the_page_language(tab: Page) -> None:
+    open_learn(tab, "tutorial/xiangqi/4", "es")  # the cannon lesson: red cannon on b3
+    assert tab.get_attribute('[data-point="b3"]', "aria-label") == "b3, cañón de las rojas"
+    open_learn(tab, "tutorial/janggi/1", "pt")  # Cho chariot on d8
+    assert tab.get_attribute('[data-point="d8"]', "aria-label") == "d8, carro de Cho"

@@ -63,12 +63,12 @@ export function local(field) {
   return field[language] ?? field.en ?? "";
 }
 
-/** "e4, red soldier" — the accessible name of a point (SPEC U9). */
+/** "e4, red soldier" / "e4, soldado de las rojas" — the accessible name of a point (U9). */
 export function describePoint(variant, name, letter) {
   if (!letter) return name;
   const side = tx(`ui.side_${sideOf(letter, variant)}`);
-  const kind = tx(`ui.piece_${kindOf(letter)}`);
-  return `${name}, ${side} ${kind}`;
+  const piece = tx(`ui.piece_${kindOf(letter)}`);
+  return tx("ui.point_label", { point: name, side, piece });
 }
 
 /** A teaching board in container: onActivate(point) is called for a tap, click or Enter. */
