@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -448,3 +449,29 @@ def test_undo_while_the_ai_thinks_discards_its_answer_P3(tmp_path):
             assert sock.request("move", ply=0, move="b3e3")["type"] == "ack"
         stored = store.game(game["id"])
         assert stored is not None and stored.moves[0] == "b3e3" and stored.practice
+
+
+def test_the_ais_move_waits_out_a_full_pool_and_says_busy_meanwhile(tmp_path):
+    ai = ScriptedAI()
+    ai.gate = threading.Event()
+    with server(tmp_path, ai=ai, max_jobs=1, ai_retry_seconds=0.05) as (client, _, _):
+        # the first game's AI move holds the only slot (its game is then abandoned)
+        create(client, kind="ai", variant="xiangqi", level="beginner", color="black")
+        while not ai.jobs:  # until that move is in the pool
+            time.sleep(0.01)
+        game = create(
+            client,
+            kind="ai",
+            variant="xiangqi",
+            level="beginner",
+            color="black",
+            abandon_pending=True,
+        )
+        with game_socket(client, game["id"]) as (sock, _):
+            while True:
+                message = sock._next()
+                if message["type"] == "busy":
+                    break
+            assert message["retry_in"] == 0.05 and "seq" not in message
+            ai.gate.set()
+            assert sock.state_after_ply(1)["turn"] == "black"
