@@ -354,6 +354,8 @@ def test_a_busy_ai_answers_busy_instead_of_stalling(tmp_path):
     ai.gate = threading.Event()
     with server(tmp_path, ai=ai, max_jobs=1, ai_retry_seconds=0.05) as (client, _, _):
         game = create(client, kind="ai", variant="xiangqi", level="beginner", color="black")
+        while not ai.jobs:  # the AI's move holds the only slot
+            time.sleep(0.01)
         local = create(client, kind="local", variant="xiangqi")
         with game_socket(client, local["id"]) as (sock, _):
             busy = sock.request("hint")
