@@ -128,6 +128,7 @@ class RoomSocket:
         self.ws = ws
         self.messages: list[dict[str, Any]] = []
         self.raw: list[str] = []
+        self.received_at: list[float] = []  # time.time() of each message's arrival
         self.closed = False
         self.answer_probes = True
         self._changed = threading.Condition()
@@ -143,6 +144,7 @@ class RoomSocket:
                     self.send("probe", n=message["n"])
                 with self._changed:
                     self.raw.append(text)
+                    self.received_at.append(time.time())
                     self.messages.append(message)
                     self._changed.notify_all()
         except Exception:
