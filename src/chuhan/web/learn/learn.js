@@ -12,6 +12,7 @@ import { analyse, destinationsFrom } from "./rules.js";
 import { allLessons, showLessonList, showLesson, solvedLessons } from "./tutorial.js";
 
 function nav() {
+  document.querySelector(".skip-link").textContent = tx("ui.skip");
   const bar = document.getElementById("learn-nav");
   bar.innerHTML = "";
   const links = el("nav", { class: "learn-links", "aria-label": tx("ui.nav_label") });
