@@ -40,6 +40,7 @@ class PieceGuide {
     const spec = diagramFor(this.variant, this.kind);
     this.pieces = placementFromFen(fen || spec.fen);
     this.studied = at || spec.from;
+    this.showsDiagram = !fen; // the diagram's note explains its blockers until the first edit
   }
 
   render() {
@@ -155,6 +156,7 @@ class PieceGuide {
         const result = await analyse(this.variant, fenOf(option.pieces));
         this.pieces = option.pieces;
         this.studied = option.studied;
+        this.showsDiagram = false;
         this.show(result);
         return;
       } catch (error) {
@@ -177,7 +179,8 @@ class PieceGuide {
     const destinations = destinationsFrom(legalMoves, this.studied);
     this.board.setPieces(this.pieces);
     this.board.setMarks({ selected: this.studied, destinations });
-    this.explanation.textContent = pieceText(this.variant, this.kind);
+    const note = this.showsDiagram ? ` ${tx(`diagram_notes.${this.variant}.${this.kind}`)}` : "";
+    this.explanation.textContent = pieceText(this.variant, this.kind) + note;
     const byFileThenRank = (a, b) => a[0].localeCompare(b[0]) || Number(a.slice(1)) - Number(b.slice(1));
     const names = [...destinations].sort(byFileThenRank);
     const summary = names.length
