@@ -286,7 +286,7 @@ def test_touch_tap_moves_and_pinch_only_zooms_U5_U9(chromium: Browser, web_serve
         context.close()
 
 
-def test_check_and_last_move_are_marked_and_announced_U6_U9(web_page: Page) -> None:
+def test_check_last_move_and_agreed_draw_on_one_device_U6_U9_E4(web_page: Page) -> None:
     open_page(web_page, "/play/local?variant=xiangqi")
     for move in ["a1a2", "c10e8", "b3b10"]:
         play(web_page, move)
@@ -297,3 +297,9 @@ def test_check_and_last_move_are_marked_and_announced_U6_U9(web_page: Page) -> N
         "Red cannon b3 to b10, captures black horse, check"
     )
     expect(web_page.locator(".status-line")).to_contain_text("check")
+    # E4: on one device both players may agree a draw.
+    web_page.click("[data-action=draw]")
+    web_page.click("dialog[data-confirm-dialog] [data-action=confirm]")
+    end = web_page.locator("dialog[data-end-dialog]")
+    expect(end.locator("h2")).to_have_text("Draw")
+    expect(end.locator("[data-result-reason]")).to_have_text("Draw agreed.")

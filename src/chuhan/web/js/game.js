@@ -262,7 +262,9 @@ export class GameScreen {
       undo: this.button("action.undo", () => this.undo(), { "data-action": "undo" }),
       hint: this.button("action.hint", () => this.askHint(), { "data-action": "hint" }),
       pass: this.button("action.pass", () => this.play("pass"), { "data-action": "pass" }),
-      draw: this.button("action.draw", () => this.offerDraw(), { "data-action": "draw" }),
+      draw: this.button(this.isLocal ? "action.draw_local" : "action.draw", () => this.offerDraw(), {
+        "data-action": "draw",
+      }),
       resign: this.button("action.resign", () => ongoing() && this.resign(), {
         "data-action": "resign", class: "button danger",
       }),
@@ -294,7 +296,6 @@ export class GameScreen {
     enable("draw", ongoing);
     enable("resign", ongoing);
     this.actions.pass.hidden = this.variant !== "janggi";
-    this.actions.draw.hidden = this.isLocal;
     this.actions.result.hidden = ongoing;
     for (const button of [...this.controls.children, ...this.viewControls.children]) {
       const key = button.dataset.i18nKey;
@@ -499,6 +500,10 @@ export class GameScreen {
   }
 
   async offerDraw() {
+    if (this.isLocal) {
+      const ok = await confirmDialog(t("draw_local.title"), t("draw_local.question"), t("draw_local.confirm"));
+      if (!ok) return;
+    }
     announce(t("announce.draw_offered"));
     const reply = await this.socket.request("draw_offer");
     this.handleReplyError(reply);
