@@ -25,6 +25,8 @@ from .tables import game_events, games, players
 
 log = logging.getLogger("chuhan.storage")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+POOL_SIZE = 20  # PostgreSQL connections kept open per instance
+POOL_OVERFLOW = 10  # more while busy, closed after use
 _MIGRATION_LOCK_ID = 0x43484148  # PostgreSQL advisory lock: one instance migrates at a time
 
 
@@ -126,6 +128,11 @@ class Store:
         elif schema:
             kwargs["connect_args"] = {"options": f"-csearch_path={schema}"}
         kwargs["pool_pre_ping"] = not self.is_sqlite
+        if not self.is_sqlite:
+            # Under load many reads run at once (one per socket catching up): connections
+            # beyond the pool are opened and closed each time, which costs PostgreSQL a
+            # backend per query; keep enough of them open.
+            kwargs.update(pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
         self.engine: Engine = create_engine(url, **kwargs)
         self.schema = schema
         if self.is_sqlite:
