@@ -70,8 +70,8 @@ def running_server(data_dir: Path, **env: str) -> Iterator[str]:
         log.close()
 
 
-FAST_TURN = 2.5
-FAST_AWAY = 2.0
+FAST_TURN = 4.0
+FAST_AWAY = 3.0
 
 
 FAST_SETTINGS = {

@@ -394,7 +394,7 @@ def test_both_away_the_game_waits_on_the_shared_budget_R7(fast: str) -> None:
     before = sockets["red"].state()["options"]["clock"]  # type: ignore[index]
     for sock in sockets.values():
         sock.close()
-    time.sleep(FAST_AWAY / 4)
+    time.sleep(0.5)
     back = red_player.open(room["id"])
     state = back.wait_state(lambda s: s["options"]["clock"]["both_away_since"] is None)
     clock = state["options"]["clock"]

@@ -447,7 +447,7 @@ class RoomService:
         room = await self._change_room(room_id, decide)
         if started:
             await self._create_game(room, started["game_id"], started["setups"])
-        self._wake_keeper(room_id)
+        self.keep_time(room_id)
         return room
 
     async def _create_game(
@@ -615,7 +615,8 @@ class RoomService:
     ) -> GameRecord:
         assert room.game_id is not None
         after = await self.games.apply(room.game_id, decide)
-        self._wake_keeper(room.id)
+        # Any instance that changes a room's game keeps its time from then on (scale-out).
+        self.keep_time(room.id)
         return after
 
     def _overdue(self, g: GameRecord, room: RoomRecord, now: datetime) -> Change | None:
