@@ -61,9 +61,10 @@ class Servers:
     def __init__(self, count: int, log_dir: Path) -> None:
         run = uuid.uuid4().hex[:10]
         self.schema = f"load_{run}"
+        self.app_name = f"chuhan_load_{run}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CHUHAN_")}
         env.update(
-            DATABASE_URL=POSTGRES_URL,
+            DATABASE_URL=f"{POSTGRES_URL}?application_name={self.app_name}",
             CHUHAN_DB_SCHEMA=self.schema,
             REDIS_URL=REDIS_URL,
             CHUHAN_REDIS_PREFIX=f"chuhan-load-{run}",
@@ -84,6 +85,15 @@ class Servers:
             self.urls.append(f"http://127.0.0.1:{port}")
         for url in self.urls:
             _wait_healthy(url)
+
+    def pids(self) -> list[int]:
+        """The server processes and their PostgreSQL backends (the CPU a move costs)."""
+        engine = create_engine(POSTGRES_URL)
+        with engine.connect() as conn:
+            query = text("SELECT pid FROM pg_stat_activity WHERE application_name = :a")
+            backends = [int(row[0]) for row in conn.execute(query, {"a": self.app_name})]
+        engine.dispose()
+        return [p.pid for p in self.processes] + backends
 
     def close(self) -> None:
         for process in self.processes:
@@ -226,6 +236,17 @@ async def seat_pair(
         return seats
 
 
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds of each process so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            found[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -233,7 +254,9 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def play(urls: list[str], games: int, seconds: float, think: float, seed: int) -> Stats:
+async def play(
+    urls: list[str], games: int, seconds: float, think: float, seed: int, servers: Any = None
+) -> Stats:
     rng = random.Random(seed)
     stats = Stats()
     limit = asyncio.Semaphore(32)
@@ -241,6 +264,8 @@ async def play(urls: list[str], games: int, seconds: float, think: float, seed: 
     pairs = await asyncio.gather(*(seat_pair(urls, i, rng, limit) for i in range(games)))
     print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
     seats = [seat for pair in pairs for seat in pair]
+    cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
+    client_before = sum(os.times()[:2])
     runners = [asyncio.create_task(seat.run(stats, think)) for seat in seats]
     for seat in seats:
         await seat.send("ready")
@@ -253,6 +278,10 @@ async def play(urls: list[str], games: int, seconds: float, think: float, seed: 
         await seat.ws.close()
     await asyncio.gather(*runners, return_exceptions=True)
     stats.seats = seats  # type: ignore[attr-defined]
+    if servers is not None:
+        after = cpu_seconds(servers.pids())
+        stats.server_cpu = sum(t - cpu_before.get(pid, 0.0) for pid, t in after.items())  # type: ignore[attr-defined]
+    stats.client_cpu = sum(os.times()[:2]) - client_before  # type: ignore[attr-defined]
     return stats
 
 
@@ -310,7 +339,9 @@ def main() -> None:
             print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
             anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
-            stats = asyncio.run(play(urls, args.games, args.seconds, args.think, args.seed))
+            stats = asyncio.run(
+                play(urls, args.games, args.seconds, args.think, args.seed, servers)
+            )
             load = os.getloadavg()
             _, p99 = report(f"{args.games} games", stats, args.seconds)
             print(f"  p99 ratio to the anchor: {p99 / anchor_p99:.1f}×; load average: {load}")
@@ -319,6 +350,15 @@ def main() -> None:
                 games, moves, problems = verify(servers.schema, seats)
                 verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
                 print(f"  checked {moves} received moves in {games} game views: {verdict}")
+                stored = moves // 2  # each move is seen by both players
+                server_cpu = getattr(stats, "server_cpu", 0.0)
+                per_move = server_cpu / max(1, stored)
+                print(
+                    f"  CPU: servers + their PostgreSQL backends {server_cpu:.1f} s for {stored}"
+                    f" moves = {per_move * 1000:.1f} ms per move (→ at most"
+                    f" {2 / per_move:.0f} moves/s on two free cores); the simulated clients"
+                    f" {stats.client_cpu:.1f} s"  # type: ignore[attr-defined]
+                )
                 for problem in problems[:10]:
                     print(f"    {problem}")
         finally:

@@ -31,18 +31,20 @@ log = logging.getLogger("chuhan.hub")
 RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the database anyway
 _PAUSE_FIRST = 0.1
 _PAUSE_MOST = 2.0
-_START_WAIT = 5.0
+_PUBLISH_WAIT = 1.0
 
 
 class RedisHub:
     """The :class:`~.hub.Hub` of one instance among several sharing ``url``'s Redis.
 
     ``prefix`` names the channel, so several deployments (or test runs) can share one Redis.
-    Call :meth:`start` before use and :meth:`stop` at the end.
+    Call :meth:`start` before use (it waits up to ``start_wait`` seconds for the
+    subscription) and :meth:`stop` at the end.
     """
 
-    def __init__(self, url: str, prefix: str = "chuhan") -> None:
+    def __init__(self, url: str, prefix: str = "chuhan", start_wait: float = 5.0) -> None:
         self.local = LocalHub()
+        self.start_wait = start_wait
         self.channel = f"{prefix}:events"
         self.instance = secrets.token_hex(8)
         self.connected = False
@@ -73,7 +75,7 @@ class RedisHub:
         """
         self._listener = asyncio.get_running_loop().create_task(self._listen())
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._subscribed.wait(), _START_WAIT)
+            await asyncio.wait_for(self._subscribed.wait(), self.start_wait)
 
     async def stop(self) -> None:
         self._closing = True
@@ -107,10 +109,12 @@ class RedisHub:
     # ------------------------------------------------------------------ Redis
 
     async def _send(self, payload: dict[str, Any]) -> None:
+        message = json.dumps(payload, separators=(",", ":"))
         try:
-            await self._redis.publish(self.channel, json.dumps(payload, separators=(",", ":")))
+            # A hung Redis must not hold up the move that is already committed.
+            await asyncio.wait_for(self._redis.publish(self.channel, message), _PUBLISH_WAIT)
             self.published += 1
-        except (RedisError, OSError) as exc:
+        except (RedisError, OSError, TimeoutError) as exc:
             self.publish_failures += 1
             log.warning("redis publish failed", extra={"key": payload["key"], "error": str(exc)})
 
@@ -127,8 +131,8 @@ class RedisHub:
                 if not first:
                     self.reconnects += 1
                     log.info("redis subscription restored", extra={"channel": self.channel})
-                    self._resync()
                 first = False
+                self._resync()  # sockets that came while it was down, or missed messages
                 while not self._closing:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is not None and message.get("type") == "message":
@@ -150,16 +154,19 @@ class RedisHub:
         try:
             payload = json.loads(data)
             key = str(payload["key"])
-        except (ValueError, KeyError, TypeError):
+            notice = dict(payload["notice"]) if "notice" in payload else None
+            seq = int(payload.get("seq", RESYNC_SEQ))
+            sender = payload.get("from")
+        except (ValueError, KeyError, TypeError, AttributeError):
             log.warning("malformed hub message ignored")
             return
-        if payload.get("from") == self.instance or not self.local.count(key):
+        if sender == self.instance or not self.local.count(key):
             return
         self.received += 1
-        if "notice" in payload:
-            self._spawn(self.local.notice(key, dict(payload["notice"])))
+        if notice is not None:
+            self._spawn(self.local.notice(key, notice))
         else:
-            self._spawn(self.local.publish(key, int(payload.get("seq", RESYNC_SEQ))))
+            self._spawn(self.local.publish(key, seq))
 
     def _resync(self) -> None:
         """After a gap in the subscription every local subscriber reads what it missed."""
