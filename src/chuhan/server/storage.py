@@ -146,9 +146,11 @@ class Store:
         config.set_main_option("script_location", str(MIGRATIONS_DIR))
         with self.engine.begin() as conn:
             if not self.is_sqlite:
+                # The lock first: two instances starting together would both try to create
+                # the schema (CREATE SCHEMA IF NOT EXISTS is not safe against a concurrent one).
+                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
                 if self.schema:
                     conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"'))
-                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
         log.info("database ready", extra={"database": self.engine.url.render_as_string()})
