@@ -16,6 +16,7 @@ from typing import Any
 
 from ..cli import game_state
 from ..rules import VARIANTS, Board, RulesError, make_board
+from ..rules.notation import write_move
 from .storage import Award, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
@@ -145,6 +146,44 @@ def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
     return board
 
 
+class NotationCache:
+    """Each game's moves written in WXF and Chinese (SPEC N2, N3), extended move by move."""
+
+    NOTATIONS = ("wxf", "chinese")
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._written: OrderedDict[str, tuple[tuple[str, ...], dict[str, list[str]]]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def written(self, game: GameRecord) -> dict[str, list[str]] | None:
+        """``{"wxf": [...], "chinese": [...]}`` for the game's moves; None for janggi."""
+        if game.variant == "janggi":
+            return None
+        played = tuple(game.moves)
+        cache_key = f"{game.id}|{game.start_fen}"
+        with self._lock:
+            done, texts = self._written.get(cache_key, ((), {n: [] for n in self.NOTATIONS}))
+        if played[: len(done)] != done:
+            done, texts = (), {n: [] for n in self.NOTATIONS}
+        texts = {n: list(v) for n, v in texts.items()}
+        for index in range(len(done), len(played)):
+            before = board_of(game, list(played[:index]))
+            for name in self.NOTATIONS:
+                texts[name].append(write_move(before, played[index], name))
+        with self._lock:
+            self._written[cache_key] = (played, texts)
+            self._written.move_to_end(cache_key)
+            while len(self._written) > self.size:
+                self._written.popitem(last=False)
+        return texts
+
+
+NOTATIONS = NotationCache()
+
+
 def view_name(game: GameRecord, viewer: int | None) -> str | None:
     """The rules' view for a viewer: their side name, or None (local: what both see)."""
     if viewer is None:
@@ -189,6 +228,7 @@ def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) 
         "seq": game.seq,
         "captured": {names[0]: [], names[1]: []},
         "commitment": None,
+        "notation": NOTATIONS.written(game),
     }
     if game.variant == "jieqi" and knower is not None:
         view = board.view(knower, game_over=True if not game.ongoing else None)  # type: ignore[attr-defined]
