@@ -19,7 +19,8 @@ import pytest
 from chuhan.rules import Board, make_board
 
 LEARN = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "web" / "learn"
-SEEDS = Path("/work/shared/seeds")
+# The source pages sit in shared/ beside the checkout (CI lays a copy there too).
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 LANGUAGES = ("en", "es", "pt")
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 KINDS = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse", "R": "chariot",
