@@ -55,12 +55,19 @@ class Instance:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        self.spawn()
+        self.wait_healthy()
+
+    def spawn(self) -> None:
         command = [sys.executable, "-m", "chuhan.cli", "serve", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--data-dir", str(self.log_path.parent)]
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 command, env=self.env, stdout=log, stderr=log, start_new_session=True
             )
+
+    def wait_healthy(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -118,11 +125,15 @@ class Cluster:
         self.engine = create_engine(POSTGRES_URL)
         self.redis = redis.Redis.from_url(REDIS_URL)
 
-    def add(self, name: str) -> Instance:
-        instance = Instance(name, dict(self.env), self.log_dir)
-        instance.start()
-        self.instances.append(instance)
-        return instance
+    def add(self, *names: str) -> list[Instance]:
+        """Start instances together (as a deployment does: they race to migrate)."""
+        started = [Instance(name, dict(self.env), self.log_dir) for name in names]
+        self.instances.extend(started)
+        for instance in started:
+            instance.spawn()
+        for instance in started:
+            instance.wait_healthy()
+        return started
 
     def close(self) -> None:
         for instance in self.instances:
@@ -167,8 +178,7 @@ class Cluster:
 def cluster(log_dir: Path, names: tuple[str, ...] = ("a", "b"), **env: str) -> Iterator[Cluster]:
     running = Cluster(log_dir, **env)
     try:
-        for name in names:
-            running.add(name)
+        running.add(*names)
         yield running
     finally:
         running.close()
