@@ -253,7 +253,7 @@ def test_draw_offer_rejected_by_a_move_then_accepted_R5(server: tuple[str, Path]
     # The recipient moves instead of accepting: the offer is rejected.
     play(sockets, QUIET[1:2], first_ply=1)
     rejected = red.wait_for(lambda m: m.get("type") == "draw_rejected")
-    assert rejected["by"] == "black"
+    assert rejected["by"] == "black" and rejected["state"]["options"]["draw"]["offer_by"] is None
     assert red.state()["options"]["draw"]["offer_by"] is None  # type: ignore[index]
     too_soon = red.request("draw_offer")
     assert too_soon["code"] == "too_soon" and "8 to go" in too_soon["message"]

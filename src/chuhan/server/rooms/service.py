@@ -517,7 +517,8 @@ class RoomService:
         draw = dict(after.options["draw"])
         if draw["offer_by"] is not None and draw["offer_by"] != names[mover]:
             draw["offer_by"] = None
-            events.insert(1, {"type": "draw_rejected", "by": names[mover]})
+            rejected = {"type": "draw_rejected", "by": names[mover]}
+            events.insert(1, _resnap(rejected, after))
         clock = after.options["clock"]
         if after.ongoing:
             clock = clocks.next_turn(clock, self.clock_rules, now, self._lag_of(room, 1 - mover))
