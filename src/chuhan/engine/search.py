@@ -38,6 +38,7 @@ EXACT, LOWER, UPPER = 0, 1, 2
 FUTILITY_MARGIN = 150
 REVERSE_FUTILITY_MARGIN = 120
 DELTA_MARGIN = 200
+CONTEMPT = 25  # a draw counts this much below zero for the side that searches: play on
 
 
 class SearchAborted(Exception):
@@ -133,6 +134,7 @@ class Searcher:
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
         self.safety = evaluator.safety
+        self.root_side = board.turn
         # J7 with the "points" option: the move that makes the generals face each other ends
         # the game on points (a position already facing at the root cannot arise otherwise).
         self.bikjang = getattr(board, "bikjang", "off") == "points"
@@ -218,8 +220,13 @@ class Searcher:
                 loser = None
                 if always[0] != always[1]:
                     loser = 0 if always[0] else 1
-                return self.rules.repetition_score(self.board, loser)
+                score = self.rules.repetition_score(self.board, loser)
+                return score or self._draw()
         return None
+
+    def _draw(self) -> int:
+        """A drawn ending, from the side to move's view, with the searcher's contempt."""
+        return -CONTEMPT if self.board.turn == self.root_side else CONTEMPT
 
     def _has_pieces(self) -> bool:
         """Whether the side to move has a chariot, horse or cannon (null move is then safe)."""
@@ -383,7 +390,7 @@ class Searcher:
             ):
                 return self.rules.points_score(board)
             if board.halfmove >= self.rules.draw_halfmoves:
-                return self.rules.draw_score(board)
+                return self.rules.draw_score(board) or self._draw()
             # Mate-distance pruning: nothing here beats a mate already found nearer the root.
             alpha = max(alpha, -MATE + ply)
             beta = min(beta, MATE - ply - 1)
