@@ -138,3 +138,8 @@ def test_a6_bad_input_is_reported_and_harms_nothing(uci: Session) -> None:
     assert sum(line.startswith("info string") for line in lines) == 2
     uci.send("position startpos", "go depth 1")
     assert uci.until("bestmove")[-1].split()[1] in make_board("xiangqi").legal_move_texts()
+
+
+def test_a6_no_move_in_a_finished_position(uci: Session) -> None:
+    uci.send("position fen 3k4R/R8/9/9/9/9/9/9/9/4K4 b - - 0 1", "go depth 3")
+    assert uci.until("bestmove")[-1] == "bestmove (none)"
