@@ -83,8 +83,11 @@ class Servers:
                     )
                 )
             self.urls.append(f"http://127.0.0.1:{port}")
-        for url in self.urls:
-            _wait_healthy(url)
+        for index, url in enumerate(self.urls):
+            if not _wait_healthy(url):
+                self.close()
+                log = (log_dir / f"server{index}.log").read_text()
+                raise SystemExit(f"{url} did not start:\n{log[-3000:]}")
 
     def pids(self) -> list[int]:
         """The server processes and their PostgreSQL backends (the CPU a move costs)."""
@@ -110,14 +113,14 @@ class Servers:
         engine.dispose()
 
 
-def _wait_healthy(url: str) -> None:
-    deadline = time.monotonic() + 60
+def _wait_healthy(url: str) -> bool:
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
+                return True
         time.sleep(0.2)
-    raise SystemExit(f"{url} did not start")
+    return False
 
 
 # ---------------------------------------------------------------------- the players
@@ -326,10 +329,13 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds per move")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
+    parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
     args = parser.parse_args()
 
     servers = None
-    with tempfile.TemporaryDirectory(prefix="chuhan-load-") as log_dir:
+    with tempfile.TemporaryDirectory(prefix="chuhan-load-") as temp_dir:
+        log_dir = args.log_dir or temp_dir
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
         if args.urls:
             urls = list(args.urls)
         else:

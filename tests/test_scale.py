@@ -193,6 +193,12 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     on_c = other_side(on_a)
     play(sockets, OPENING[:4])
     last_seq = max(m["seq"] for m in game_events(sockets[on_c], game.game_id))
+    # Also on C: a game against the advanced AI, killed while the AI thinks (about 2 s).
+    ai_owner = httpx.Client(base_url=c.url, timeout=10)
+    body = {"kind": "ai", "variant": "xiangqi", "level": "advanced", "color": "red"}
+    ai_game = ai_owner.post("/api/games", json=body).json()
+    moved = ai_owner.post(f"/api/games/{ai_game['id']}/moves", json={"ply": 0, "move": "h3e3"})
+    assert moved.json()["state"]["thinking"] is True
     c.kill()
     sockets[on_c].wait_closed()
     if on_a == "red":  # the player on A moves while C is down
@@ -213,6 +219,16 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     seqs = [m["seq"] for m in game_events(returned, game.game_id)]
     assert seqs == list(range(last_seq + 1, last_seq + 1 + len(seqs)))
     assert_logged_once(servers, game.game_id, OPENING[:8])
+    # The AI game's owner reopens it on A: the lost AI move is computed there, once.
+    url = a.url.replace("http", "ws", 1) + f"/ws/games/{ai_game['id']}"
+    cookie = f"chuhan_player={ai_owner.cookies['chuhan_player']}"
+    with connect(url, additional_headers={"Cookie": cookie}) as ws:
+        ai_socket = RoomSocket(ws)
+        ai_socket.request("hello", last_seq=None)
+        ai_socket.wait_state(lambda s: s["ply"] == 2, timeout=60)
+    stored = servers.sql("SELECT moves FROM games WHERE id = :g", g=ai_game["id"])[0][0]
+    assert len(stored) == 2 and stored[0] == "h3e3"
+    assert_logged_once(servers, ai_game["id"], stored)
     c.start()  # back for the tests that follow
     close(sockets)
 

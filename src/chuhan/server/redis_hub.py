@@ -32,6 +32,7 @@ RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the dat
 _PAUSE_FIRST = 0.1
 _PAUSE_MOST = 2.0
 _PUBLISH_WAIT = 1.0
+_CONNECTIONS = 16
 
 
 class RedisHub:
@@ -52,14 +53,20 @@ class RedisHub:
         self.received = 0
         self.publish_failures = 0
         self.reconnects = 0
-        # The client name lets an operator (or a test) find this instance's connections.
-        self._redis = aioredis.Redis.from_url(
+        # A burst of moves waits for one of a few connections instead of opening more (a
+        # plain pool refuses "too many connections"). The client name lets an operator (or a
+        # test) find this instance's connections.
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=_CONNECTIONS,
+            timeout=_PUBLISH_WAIT,
             socket_connect_timeout=2,
             socket_timeout=5,
             health_check_interval=5,
             client_name=f"{prefix}:{self.instance}",
         )
+        self._pool = pool
+        self._redis = aioredis.Redis(connection_pool=pool)
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._deliveries: set[asyncio.Task[None]] = set()
@@ -85,6 +92,7 @@ class RedisHub:
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(RedisError, OSError):
             await self._redis.aclose()
+            await self._pool.disconnect()
 
     # ------------------------------------------------------------------ the Hub protocol
 
@@ -98,13 +106,18 @@ class RedisHub:
         return self.local.count(key)
 
     async def publish(self, key: str, seq: int) -> None:
-        """Tell this instance's subscribers of ``key`` now, and the other instances via Redis."""
-        await self.local.publish(key, seq)
-        await self._send({"from": self.instance, "key": key, "seq": seq})
+        """Tell this instance's subscribers of ``key`` and, at the same time, the other
+        instances via Redis (the local ones read the database: Redis need not wait)."""
+        await asyncio.gather(
+            self._send({"from": self.instance, "key": key, "seq": seq}),
+            self.local.publish(key, seq),
+        )
 
     async def notice(self, key: str, message: dict[str, Any]) -> None:
-        await self.local.notice(key, message)
-        await self._send({"from": self.instance, "key": key, "notice": message})
+        await asyncio.gather(
+            self._send({"from": self.instance, "key": key, "notice": message}),
+            self.local.notice(key, message),
+        )
 
     # ------------------------------------------------------------------ Redis
 
