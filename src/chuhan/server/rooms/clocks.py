@@ -79,6 +79,28 @@ def resume(clock: dict[str, Any], now: datetime) -> dict[str, Any]:
     }
 
 
+def after_outage(clock: dict[str, Any], since: datetime, now: datetime) -> dict[str, Any] | None:
+    """Z4: the clock after no server instance was alive from ``since`` until ``now``.
+
+    The deadline and a both-away wait in progress move by the time down, so it is charged to
+    no one. Returns None when this outage (or a later one) is already accounted for: the
+    clock remembers it in ``outage_since``, so instances starting together move it once.
+    Works on a janggi setup choice too (it has a ``deadline`` and may wait the same way).
+    """
+    accounted = clock.get("outage_since")
+    if accounted and parse_iso(accounted) >= since:
+        return None
+    down = timedelta(seconds=max(0.0, (now - since).total_seconds()))
+    moved = {
+        **clock,
+        "outage_since": iso(since),
+        "deadline": iso(parse_iso(clock["deadline"]) + down),
+    }
+    if clock.get("both_away_since"):
+        moved["both_away_since"] = iso(parse_iso(clock["both_away_since"]) + down)
+    return moved
+
+
 def due(clock: dict[str, Any]) -> tuple[datetime, str]:
     """When the clock next decides something, and what: ``"timeout"`` or ``"interrupted"``."""
     since = clock.get("both_away_since")

@@ -31,6 +31,7 @@ from ..service import GameService, new_id
 from ..storage import Award, GameRecord, Player, utcnow
 from . import clocks
 from .clocks import ClockRules
+from .instances import Instance, InstanceStore, outage_since
 from .passwords import PasswordError, normalize_password
 from .ratelimit import JoinLimiter, JoinLimits
 from .store import PasswordTakenError, RoomRecord, RoomStore, StaleRoomError
@@ -64,12 +65,16 @@ class RoomSettings:
 
     ``CHUHAN_ROOM_TURN_SECONDS`` (90), ``CHUHAN_ROOM_AWAY_BUDGET_SECONDS`` (120),
     ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
-    ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900).
+    ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
+    ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5).
     """
 
     clock: ClockRules = field(default_factory=ClockRules)
     limits: JoinLimits = field(default_factory=JoinLimits)
     idle_room_seconds: float = 3600.0  # an unattended open room gives its password back
+    # Z4, R7: every instance says it is alive this often; silent this long, it is dead.
+    heartbeat_seconds: float = 1.0
+    dead_after_seconds: float = 5.0
 
     @classmethod
     def from_env(cls) -> RoomSettings:
@@ -84,6 +89,8 @@ class RoomSettings:
                 per_address=int(_env_float("CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS", 30)),
                 window_seconds=_env_float("CHUHAN_ROOM_JOIN_WINDOW_SECONDS", 900.0),
             ),
+            heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
+            dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
         )
 
 
@@ -106,6 +113,10 @@ class RoomService:
         self._wake: dict[str, asyncio.Event] = {}
         self._lag: dict[tuple[str, str], float] = {}
         self._closing = False
+        self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
+        self.instances = InstanceStore(games.store)
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._recovered = False
 
     @property
     def clock_rules(self) -> ClockRules:
@@ -117,16 +128,147 @@ class RoomService:
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        """Keep the clocks of every room with a game or setup in progress."""
+        """Join the live instances, then keep the clocks of every room with a game or setup
+        in progress.
+
+        Z4: when no instance was alive for a while (this server restarted after a crash or a
+        stop), the clocks move by that time first, so it is charged to no one. R7: the seats
+        held by connections of dead instances are no longer connected, so both players away
+        is seen again and another device of a player takes their seat without asking.
+        """
+        await self.db(self.instances.beat, self.instance_id, utcnow())
+        self._heartbeat = asyncio.get_running_loop().create_task(self._beat())
+        live, dead = await self._other_instances()
+        since = outage_since(live, dead)
+        if since is not None:
+            await self._after_outage(since)
+        await self._bury(dead, legacy_seats=True)
         for room in await self.db(self.store.active):
             self.keep_time(room.id)
+        self._recovered = True
 
     async def stop(self) -> None:
+        """Stop the clock keepers; a restart will not charge the time down to anyone (Z4)."""
         self._closing = True
         tasks = list(self._keepers.values())
+        if self._heartbeat is not None:
+            tasks.append(self._heartbeat)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self.db(self.instances.stop, self.instance_id, utcnow())
+        except Exception:  # the database is gone: the heartbeat ages instead
+            log.exception("could not record this instance's stop")
+
+    # ------------------------------------------------------------------ instances (Z4, R7)
+
+    async def _beat(self) -> None:
+        """Say this instance is alive; once started, bury the instances that died."""
+        while not self._closing:
+            await asyncio.sleep(self.settings.heartbeat_seconds)
+            try:
+                if not await self.db(self.instances.beat, self.instance_id, utcnow()):
+                    log.warning("this instance was taken for dead; its heartbeat is back")
+                if self._recovered:
+                    await self._bury_dead_peers()
+            except Exception:
+                log.exception("heartbeat failed")
+
+    async def _other_instances(self) -> tuple[list[Instance], list[Instance]]:
+        """The other instances, alive and dead, as seen at start-up.
+
+        One whose heartbeat is recent may have just died (this server restarted right after
+        a crash): it is watched until it beats again (alive) or its heartbeat ages (dead),
+        at most ``dead_after_seconds``.
+        """
+        first = {i.id: i for i in await self.db(self.instances.all)}
+        while True:
+            now = utcnow()
+            live, dead, unsure = [], [], []
+            for instance in await self.db(self.instances.all):
+                seen = first.get(instance.id)
+                if instance.id == self.instance_id:
+                    continue
+                if instance.is_dead(now, self.settings.dead_after_seconds):
+                    dead.append(instance)
+                elif seen is None or instance.alive_at > seen.alive_at:
+                    live.append(instance)
+                else:
+                    unsure.append(instance)
+            if not unsure:
+                return live, dead
+            await asyncio.sleep(self.settings.heartbeat_seconds / 2)
+
+    async def _after_outage(self, since: datetime) -> None:
+        """Z4: move every running clock and setup deadline by the time no instance was
+        alive (each once, even with several instances starting together)."""
+        log.warning("no server was alive since %s: the room clocks wait that long", since)
+
+        def moved_setup(room: RoomRecord) -> RoomRecord | None:
+            setup = room.setup and clocks.after_outage(room.setup, since, utcnow())
+            return replace(room, setup=setup) if setup else None
+
+        def moved_clock(g: GameRecord) -> Change | None:
+            clock = g.options.get("clock")
+            if clock is None or not g.ongoing:
+                return None
+            moved = clocks.after_outage(clock, since, utcnow())
+            if moved is None:
+                return None
+            down = clocks.parse_iso(moved["deadline"]) - clocks.parse_iso(clock["deadline"])
+            return _with_options(g, "outage", {"seconds": down.total_seconds()}, clock=moved)
+
+        for room in await self.db(self.store.active):
+            try:
+                if room.setup is not None:
+                    await self._change_room(room.id, moved_setup)
+                elif room.game_id is not None:
+                    await self.games.apply(room.game_id, moved_clock)
+            except GameActionError as exc:
+                log.warning("clock not moved", extra={"room": room.id, "code": exc.code})
+
+    async def _bury_dead_peers(self) -> None:
+        now = utcnow()
+        dead = [
+            instance
+            for instance in await self.db(self.instances.all)
+            if instance.id != self.instance_id
+            and instance.is_dead(now, self.settings.dead_after_seconds)
+        ]
+        if dead:
+            await self._bury(dead, legacy_seats=False)
+            # Their clock keepers died with them: this instance keeps those clocks now.
+            for room in await self.db(self.store.active):
+                self.keep_time(room.id)
+
+    async def _bury(self, dead: list[Instance], legacy_seats: bool) -> None:
+        """R7: seats held by connections of ``dead`` instances are no longer connected (with
+        ``legacy_seats``, also seats marked before instances were recorded); then both
+        players away makes the game wait. The dead instances' rows are forgotten."""
+        gone: set[str | None] = {instance.id for instance in dead}
+        if legacy_seats:
+            gone.add(None)
+
+        def held_by_dead(seat: dict[str, Any]) -> bool:
+            return bool(seat["connected"]) and seat.get("instance") in gone
+
+        def cleared(room: RoomRecord) -> RoomRecord | None:
+            if not any(held_by_dead(seat) for seat in room.seats):
+                return None
+            seats = [{**s, "connected": False} if held_by_dead(s) else s for s in room.seats]
+            return replace(room, seats=seats)
+
+        for room in await self.db(self.store.open_rooms):
+            if not any(held_by_dead(seat) for seat in room.seats):
+                continue
+            try:
+                await self._presence(await self._change_room(room.id, cleared))
+            except GameActionError as exc:
+                log.warning("seats not cleared", extra={"room": room.id, "code": exc.code})
+        for instance in dead:
+            if await self.db(self.instances.forget, instance):
+                log.info("instance buried", extra={"instance": instance.id})
 
     # ------------------------------------------------------------------ rooms (R1, R2)
 
@@ -298,7 +440,12 @@ class RoomService:
             if seat["connected"] and not (take or same_device):
                 return None
             seats = [dict(s) for s in room.seats]
-            seats[index] = {**seat, "device": device, "connected": True}
+            seats[index] = {
+                **seat,
+                "device": device,
+                "connected": True,
+                "instance": self.instance_id,  # cleared if this instance dies (R7)
+            }
             return replace(room, seats=seats)
 
         room = await self._change_room(room_id, decide)
@@ -339,6 +486,9 @@ class RoomService:
         Presence is read again after the change: a connection that came or went meanwhile
         (perhaps on another instance) is taken into account before returning.
         """
+        if room.setup is not None:
+            await self._setup_presence(room.id)
+            return
         for _ in range(_RETRIES):
             game = await self._current_game(room)
             if game is None or not game.ongoing or room.sides is None:
@@ -364,6 +514,26 @@ class RoomService:
             if fresh is None or _both_away(fresh) == away:
                 return
             room = fresh
+
+    async def _setup_presence(self, room_id: str) -> None:
+        """R7 during the janggi setup choice: it waits like a turn while both are away, on
+        the same shared budget (what is left goes on to the game)."""
+
+        def decide(room: RoomRecord) -> RoomRecord | None:
+            setup = room.setup
+            if setup is None or room.sides is None:
+                return None
+            now = utcnow()
+            away = _both_away(room)
+            if away and not setup.get("both_away_since"):
+                budget = setup.get("away_budget", self.clock_rules.away_budget_seconds)
+                return replace(room, setup=clocks.pause({**setup, "away_budget": budget}, now))
+            if not away and setup.get("both_away_since"):
+                return replace(room, setup=clocks.resume(setup, now))
+            return None
+
+        await self._change_room(room_id, decide)
+        self.keep_time(room_id)
 
     # ------------------------------------------------------------------ ready, colours (R3)
 
@@ -398,6 +568,8 @@ class RoomService:
                     "han": None,
                     "cho": None,
                     "deadline": clocks.iso(self.clock_rules.deadline(now, None)),
+                    "away_budget": self.clock_rules.away_budget_seconds,
+                    "both_away_since": None,
                 }
                 return replace(room, seats=seats, sides=players, setup=setup, game_id=None)
             started["game_id"] = new_id("g")
@@ -431,29 +603,49 @@ class RoomService:
             side = _names(room.variant).index(turn)
             now = utcnow()
             if player_id is None:
-                if now < clocks.parse_iso(setup["deadline"]):
+                moment, what = clocks.due(setup)
+                if now < moment:
                     return None
+                if what == "interrupted":
+                    # R7: both away until the budget is spent: the game begins waiting with
+                    # no budget left, so its clock ends it as interrupted at once.
+                    started["game_id"] = new_id("g")
+                    started["setups"] = {
+                        "cho": setup["cho"] or JANGGI_DEFAULT_SETUP,
+                        "han": setup["han"] or JANGGI_DEFAULT_SETUP,
+                    }
+                    started["away"] = {"away_budget": 0.0, "both_away_since": clocks.iso(now)}
+                    return replace(room, setup=None, game_id=started["game_id"])
             elif room.sides[side] != player_id:
                 raise RoomError("not_your_turn", "it is not your turn to choose a setup")
-            setup = {**setup, turn: choice}
+            setup = {**clocks.resume(setup, now), turn: choice}
             if turn == "han":
                 deadline = self.clock_rules.deadline(now, self._lag_of(room, 0))
                 setup = {**setup, "turn": "cho", "deadline": clocks.iso(deadline)}
                 return replace(room, setup=setup)
             started["game_id"] = new_id("g")
             started["setups"] = {"cho": setup["cho"], "han": setup["han"]}
+            if "away_budget" in setup:
+                started["away"] = {"away_budget": setup["away_budget"]}
             return replace(room, setup=None, game_id=started["game_id"])
 
         room = await self._change_room(room_id, decide)
         if started:
-            await self._create_game(room, started["game_id"], started["setups"])
+            await self._create_game(
+                room, started["game_id"], started["setups"], started.get("away")
+            )
         self.keep_time(room_id)
         return room
 
     async def _create_game(
-        self, room: RoomRecord, game_id: str, setups: dict[str, str] | None
+        self,
+        room: RoomRecord,
+        game_id: str,
+        setups: dict[str, str] | None,
+        away: dict[str, Any] | None = None,
     ) -> GameRecord:
-        """The room's new game, its first turn's clock running (R3, R4)."""
+        """The room's new game, its first turn's clock running (R3, R4); ``away``: what the
+        janggi setup choice left of the shared away budget, or its wait (R7)."""
         options: dict[str, Any] = {}
         board_options: dict[str, Any] = {}
         if room.variant == "janggi":
@@ -468,7 +660,10 @@ class RoomService:
             secret = {"arrangement": arrangement, "salt": salt}
         now = utcnow()
         names = _names(room.variant)
-        options["clock"] = clocks.new_clock(self.clock_rules, now, self._lag_of(room, 0))
+        options["clock"] = {
+            **clocks.new_clock(self.clock_rules, now, self._lag_of(room, 0)),
+            **(away or {}),
+        }
         options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
         game = GameRecord(
             id=game_id,
@@ -694,7 +889,7 @@ class RoomService:
 
     async def _next_moment(self, room: RoomRecord) -> datetime | None:
         if room.setup is not None:
-            return clocks.parse_iso(room.setup["deadline"])
+            return clocks.due(room.setup)[0]
         game = await self._current_game(room)
         if game is None or not game.ongoing:
             return None
@@ -704,6 +899,7 @@ class RoomService:
         """Whatever is due now: a setup chosen by the clock, a flag, an interruption."""
         try:
             if room.setup is not None:
+                await self._setup_presence(room.id)  # a wait only while both are away (R7)
                 await self._setup_step(room.id, None, JANGGI_DEFAULT_SETUP)
                 return
             # A pause is only honoured while both players are really away (R7).
@@ -764,6 +960,7 @@ class RoomService:
                 "turn": room.setup["turn"],
                 "han": room.setup["han"],
                 "deadline": room.setup["deadline"],
+                "both_away_since": room.setup.get("both_away_since"),  # waiting (R7)
             }
         return {
             "id": room.id,

@@ -163,6 +163,14 @@ class RoomStore:
         with self.engine.connect() as conn:
             return [_room_from_row(row) for row in conn.execute(query)]
 
+    def open_rooms(self) -> list[RoomRecord]:
+        """Every open room (to clear the seats of a dead instance's connections, R7)."""
+        with self.engine.connect() as conn:
+            return [
+                _room_from_row(row)
+                for row in conn.execute(select(rooms).where(rooms.c.status == "open"))
+            ]
+
     def replace(self, before: RoomRecord, after: RoomRecord) -> RoomRecord:
         """Store ``after`` in place of ``before``; returns it with the next version.
 
