@@ -181,7 +181,7 @@ export class BoardView {
     const top = this.centre("a6").y;
     const bottom = this.centre("a5").y;
     const middle = (top + bottom) / 2;
-    const size = 58;
+    const size = 46;
     const at = (character, x) =>
       `<path d="${GLYPHS[character]}" fill="#6b4320" opacity="0.85"
         transform="translate(${x - size / 2} ${middle - size / 2}) scale(${size / 1000})"/>`;

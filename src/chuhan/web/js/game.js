@@ -102,7 +102,7 @@ export class GameScreen {
       this.moveList, this.captured);
     side.append(el("a", {
       href: `/static/learn/index.html#/rules/${this.state.variant}`, target: "_blank", rel: "noopener",
-      class: "rules-link", "data-action": "rules",
+      class: "rules-link", "data-action": "rules", "data-i18n": "home.rules",
     }, t("home.rules")));
     const main = el("div", { class: "game-main" });
     main.append(this.statusLine, this.noticeLine, this.boardBox, this.confirmBar, this.viewControls);
@@ -166,7 +166,8 @@ export class GameScreen {
   }
 
   checkPoint(pieces) {
-    if (!this.state.in_check || this.state.status !== "ongoing") return null;
+    // Also after the game ends, so that a mated general stays marked.
+    if (!this.state.in_check) return null;
     const first = sideNames(this.variant)[0] === this.state.turn;
     const general = first ? "K" : "k";
     for (const [point, letter] of pieces) if (letter === general) return point;

@@ -143,7 +143,7 @@ export function pieceSvg(letter, variant, style) {
     face = `<g transform="scale(${scale.toFixed(3)})">${ILLUSTRATIONS[kind](ink)}</g>`;
   } else {
     const table = variant === "janggi" ? JANGGI_CHARACTERS : XIANGQI_CHARACTERS;
-    face = glyph(table[letter], radius * 1.22, ink);
+    face = glyph(table[letter], radius * 0.95, ink);
   }
   return `<g filter="url(#emboss)">${outline(variant, kind, radius, "url(#wood-face)", "#6f4518")}
     ${innerRing(variant, radius, ink)}</g>${face}`;

@@ -35,18 +35,23 @@ def traditional_chinese_font(collection: TTCollection) -> Any:
 
 
 def glyph_paths(font_path: str) -> dict[str, str]:
-    """SVG path data per character, scaled to a 1000-unit em with the y axis downwards."""
+    """SVG path data per character: its ideographic em square (OS/2 typographic ascender down
+    one em, centred on the advance) mapped onto a 1000-unit box with the y axis downwards, so
+    that a character drawn in a square sits in the middle of it. (The line-spacing ascent and
+    descent are taller than the em: mapping them put every character off-centre, up-left.)"""
     font = traditional_chinese_font(TTCollection(font_path))
     cmap = font.getBestCmap()
     glyph_set = font.getGlyphSet()
-    ascender = font["hhea"].ascent
-    descender = font["hhea"].descent
-    scale = 1000 / (ascender - descender)
+    em = font["head"].unitsPerEm
+    top = font["OS/2"].sTypoAscender
+    scale = 1000 / em
     paths = {}
     for ch in CHARACTERS:
+        glyph = glyph_set[cmap[ord(ch)]]
+        left = (glyph.width - em) / 2
         pen = SVGPathPen(glyph_set, ntos=lambda value: str(round(value)))
-        flip = TransformPen(pen, (scale, 0, 0, -scale, 0, ascender * scale))
-        glyph_set[cmap[ord(ch)]].draw(flip)
+        flip = TransformPen(pen, (scale, 0, 0, -scale, -left * scale, top * scale))
+        glyph.draw(flip)
         paths[ch] = pen.getCommands()
     return paths
 

@@ -1,0 +1,77 @@
+"""What a first player noticed on the board and fixed (SPEC U1, U2, U6, U8, U9).
+
+Each test opens a fresh player in a real Chromium against a real server.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytest.register_assert_rewrite("web_fixtures")
+from web_fixtures import click_point, game_data, open_page  # noqa: E402
+
+pytest_plugins = ["web_fixtures"]
+
+# The centre of each character against the centre of its piece, and the piece's width.
+CHARACTER_OFFSETS = """points => points.map(name => {
+  const piece = document.querySelector(`[data-point="${name}"] [data-piece]`);
+  const disc = piece.querySelector("circle, polygon").getBoundingClientRect();
+  const ink = piece.querySelector(".glyph").getBoundingClientRect();
+  return {
+    name,
+    dx: (ink.x + ink.width / 2) - (disc.x + disc.width / 2),
+    dy: (ink.y + ink.height / 2) - (disc.y + disc.height / 2),
+    width: disc.width,
+    inkWidth: ink.width,
+  };
+})"""
+
+
+def play(page: Page, move: str) -> None:
+    """Play a move by clicking its two points and wait until the server confirmed it."""
+    ply = int(game_data(page)["ply"])
+    match = re.fullmatch(r"([a-i]\d+)([a-i]\d+)", move)
+    assert match, move
+    click_point(page, match[1])
+    click_point(page, match[2])
+    page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi"])
+def test_characters_sit_in_the_middle_of_their_pieces_U1_U2(web_page: Page, variant: str) -> None:
+    """Every character is centred on its piece (it used to sit up and to the left) and is
+    big enough to read: its ink spans well over two fifths of the piece's width."""
+    open_page(web_page, f"/play/local?variant={variant}")
+    points = ["a1", "b1", "c1", "d1", "e1" if variant == "xiangqi" else "e2", "b3", "a4"]
+    points += ["a10", "b10", "c10", "d10", "e10" if variant == "xiangqi" else "e9", "b8", "a7"]
+    for found in web_page.evaluate(CHARACTER_OFFSETS, points):
+        tolerance = 0.04 * found["width"]
+        assert abs(found["dx"]) <= tolerance, found
+        assert abs(found["dy"]) <= tolerance, found
+        assert found["inkWidth"] >= 0.42 * found["width"], found
+
+
+def test_a_general_in_check_stays_marked_when_the_game_ends_U6(web_page: Page) -> None:
+    """The end of the game keeps the check mark on the general (as after a checkmate)."""
+    open_page(web_page, "/play/local?variant=xiangqi")
+    for move in ["a1a2", "c10e8", "b3b10"]:
+        play(web_page, move)
+    expect(web_page.locator('[data-point="e10"] .mark-check')).to_have_count(1)
+    web_page.click("[data-action=draw]")
+    web_page.click("dialog[data-confirm-dialog] [data-action=confirm]")
+    expect(web_page.locator("dialog[data-end-dialog]")).to_be_visible()
+    expect(web_page.locator("[data-game]")).not_to_have_attribute("data-status", "ongoing")
+    expect(web_page.locator('[data-point="e10"] .mark-check')).to_have_count(1)
+
+
+def test_switching_language_in_a_game_translates_its_rules_link_U8(web_page: Page) -> None:
+    open_page(web_page, "/play/local?variant=janggi")
+    expect(web_page.locator("[data-action=rules]")).to_have_text("Rules")
+    web_page.select_option("#language-switch", "es")
+    expect(web_page.locator("[data-action=undo]")).to_have_text("Deshacer")
+    expect(web_page.locator("[data-action=rules]")).to_have_text("Reglas")
+    web_page.select_option("#language-switch", "pt")
+    expect(web_page.locator("[data-action=rules]")).to_have_text("Regras")
