@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import click_point, game_data, open_page  # noqa: E402
@@ -75,3 +75,70 @@ def test_switching_language_in_a_game_translates_its_rules_link_U8(web_page: Pag
     expect(web_page.locator("[data-action=rules]")).to_have_text("Reglas")
     web_page.select_option("#language-switch", "pt")
     expect(web_page.locator("[data-action=rules]")).to_have_text("Regras")
+
+
+def test_keyboard_focus_stays_in_view_when_zoomed_in_U4_U5(web_page: Page) -> None:
+    """Arrowing to a point outside a zoomed-in view pans the view so the focus ring shows."""
+    open_page(web_page, "/play/local?variant=xiangqi")
+    for _ in range(3):
+        web_page.click("[data-i18n-key='view.zoom_in']")
+    web_page.focus('[data-point="e1"]')
+    for _ in range(9):
+        web_page.keyboard.press("ArrowUp")
+    expect(web_page.locator('[data-point="e10"]')).to_be_focused()
+    board = web_page.locator("svg.board").bounding_box()
+    point = web_page.locator('[data-point="e10"] .focus-ring').bounding_box()
+    assert board and point
+    assert board["y"] <= point["y"] and point["y"] + point["height"] <= board["y"] + board["height"]
+    assert board["x"] <= point["x"] and point["x"] + point["width"] <= board["x"] + board["width"]
+    assert game_data(web_page)["ply"] == "0"
+
+
+def _relative_luminance(rgb: str) -> float:
+    channels = [int(value) / 255 for value in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_focus_shows_on_the_dark_top_bar_U9(web_page: Page) -> None:
+    """A keyboard user sees where the focus is on the top bar: its ring contrasts ≥ 3:1."""
+    open_page(web_page, "/")
+    web_page.focus("#language-switch")
+    web_page.keyboard.press("Tab")
+    expect(web_page.locator("[data-action=mute]")).to_be_focused()
+    ring, bar = web_page.evaluate(
+        """() => [getComputedStyle(document.activeElement).outlineColor,
+                  getComputedStyle(document.querySelector('.topbar')).backgroundColor]"""
+    )
+    high, low = sorted((_relative_luminance(ring), _relative_luminance(bar)), reverse=True)
+    assert (high + 0.05) / (low + 0.05) >= 3, (ring, bar)
+
+
+def test_a_phone_held_sideways_shows_the_whole_board_U9(chromium: Browser, web_server: str) -> None:
+    context = chromium.new_context(
+        base_url=web_server, viewport={"width": 740, "height": 360}, has_touch=True
+    )
+    try:
+        page = context.new_page()
+        open_page(page, "/play/local?variant=janggi")
+        board = page.locator("svg.board").bounding_box()
+        assert board
+        assert board["y"] >= 0 and board["y"] + board["height"] <= 360, board
+        assert board["x"] >= 0 and board["x"] + board["width"] <= 740, board
+    finally:
+        context.close()
+
+
+def test_the_move_list_follows_the_chosen_notation_U6_N1_N2_N3(web_page: Page) -> None:
+    open_page(web_page, "/play/local?variant=xiangqi")
+    for move in ["h3e3", "h10g8"]:
+        play(web_page, move)
+    moves = web_page.locator(".move-list li").first
+    expect(moves).to_have_text("h3-e3 h10-g8")
+    for notation, shown in [("wxf", "C2.5 H8+7"), ("chinese", "炮二平五 马8进7")]:
+        web_page.click("[data-action=settings]")
+        web_page.select_option("#settings-notation", notation)
+        web_page.click("dialog[data-settings-dialog] [data-action=close]")
+        expect(moves).to_have_text(shown)
+    expect(moves.locator(".move").first).to_have_attribute("lang", "zh")
+    expect(web_page.locator(".note")).to_be_hidden()

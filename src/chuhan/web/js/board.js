@@ -294,7 +294,25 @@ export class BoardView {
     this.focused = name;
     const group = this.pointElements.get(name);
     group.setAttribute("tabindex", "0");
-    if (move) group.focus();
+    if (move) {
+      this.keepInView(name);
+      group.focus();
+    }
+  }
+
+  /** Pan a zoomed-in view just enough that the point and its piece are on screen. */
+  keepInView(name) {
+    const { x, y } = this.centre(name);
+    const half = STEP / 2;
+    const v = this.view;
+    const before = `${v.x} ${v.y}`;
+    if (x - half < v.x) v.x = x - half;
+    else if (x + half > v.x + v.w) v.x = x + half - v.w;
+    if (y - half < v.y) v.y = y - half;
+    else if (y + half > v.y + v.h) v.y = y + half - v.h;
+    if (`${v.x} ${v.y}` === before) return;
+    this.clampView();
+    this.applyView();
   }
 
   bindKeyboard() {

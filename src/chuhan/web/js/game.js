@@ -330,7 +330,10 @@ export class GameScreen {
         if (index >= moves.length) break;
         const { text, exact } = this.notationOf(index, moves[index]);
         missing ||= !exact;
-        item.append(el("span", { class: "move", "data-ply": String(index + 1) }, text));
+        // Chinese notation is read out by a Chinese voice; a space keeps the two moves apart.
+        const lang = exact && settings.notation === "chinese" ? "zh" : null;
+        if (index % 2) item.append(" ");
+        item.append(el("span", { class: "move", "data-ply": String(index + 1), lang }, text));
       }
       this.moveList.append(item);
     }
