@@ -142,3 +142,13 @@ def test_the_move_list_follows_the_chosen_notation_U6_N1_N2_N3(web_page: Page) -
         expect(moves).to_have_text(shown)
     expect(moves.locator(".move").first).to_have_attribute("lang", "zh")
     expect(web_page.locator(".note")).to_be_hidden()
+
+
+def test_a_revealing_move_is_announced_as_a_face_down_piece_U9_Q3(web_page: Page) -> None:
+    """The announcement names what set off (a face-down piece), then what it turned out to be."""
+    open_page(web_page, "/play/local?variant=jieqi")
+    play(web_page, "b3b4")
+    kinds = "advisor|elephant|horse|chariot|cannon|soldier"
+    expect(web_page.locator("#announcer")).to_have_text(
+        re.compile(rf"^Red face-down piece b3 to b4, revealed as ({kinds})$")
+    )

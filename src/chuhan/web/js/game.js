@@ -608,14 +608,15 @@ export class GameScreen {
     const after = placementFromFen(this.state.fen);
     const moved = after.get(parsed.to);
     const taken = beforePieces.get(parsed.to);
+    // A jieqi piece is named as it was when it set off (face down), then what it turned out to be.
+    const before = beforePieces.get(parsed.from);
+    const revealed = before && kindOf(before) === "hidden" && moved && kindOf(moved) !== "hidden";
+    const mover = revealed ? before : moved;
     let text = t("announce.move", {
-      side, piece: moved ? t(`kind.${kindOf(moved)}`) : "", from: parsed.from, to: parsed.to,
+      side, piece: mover ? t(`kind.${kindOf(mover)}`) : "", from: parsed.from, to: parsed.to,
     });
     if (taken) text += `, ${t("announce.captures", { piece: pieceName(taken, this.variant) })}`;
-    const wasHidden = beforePieces.get(parsed.from);
-    if (wasHidden && kindOf(wasHidden) === "hidden" && moved && kindOf(moved) !== "hidden") {
-      text += `, ${t("announce.revealed", { piece: t(`kind.${kindOf(moved)}`) })}`;
-    }
+    if (revealed) text += `, ${t("announce.revealed", { piece: t(`kind.${kindOf(moved)}`) })}`;
     if (this.state.in_check) text += `, ${t("status.check")}`;
     announce(text);
     playSound(this.state.in_check ? "check" : taken ? "capture" : "move");
