@@ -154,8 +154,12 @@ class Seat:
 
     async def open(self) -> None:
         url = self.base.replace("http", "ws", 1) + f"/ws/rooms/{self.room_id}"
+        # No client keepalive (a browser sends none): only the server's pings.
         self.ws = await connect(
-            url, additional_headers={"Cookie": f"{COOKIE}={self.cookie}"}, max_queue=None
+            url,
+            additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
+            max_queue=None,
+            ping_interval=None,
         )
         await self.send("hello", device=f"load{next(_ids)}")
 
@@ -258,7 +262,13 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 async def play(
-    urls: list[str], games: int, seconds: float, think: float, seed: int, servers: Any = None
+    urls: list[str],
+    games: int,
+    seconds: float,
+    think: float,
+    seed: int,
+    servers: Any = None,
+    ramp: float = 0.0,
 ) -> Stats:
     rng = random.Random(seed)
     stats = Stats()
@@ -270,8 +280,12 @@ async def play(
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
     client_before = sum(os.times()[:2])
     runners = [asyncio.create_task(seat.run(stats, think)) for seat in seats]
-    for seat in seats:
+    for index, seat in enumerate(seats):  # games begin spread over ``ramp`` seconds
         await seat.send("ready")
+        if index % 2:
+            await asyncio.sleep(ramp / games)
+    stats.moves = 0
+    stats.latencies.clear()
     await asyncio.sleep(seconds)
     stats.moving = False
     stats.moves_in_window = stats.moves  # type: ignore[attr-defined]
@@ -328,6 +342,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds per move")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--ramp", type=float, default=30.0, help="seconds to start all games")
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
     args = parser.parse_args()
@@ -346,7 +361,7 @@ def main() -> None:
             anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
             stats = asyncio.run(
-                play(urls, args.games, args.seconds, args.think, args.seed, servers)
+                play(urls, args.games, args.seconds, args.think, args.seed, servers, args.ramp)
             )
             load = os.getloadavg()
             _, p99 = report(f"{args.games} games", stats, args.seconds)

@@ -9,8 +9,9 @@ for its own viewer, so secrecy (SPEC Z2) and ordering stay where they are for on
 
 Redis is a doorbell, not the record. When the subscription drops (Redis restarted, the
 connection killed), the hub reconnects with a growing pause and then rings every local
-subscriber once, so whatever crossed while it was away is read from the database. A failed
-publish is logged and counted; local delivery never depends on Redis.
+subscriber once, so whatever crossed while it was away is read from the database. Outgoing
+messages wait in a queue for one publisher task, which sends them in pipelined batches and
+retries until Redis answers; local delivery never depends on Redis.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ log = logging.getLogger("chuhan.hub")
 RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the database anyway
 _PAUSE_FIRST = 0.1
 _PAUSE_MOST = 2.0
-_PUBLISH_WAIT = 1.0
-_CONNECTIONS = 16
+_PUBLISH_WAIT = 5.0  # for a free connection of the pool
+_CONNECTIONS = 4  # the subscription, the publisher, and spare
+_BATCH = 500  # messages per pipelined round trip
+_OUTBOX = 100_000  # messages waiting for Redis before new ones are dropped
 
 
 class RedisHub:
@@ -68,6 +71,8 @@ class RedisHub:
         self._pool = pool
         self._redis = aioredis.Redis(connection_pool=pool)
         self._listener: asyncio.Task[None] | None = None
+        self._publisher: asyncio.Task[None] | None = None
+        self._outbox: asyncio.Queue[str] = asyncio.Queue(maxsize=_OUTBOX)
         self._subscribed = asyncio.Event()
         self._deliveries: set[asyncio.Task[None]] = set()
         self._closing = False
@@ -80,13 +85,15 @@ class RedisHub:
         An instance whose Redis is down still starts: it serves its own sockets and joins
         the others once Redis answers.
         """
-        self._listener = asyncio.get_running_loop().create_task(self._listen())
+        loop = asyncio.get_running_loop()
+        self._listener = loop.create_task(self._listen())
+        self._publisher = loop.create_task(self._publish_queued())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._subscribed.wait(), self.start_wait)
 
     async def stop(self) -> None:
         self._closing = True
-        tasks = [t for t in (self._listener, *self._deliveries) if t is not None]
+        tasks = [t for t in (self._listener, self._publisher, *self._deliveries) if t]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -106,30 +113,46 @@ class RedisHub:
         return self.local.count(key)
 
     async def publish(self, key: str, seq: int) -> None:
-        """Tell this instance's subscribers of ``key`` and, at the same time, the other
-        instances via Redis (the local ones read the database: Redis need not wait)."""
-        await asyncio.gather(
-            self._send({"from": self.instance, "key": key, "seq": seq}),
-            self.local.publish(key, seq),
-        )
+        """Tell this instance's subscribers of ``key``; queue the news for the others."""
+        self._send({"from": self.instance, "key": key, "seq": seq})
+        await self.local.publish(key, seq)
 
     async def notice(self, key: str, message: dict[str, Any]) -> None:
-        await asyncio.gather(
-            self._send({"from": self.instance, "key": key, "notice": message}),
-            self.local.notice(key, message),
-        )
+        self._send({"from": self.instance, "key": key, "notice": message})
+        await self.local.notice(key, message)
 
     # ------------------------------------------------------------------ Redis
 
-    async def _send(self, payload: dict[str, Any]) -> None:
-        message = json.dumps(payload, separators=(",", ":"))
+    def _send(self, payload: dict[str, Any]) -> None:
+        """Queue a message for the publisher task: a committed move never waits on Redis."""
         try:
-            # A hung Redis must not hold up the move that is already committed.
-            await asyncio.wait_for(self._redis.publish(self.channel, message), _PUBLISH_WAIT)
-            self.published += 1
-        except (RedisError, OSError, TimeoutError) as exc:
+            self._outbox.put_nowait(json.dumps(payload, separators=(",", ":")))
+        except asyncio.QueueFull:
             self.publish_failures += 1
-            log.warning("redis publish failed", extra={"key": payload["key"], "error": str(exc)})
+            log.warning("redis outbox full; message dropped", extra={"key": payload["key"]})
+
+    async def _publish_queued(self) -> None:
+        """Send queued messages in pipelined batches; a failed batch is sent again once
+        Redis answers (a doorbell twice is harmless: subscribers read what is new)."""
+        pause = _PAUSE_FIRST
+        while not self._closing:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < _BATCH:
+                batch.append(self._outbox.get_nowait())
+            while not self._closing:
+                try:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for message in batch:
+                            pipe.publish(self.channel, message)
+                        await pipe.execute()
+                    self.published += len(batch)
+                    pause = _PAUSE_FIRST
+                    break
+                except (RedisError, OSError) as exc:
+                    self.publish_failures += 1
+                    log.warning("redis publish failed", extra={"error": str(exc)})
+                    await asyncio.sleep(pause)
+                    pause = min(pause * 2, _PAUSE_MOST)
 
     async def _listen(self) -> None:
         pause = _PAUSE_FIRST
