@@ -44,6 +44,7 @@ MESSAGE_TYPES = (
 PROBE_EVERY_SECONDS = 10.0
 NOT_FOUND_CLOSE = 4404
 DETACHED_CLOSE = 4409
+SERVER_STOPPING_CLOSE = 1012  # uvicorn closes every socket with it when the server stops
 MAX_REPLAY = 200
 
 
@@ -215,10 +216,12 @@ class RoomConnection:
         self.hub.subscribe(room_key(self.room_id), self)
         self.rooms.keep_time(self.room_id)  # e.g. after the instance that kept it died
         prober = asyncio.get_running_loop().create_task(self._probe_loop())
+        server_stopping = False
         try:
             while True:
                 frame = await self.socket.receive()
                 if frame["type"] == "websocket.disconnect":
+                    server_stopping = frame.get("code") == SERVER_STOPPING_CLOSE
                     break
                 raw = frame.get("text")
                 if raw is None:
@@ -234,7 +237,10 @@ class RoomConnection:
             self.hub.unsubscribe(room_key(self.room_id), self)
             if self.game_id is not None:
                 self.hub.unsubscribe(self.game_id, self)
-            if self.holds_seat:
+            # Z4: a socket closed by a stopping server keeps its seat until this instance,
+            # marked stopped, has its seats cleared by the restart (or by a live instance),
+            # so the time down is not drawn from the shared away budget (R7).
+            if self.holds_seat and not server_stopping:
                 await self.rooms.detach(self.player, self.room_id, self.device)
 
     async def _probe_loop(self) -> None:

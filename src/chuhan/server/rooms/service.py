@@ -961,6 +961,7 @@ class RoomService:
                 "han": room.setup["han"],
                 "deadline": room.setup["deadline"],
                 "both_away_since": room.setup.get("both_away_since"),  # waiting (R7)
+                "away_budget": room.setup.get("away_budget"),
             }
         return {
             "id": room.id,
