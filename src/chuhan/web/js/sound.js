@@ -6,6 +6,8 @@ let context = null;
 
 function audio() {
   if (!context) {
+    // Before the player's first tap or key the browser would refuse (and log a warning).
+    if (navigator.userActivation && !navigator.userActivation.hasBeenActive) return null;
     const AudioContext = window.AudioContext || window.webkitAudioContext;
     if (!AudioContext) return null;
     context = new AudioContext();
