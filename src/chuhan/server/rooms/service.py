@@ -164,15 +164,23 @@ class RoomService:
     # ------------------------------------------------------------------ instances (Z4, R7)
 
     async def _beat(self) -> None:
-        """Say this instance is alive; once started, bury the instances that died."""
+        """Say this instance is alive; once started, bury the instances that died.
+
+        Only after beating without a failure for ``dead_after_seconds``: when the database
+        was out of reach, every instance's heartbeat aged alike, and the others need that
+        long to be heard again.
+        """
+        beating_since = utcnow()
         while not self._closing:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             try:
                 if not await self.db(self.instances.beat, self.instance_id, utcnow()):
                     log.warning("this instance was taken for dead; its heartbeat is back")
-                if self._recovered:
+                steady = (utcnow() - beating_since).total_seconds()
+                if self._recovered and steady >= self.settings.dead_after_seconds:
                     await self._bury_dead_peers()
             except Exception:
+                beating_since = utcnow()
                 log.exception("heartbeat failed")
 
     async def _other_instances(self) -> tuple[list[Instance], list[Instance]]:
