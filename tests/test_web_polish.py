@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import click_point, game_data, open_page  # noqa: E402
+from web_fixtures import click_point, game_data, open_page, server_state  # noqa: E402
 
 pytest_plugins = ["web_fixtures"]
 
@@ -152,3 +152,33 @@ def test_a_revealing_move_is_announced_as_a_face_down_piece_U9_Q3(web_page: Page
     expect(web_page.locator("#announcer")).to_have_text(
         re.compile(rf"^Red face-down piece b3 to b4, revealed as ({kinds})$")
     )
+
+
+def test_escape_cancels_a_move_waiting_for_confirmation_U4(web_page: Page) -> None:
+    """With "Confirm before move", Escape on the question drops the move and the selection
+    and gives the focus back to the board."""
+    open_page(web_page, "/")
+    web_page.evaluate("localStorage.setItem('chuhan.settings', '{\"confirmMove\": true}')")
+    open_page(web_page, "/play/local?variant=xiangqi")
+    click_point(web_page, "h3")
+    click_point(web_page, "e3")
+    expect(web_page.locator("[data-action=confirm-move]")).to_be_focused()
+    web_page.keyboard.press("Escape")
+    expect(web_page.locator(".confirm-bar")).to_be_hidden()
+    expect(web_page.locator("[data-point].is-selected")).to_have_count(0)
+    expect(web_page.locator('[data-point="e3"]')).to_be_focused()
+    assert game_data(web_page)["ply"] == "0"
+
+
+def test_a_pending_ai_game_is_offered_without_a_refused_request_P2(web_page: Page) -> None:
+    """Opening another AI game while one is pending asks to resume or abandon it, and the
+    browser meets no refused request (no console error) on the way."""
+    refused: list[str] = []
+    web_page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
+    open_page(web_page, "/play/ai?variant=xiangqi&level=beginner&color=red")
+    expect(web_page.locator("[data-game]")).to_have_attribute("data-my-turn", "true")
+    web_page.goto("/play/ai?variant=janggi&level=beginner&color=cho")
+    web_page.click("dialog[data-pending-dialog] [data-action=abandon]")
+    expect(web_page.locator("[data-game]")).to_have_attribute("data-my-turn", "true")
+    assert server_state(web_page)["variant"] == "janggi"
+    assert refused == []

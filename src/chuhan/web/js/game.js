@@ -89,6 +89,11 @@ export class GameScreen {
     this.statusLine = el("p", { class: "status-line", id: "status-line", role: "status" });
     this.noticeLine = el("p", { class: "notice", "data-notice": "", hidden: "" });
     this.confirmBar = el("div", { class: "confirm-bar", hidden: "" });
+    this.confirmBar.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      this.cancel();
+    });
     const side = el("aside", { class: "side-panel" });
     this.players = el("div", { class: "players" });
     this.badges = el("div", { class: "badges" });

@@ -224,7 +224,11 @@ export async function openGame(root, kind, params) {
       if (kind === "local" && SETUPS.includes(other)) request.setup_other = other;
     }
     try {
-      state = await api("POST", "/api/games", request);
+      // Ask for a pending game first: meeting it as a refused request (409) logs an error.
+      const pending = kind === "ai" ? await pendingGame() : null;
+      if (!pending) state = await api("POST", "/api/games", request);
+      else if (samePendingGame(pending, request)) state = pending;
+      else state = await choosePending(pending, request);
     } catch (error) {
       if (error instanceof ApiError && error.code === "pending_game" && error.body?.pending) {
         const pending = error.body.pending;
@@ -249,6 +253,15 @@ export async function openGame(root, kind, params) {
   root.innerHTML = "";
   document.title = `${t(`variant.${state.variant}`)} — Chu-Han`;
   return new GameScreen(root, state);
+}
+
+/** The player's pending game against the AI, or null (also when it cannot be asked). */
+async function pendingGame() {
+  try {
+    return (await api("GET", "/api/games/pending")).game ?? null;
+  } catch {
+    return null;
+  }
 }
 
 async function choosePending(pending, request) {
