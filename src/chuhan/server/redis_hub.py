@@ -56,9 +56,9 @@ class RedisHub:
         self.received = 0
         self.publish_failures = 0
         self.reconnects = 0
-        # A burst of moves waits for one of a few connections instead of opening more (a
-        # plain pool refuses "too many connections"). The client name lets an operator (or a
-        # test) find this instance's connections.
+        # The subscription and the publisher each hold a connection; a bounded, blocking pool
+        # (a plain one refuses "too many connections" in a burst). The client name lets an
+        # operator (or a test) find this instance's connections.
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=_CONNECTIONS,
