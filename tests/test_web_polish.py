@@ -67,7 +67,7 @@ def test_a_general_in_check_stays_marked_when_the_game_ends_U6(web_page: Page) -
     expect(web_page.locator('[data-point="e10"] .mark-check')).to_have_count(1)
 
 
-def test_switching_language_in_a_game_translates_its_rules_link_U8(web_page: Page) -> None:
+def test_a_language_switch_translates_the_rules_link_and_heading_U8_U9(web_page: Page) -> None:
     open_page(web_page, "/play/local?variant=janggi")
     expect(web_page.locator("[data-action=rules]")).to_have_text("Rules")
     web_page.select_option("#language-switch", "es")
@@ -75,6 +75,9 @@ def test_switching_language_in_a_game_translates_its_rules_link_U8(web_page: Pag
     expect(web_page.locator("[data-action=rules]")).to_have_text("Reglas")
     web_page.select_option("#language-switch", "pt")
     expect(web_page.locator("[data-action=rules]")).to_have_text("Regras")
+    # The page's heading (only for screen readers) names the game, in the language too.
+    heading = web_page.get_by_role("heading", level=1)
+    expect(heading).to_have_text("Janggi · Jogar neste dispositivo")
 
 
 def test_keyboard_focus_stays_in_view_when_zoomed_in_U4_U5(web_page: Page) -> None:

@@ -113,7 +113,9 @@ export class GameScreen {
     main.append(this.statusLine, this.noticeLine, this.boardBox, this.confirmBar, this.viewControls);
     const layout = el("div", { class: "game-layout", "data-game": this.state.id });
     this.layout = layout;
-    layout.append(main, side);
+    // A screen reader's heading list starts with what this page is (U9).
+    this.heading = el("h1", { class: "sr-only" });
+    layout.append(this.heading, main, side);
     this.root.append(layout);
     this.board = new BoardView(this.boardBox, {
       onActivate: (point) => this.activate(point),
@@ -188,6 +190,7 @@ export class GameScreen {
       myTurn: String(this.myTurn && !this.pending), link: this.status,
     });
     this.board.setLabel(t("board.label", { variant: t(`variant.${this.variant}`) }));
+    this.heading.textContent = `${t(`variant.${this.variant}`)} · ${t(this.isLocal ? "home.local" : "home.ai")}`;
     this.board.setPieces(pieces);
     const last = this.pending && this.status === "online" ? this.pending.move : s.last_move;
     const lastMove = parseMove(last);
