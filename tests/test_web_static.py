@@ -122,3 +122,30 @@ def test_text_colours_meet_wcag_aa_contrast_U9() -> None:
         assert foreground in sources and background in sources
     ratios = {name: round(contrast(*pair), 2) for name, pair in pairs.items()}
     assert {name: ratio for name, ratio in ratios.items() if ratio < 4.5} == {}
+
+
+# The marks on the board (WCAG 1.4.11 asks 3:1 for graphics) against both ends of its wood.
+MARK_RULES = {
+    "last move": r"\.mark-last \{[^}]*stroke: (#[0-9a-f]{6})",
+    "check": r"\.mark-check \{[^}]*stroke: (#[0-9a-f]{6})",
+    "selected": r"\.mark-selected \{[^}]*stroke: (#[0-9a-f]{6})",
+    "destination": r"\.mark-destination \{[^}]*fill: (#[0-9a-f]{6})",
+    "capture": r"\.mark-capture \{[^}]*stroke: (#[0-9a-f]{6})",
+    "hint": r"\.mark-hint \{[^}]*stroke: (#[0-9a-f]{6})",
+    "focus ring": r"--focus: (#[0-9a-f]{6})",
+}
+WOOD = ("#f0cf95", "#dcae6b")
+
+
+def test_board_marks_stand_out_from_the_wood_U6_U9() -> None:
+    css = (WEB / "css" / "app.css").read_text(encoding="utf-8")
+    board = (WEB / "js" / "board.js").read_text(encoding="utf-8")
+    assert all(stop in board for stop in WOOD)
+    weak = {}
+    for name, pattern in MARK_RULES.items():
+        match = re.search(pattern, css)
+        assert match, name
+        ratio = min(contrast(match[1], wood) for wood in WOOD)
+        if ratio < 3:
+            weak[name] = round(ratio, 2)
+    assert weak == {}
