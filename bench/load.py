@@ -277,15 +277,15 @@ async def play(
     pairs = await asyncio.gather(*(seat_pair(urls, i, rng, limit) for i in range(games)))
     print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
     seats = [seat for pair in pairs for seat in pair]
-    cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
-    client_before = sum(os.times()[:2])
     runners = [asyncio.create_task(seat.run(stats, think)) for seat in seats]
     for index, seat in enumerate(seats):  # games begin spread over ``ramp`` seconds
         await seat.send("ready")
         if index % 2:
             await asyncio.sleep(ramp / games)
-    stats.moves = 0
+    stats.moves = 0  # measured from here: every game has begun
     stats.latencies.clear()
+    cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
+    client_before = sum(os.times()[:2])
     await asyncio.sleep(seconds)
     stats.moving = False
     stats.moves_in_window = stats.moves  # type: ignore[attr-defined]
@@ -371,7 +371,7 @@ def main() -> None:
                 games, moves, problems = verify(servers.schema, seats)
                 verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
                 print(f"  checked {moves} received moves in {games} game views: {verdict}")
-                stored = moves // 2  # each move is seen by both players
+                stored = stats.moves  # moves made once every game had begun
                 server_cpu = getattr(stats, "server_cpu", 0.0)
                 per_move = server_cpu / max(1, stored)
                 print(
