@@ -10,6 +10,7 @@ PostgreSQL connections are recovered from.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -262,7 +263,19 @@ def test_database_connections_dropped_service_recovers(servers: Cluster) -> None
 
 
 def test_metrics_count_games_moves_ai_and_latency(servers: Cluster) -> None:
-    text = "".join(instance.metrics() for instance in servers.instances)
+    a, b, _ = servers.instances
+    game = room_game(a, b)
+    play(game.sockets, OPENING[:2])
+    close(game.sockets)
+    owner = httpx.Client(base_url=a.url, timeout=10)
+    body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "black"}
+    owner.post("/api/games", json=body)  # the AI opens: one job in A's pool
+    text = ""
+    for _ in range(100):
+        text = "".join(instance.metrics() for instance in (a, b))
+        if "chuhan_ai_queue_wait_seconds_bucket" in text:
+            break
+        time.sleep(0.1)
     for name in (
         "chuhan_games_ongoing",
         'chuhan_moves_total{kind="online",variant="xiangqi"}',
