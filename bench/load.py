@@ -187,7 +187,7 @@ class Seat:
                         if sent is not None:
                             stats.latencies.append(time.perf_counter() - sent)
                             stats.moves += 1
-                if kind == "end" and self.side == "red":
+                if kind == "end" and self.side == "red" and stats.moving:
                     stats.games_ended += 1
                 state = message.get("state")
                 if state and kind != "room":
