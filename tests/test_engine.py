@@ -11,6 +11,8 @@ import random
 import pytest
 
 from chuhan.engine import accepts_draw, choose_move, choose_setup, hint
+from chuhan.engine.ai import search
+from chuhan.engine.search import Limits
 from chuhan.rules import make_board
 from chuhan.rules.board import Board, Move
 from chuhan.rules.jieqi import JieqiBoard, arrangement_text, parse_arrangement
@@ -104,6 +106,27 @@ def test_a1_intermediate_and_advanced_never_hang_a_piece_to_a_recapture(level: s
     board = make_board("xiangqi", POISONED_HORSE)
     for seed in range(3):
         assert str(choose_move(board, level, seed=seed, nodes=5_000).move) != "a1a6"
+
+
+# Red's horses on a2 and i2 can each take a pawn (a2c3 or i2g3): the same material and, the
+# position being symmetric, the same piece-square gain. Only the chariot differs: on a1 it is
+# boxed in behind the a2 horse, on i1 behind the i2 horse.
+CHARIOT_BOXED_LEFT = "2bakab2/9/9/4p4/9/9/4P4/2p3p2/N7N/R1BAKAB2 w - - 0 1"
+CHARIOT_BOXED_RIGHT = "2bakab2/9/9/4p4/9/9/4P4/2p3p2/N7N/2BAKAB1R w - - 0 1"
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+@pytest.mark.parametrize(
+    ("fen", "freeing_capture"),
+    [(CHARIOT_BOXED_LEFT, "a2c3"), (CHARIOT_BOXED_RIGHT, "i2g3")],
+)
+def test_a1_of_two_equal_captures_the_one_that_frees_the_chariot_is_preferred(
+    fen: str, freeing_capture: str, depth: int
+) -> None:
+    """Mobility (issue 6): even a search too short to see the chariot come out prefers it
+    free, on either wing, so the choice is not an accident of move order."""
+    result = search(Board(fen), Limits(depth=depth))
+    assert str(result.move) == freeing_capture
 
 
 def test_a1_beginner_sometimes_gives_a_piece_away_and_varies_with_the_seed() -> None:

@@ -17,8 +17,10 @@ from ..rules.geometry import (
     CHARIOT,
     ELEPHANT,
     HORSE,
+    HORSE_MOVES,
     KING,
     NUM_POINTS,
+    RAYS,
     SOLDIER,
 )
 
@@ -105,6 +107,61 @@ def general_safety(counts: Sequence[int]) -> int:
     return SAFETY_WEIGHT * ((4 - black_defenders) * red_attack - (4 - red_defenders) * black_attack)
 
 
+# Centipawns per point a piece can move to (empty or enemy): a boxed-in chariot or a horse
+# with blocked legs is worth less than a free one (issue 6: mobility).
+CHARIOT_MOBILITY = 4
+HORSE_MOBILITY = 6
+CANNON_MOBILITY = 1
+_MOBILE = frozenset((CHARIOT, HORSE, CANNON, -CHARIOT, -HORSE, -CANNON))
+# More than the mobility balance of any ordinary position: see ``Searcher._quiesce_leaf``.
+MOBILITY_MARGIN = 120
+
+
+def mobility(
+    squares: Sequence[int],
+    rays: Sequence[Sequence[Sequence[int]]] = RAYS,
+    cannon_weight: int = CANNON_MOBILITY,
+) -> int:
+    """The first mover's mobility balance in centipawns from chariot, horse and cannon moves.
+
+    A chariot counts every point it can move to along ``rays``, a horse its steps with a free
+    leg, a cannon the empty points it can slide to (weighted ``cannon_weight``; 0 where cannons
+    cannot slide, as in janggi). Only these three pieces are counted: they are the ones whose
+    freedom decides games, and counting them is cheap.
+    """
+    total = 0
+    for point in [p for p, piece in enumerate(squares) if piece in _MOBILE]:
+        piece = squares[point]
+        sign = 1 if piece > 0 else -1
+        kind = piece * sign
+        if kind == CHARIOT:
+            reach = 0
+            for ray in rays[point]:
+                for to in ray:
+                    x = squares[to]
+                    if x:
+                        if x * sign < 0:
+                            reach += 1
+                        break
+                    reach += 1
+            total += sign * CHARIOT_MOBILITY * reach
+        elif kind == HORSE:
+            reach = 0
+            for to, leg in HORSE_MOVES[point]:
+                if not squares[leg] and squares[to] * sign <= 0:
+                    reach += 1
+            total += sign * HORSE_MOBILITY * reach
+        elif cannon_weight:
+            reach = 0
+            for ray in rays[point]:
+                for to in ray:
+                    if squares[to]:
+                        break
+                    reach += 1
+            total += sign * cannon_weight * reach
+    return total
+
+
 def piece_counts(squares: Sequence[int]) -> list[int]:
     """How many of each signed piece stand on ``squares``, indexed ``piece + 7``."""
     counts = [0] * 15
@@ -136,16 +193,24 @@ class Evaluator:
 
     ``tables`` are the signed piece-square rows; ``values`` the plain piece values used for
     move ordering (MVV-LVA) and pruning margins; ``bias`` a constant added for the first mover
-    (janggi: minus Han's 1.5 points); ``safety`` adds :func:`general_safety`.
+    (janggi: minus Han's 1.5 points); ``safety`` adds :func:`general_safety`;
+    ``cannon_mobility`` is the cannon's weight in :func:`mobility`, which the search adds at
+    the leaves of its main search.
     """
 
     def __init__(
-        self, tables: Table, values: dict[int, int], bias: int = 0, safety: bool = False
+        self,
+        tables: Table,
+        values: dict[int, int],
+        bias: int = 0,
+        safety: bool = False,
+        cannon_mobility: int = CANNON_MOBILITY,
     ) -> None:
         self.tables = tables
         self.values = values
         self.bias = bias
         self.safety = safety
+        self.cannon_mobility = cannon_mobility
         # Ordering value by signed piece (index piece + 7), always positive.
         self.order_value: list[int] = [0] * 15
         for kind, value in values.items():
@@ -172,6 +237,7 @@ class Evaluator:
 
 
 XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES, safety=True)
+# A janggi cannon never slides without a screen: its free points are no measure of it.
 JANGGI_EVALUATOR = Evaluator(
-    JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True
+    JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True, cannon_mobility=0
 )

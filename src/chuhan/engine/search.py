@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
-from .evaluation import Evaluator, general_safety, piece_counts
+from .evaluation import MOBILITY_MARGIN, Evaluator, general_safety, mobility, piece_counts
 
 MATE = 30_000
 MATE_BOUND = MATE - 1_000
@@ -129,6 +129,8 @@ class Searcher:
         self.root_noise = root_noise or {}
         self.on_iteration = on_iteration
         self.tt: dict[int, tuple[int, int, int, int]] = {}
+        self.mobility_cache: dict[int, int] = {}  # Zobrist key -> mobility balance
+        self.mobility_probes = 0
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.history: list[int] = [0] * (PASS_CODE + 1)
         self.nodes = 0
@@ -195,6 +197,8 @@ class Searcher:
             raise SearchAborted
         if len(self.tt) > TT_MAX_ENTRIES:
             self.tt.clear()
+        if len(self.mobility_cache) > TT_MAX_ENTRIES:
+            self.mobility_cache.clear()
         step = 256
         if limits.nodes is not None:
             step = min(step, max(1, limits.nodes - self.nodes))
@@ -265,6 +269,26 @@ class Searcher:
         return [code for _, code in keys]
 
     # ------------------------------------------------------------------ quiescence
+
+    def _leaf_score(self, score: int, alpha: int, beta: int) -> int:
+        """``score`` with the mobility balance added, at a leaf of the main search.
+
+        Lazy: a leaf whose score lies further than ``MOBILITY_MARGIN`` outside the window is
+        decided by material alone, so mobility is only counted where it can change the choice.
+        The quiescence search below carries the sum unchanged through its captures.
+        """
+        static = score if self.board.turn == 0 else -score
+        if static <= alpha - MOBILITY_MARGIN or static >= beta + MOBILITY_MARGIN:
+            return score
+        board = self.board
+        key = board.key
+        balance = self.mobility_cache.get(key)
+        if balance is None:
+            balance = mobility(board.squares, board.SLIDER_RAYS, self.evaluator.cannon_mobility)
+            self.mobility_cache[key] = balance
+        self.mobility_probes += 1
+        return score + balance
+
 
     def _quiesce(self, alpha: int, beta: int, ply: int, score: int, in_check: bool) -> int:
         self.nodes += 1
@@ -397,7 +421,7 @@ class Searcher:
             if alpha >= beta:
                 return alpha
         if depth <= 0:
-            return self._quiesce(alpha, beta, ply, score, in_check)
+            return self._quiesce(alpha, beta, ply, self._leaf_score(score, alpha, beta), in_check)
 
         key = board.key
         pv_node = beta - alpha > 1
