@@ -40,7 +40,7 @@ from chuhan.rules import Board, Move, make_board
 
 ROOT = Path(__file__).resolve().parent.parent
 FS_DIR = ROOT / "bench" / ".fs"
-FS_BRIDGE = Path("/work/shared/tools/fsuci.js")
+FS_BRIDGE = Path(__file__).resolve().parents[2] / "shared" / "tools" / "fsuci.js"
 PAIRS = (("advanced", "intermediate"), ("intermediate", "beginner"), ("advanced", "beginner"))
 OPENING_RANDOM_PLIES = 2
 ADJUDICATE_MARGIN = 300
