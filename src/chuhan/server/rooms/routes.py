@@ -186,6 +186,7 @@ class RoomConnection:
         self.closed = False
         self._lock = asyncio.Lock()
         self._probes: dict[int, float] = {}
+        self._viewer_of: tuple[str, int | None] | None = None  # (game id, side)
 
     @property
     def hub(self) -> Any:
@@ -208,7 +209,11 @@ class RoomConnection:
                     # keeps the clock too, so a deadline is enforced even if that instance
                     # dies; whichever sees it first flags, the others find the game over.
                     self.rooms.keep_time(self.room_id)
-                else:
+                elif not (
+                    key == self.game_id and self.sent_seq is not None and 0 <= seq <= self.sent_seq
+                ):
+                    # Not for a doorbell of events already sent; a negative seq (a resync
+                    # after a hub outage) always reads.
                     await self._catch_up()
         except Exception:
             log.debug("room notify failed", exc_info=True)
@@ -308,8 +313,16 @@ class RoomConnection:
         await self._catch_up()
 
     async def _viewer(self) -> int | None:
+        """This player's side in the followed game (None: watching), read once per game:
+        a room's sides are set when its game is created and stay for the whole game."""
+        if self._viewer_of is not None and self._viewer_of[0] == self.game_id:
+            return self._viewer_of[1]
         room = await self.rooms.db(self.rooms.store.get, self.room_id)
-        return room.side_of(self.player.id) if room is not None else None
+        if room is None or room.game_id != self.game_id:
+            return room.side_of(self.player.id) if room is not None else None
+        side = room.side_of(self.player.id)
+        self._viewer_of = (room.game_id, side)
+        return side
 
     async def _catch_up(self) -> None:
         """Z2: every missed event of the game, rendered for this player's side only."""
