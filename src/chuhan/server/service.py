@@ -20,7 +20,6 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from anyio import to_thread
-from sqlalchemy.exc import DBAPIError
 
 from ..rules import make_board
 from ..rules.janggi import SETUPS
@@ -93,19 +92,7 @@ class GameService:
         self.change_observers: list[Callable[[Change, float], None]] = []
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker thread, once more on a fresh connection if the database
-        dropped the one it used (a restart, a terminated backend): no ping before each query.
-
-        A write whose connection dropped mid-transaction was rolled back, so running it again
-        is safe; one that did commit is refused the second time by its conditional update.
-        """
-        try:
-            return await to_thread.run_sync(fn, *args)
-        except DBAPIError as exc:
-            if not exc.connection_invalidated:
-                raise
-            log.warning("database connection lost; retrying on a new one")
-            return await to_thread.run_sync(fn, *args)
+        return await to_thread.run_sync(fn, *args)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -20,7 +20,6 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, func, select, text, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError
 
 from .tables import game_events, games, players
 
@@ -128,9 +127,7 @@ class Store:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
         elif schema:
             kwargs["connect_args"] = {"options": f"-csearch_path={schema}"}
-        # No pool_pre_ping (a round trip before every query): a query on a dropped
-        # connection fails once, invalidates the pool, and the caller retries it
-        # (GameService.db, ping).
+        kwargs["pool_pre_ping"] = not self.is_sqlite
         if not self.is_sqlite:
             # Under load many reads run at once (one per socket catching up): connections
             # beyond the pool are opened and closed each time, which costs PostgreSQL a
@@ -163,20 +160,13 @@ class Store:
 
     def ping(self) -> bool:
         """True when the database answers."""
-        for attempt in range(2):
-            try:
-                with self.engine.connect() as conn:
-                    conn.execute(text("SELECT 1"))
-                return True
-            except DBAPIError as exc:
-                if attempt == 0 and exc.connection_invalidated:
-                    continue  # a dropped connection: the pool is renewed, ask once more
-                log.exception("database ping failed")
-                return False
-            except Exception:
-                log.exception("database ping failed")
-                return False
-        return False
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            log.exception("database ping failed")
+            return False
 
     # ------------------------------------------------------------------ players
 
@@ -292,27 +282,6 @@ class Store:
                 StoredEvent(row.game_id, row.seq, row.type, dict(row.payload))
                 for row in conn.execute(query)
             ]
-
-    def game_with_events(
-        self, game_id: str, after: int, limit: int = 500
-    ) -> tuple[GameRecord | None, list[StoredEvent]]:
-        """The game and its events numbered above ``after`` (at most ``limit``), read on one
-        connection: a socket catching up needs both. No events when the game is missing."""
-        query = (
-            select(game_events)
-            .where(game_events.c.game_id == game_id, game_events.c.seq > after)
-            .order_by(game_events.c.seq)
-            .limit(limit)
-        )
-        with self.engine.connect() as conn:
-            row = conn.execute(select(games).where(games.c.id == game_id)).one_or_none()
-            if row is None or row.seq <= after:
-                return (_game_from_row(row) if row else None), []
-            events = [
-                StoredEvent(event.game_id, event.seq, event.type, dict(event.payload))
-                for event in conn.execute(query)
-            ]
-        return _game_from_row(row), events
 
     def count_events(self, game_id: str) -> int:
         with self.engine.connect() as conn:

@@ -46,7 +46,6 @@ NOT_FOUND_CLOSE = 4404
 DETACHED_CLOSE = 4409
 SERVER_STOPPING_CLOSE = 1012  # uvicorn closes every socket with it when the server stops
 MAX_REPLAY = 200
-MAX_EVENTS_READ = 500  # one page of Store.game_with_events
 
 
 class CreateRoomBody(BaseModel):
@@ -186,7 +185,6 @@ class RoomConnection:
         self.closed = False
         self._lock = asyncio.Lock()
         self._probes: dict[int, float] = {}
-        self._viewer_of: tuple[str, int | None] | None = None  # (game id, side)
 
     @property
     def hub(self) -> Any:
@@ -209,11 +207,7 @@ class RoomConnection:
                     # keeps the clock too, so a deadline is enforced even if that instance
                     # dies; whichever sees it first flags, the others find the game over.
                     self.rooms.keep_time(self.room_id)
-                elif not (
-                    key == self.game_id and self.sent_seq is not None and 0 <= seq <= self.sent_seq
-                ):
-                    # Not for a doorbell of events already sent; a negative seq (a resync
-                    # after a hub outage) always reads.
+                else:
                     await self._catch_up()
         except Exception:
             log.debug("room notify failed", exc_info=True)
@@ -313,16 +307,8 @@ class RoomConnection:
         await self._catch_up()
 
     async def _viewer(self) -> int | None:
-        """This player's side in the followed game (None: watching), read once per game:
-        a room's sides are set when its game is created and stay for the whole game."""
-        if self._viewer_of is not None and self._viewer_of[0] == self.game_id:
-            return self._viewer_of[1]
         room = await self.rooms.db(self.rooms.store.get, self.room_id)
-        if room is None or room.game_id != self.game_id:
-            return room.side_of(self.player.id) if room is not None else None
-        side = room.side_of(self.player.id)
-        self._viewer_of = (room.game_id, side)
-        return side
+        return room.side_of(self.player.id) if room is not None else None
 
     async def _catch_up(self) -> None:
         """Z2: every missed event of the game, rendered for this player's side only."""
@@ -330,12 +316,11 @@ class RoomConnection:
             return
         game_id = self.game_id
         store = self.rooms.games.store
-        game, events = await self.rooms.db(store.game_with_events, game_id, self.sent_seq)
-        if game is None or not events:
+        game = await self.rooms.db(store.game, game_id)
+        if game is None or game.seq <= self.sent_seq:
             return
-        if len(events) == MAX_EVENTS_READ:  # more than one page behind
-            events += await self.rooms.db(lambda: list(iter_events(store, game_id, events[-1].seq)))
         viewer = await self._viewer()
+        events = await self.rooms.db(lambda: list(iter_events(store, game_id, self.sent_seq or 0)))
         for stored in events:
             event = rules_of.render_event(game, stored.seq, stored.payload, viewer)
             event["game_id"] = game_id

@@ -111,7 +111,6 @@ class RoomService:
         self.limiter = JoinLimiter(self.store, settings.limits)
         self._keepers: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
-        self._game_hints: dict[str, GameRecord] = {}  # room id: its game as last committed here
         self._lag: dict[tuple[str, str], float] = {}
         self._closing = False
         self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
@@ -821,7 +820,7 @@ class RoomService:
         assert room.game_id is not None
         after = await self.games.apply(room.game_id, decide)
         # Any instance that changes a room's game keeps its time from then on (scale-out).
-        self.keep_time(room.id, after)
+        self.keep_time(room.id)
         return after
 
     def _overdue(self, g: GameRecord, room: RoomRecord, now: datetime) -> Change | None:
@@ -855,19 +854,10 @@ class RoomService:
 
     # ------------------------------------------------------------------ the clock keeper
 
-    def keep_time(self, room_id: str, game: GameRecord | None = None) -> None:
-        """Make sure a task watches the room's deadlines (idempotent).
-
-        ``game``: the room's game as just committed here, so that the keeper takes its next
-        deadline from it instead of reading the room and the game again; without it (a room
-        change) the keeper reads both.
-        """
+    def keep_time(self, room_id: str) -> None:
+        """Make sure a task watches the room's deadlines (idempotent)."""
         if self._closing:
             return
-        if game is None:
-            self._game_hints.pop(room_id, None)
-        else:
-            self._game_hints[room_id] = game
         task = self._keepers.get(room_id)
         if task is not None and not task.done():
             self._wake_keeper(room_id)
@@ -882,25 +872,13 @@ class RoomService:
 
     async def _keep(self, room_id: str) -> None:
         wake = self._wake[room_id]
-        room: RoomRecord | None = None
         try:
             while not self._closing:
                 wake.clear()
-                hint = self._game_hints.pop(room_id, None)
-                hinted = (
-                    hint is not None
-                    and room is not None
-                    and room.setup is None
-                    and room.game_id == hint.id
-                )
-                if hint is not None and hinted:
-                    # A move of the game this keeper watched: only the deadline moved.
-                    moment = clocks.due(hint.options["clock"])[0] if hint.ongoing else None
-                else:
-                    room = await self.db(self.store.get, room_id)
-                    if room is None or not room.is_open:
-                        return
-                    moment = await self._next_moment(room)
+                room = await self.db(self.store.get, room_id)
+                if room is None or not room.is_open:
+                    return
+                moment = await self._next_moment(room)
                 if moment is None:
                     return
                 delay = (moment - utcnow()).total_seconds()
@@ -908,9 +886,6 @@ class RoomService:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), timeout=delay)
                     continue
-                if hinted:
-                    continue  # decided on fresh reads only
-                assert room is not None
                 await self._enforce(room)
         except asyncio.CancelledError:
             raise
