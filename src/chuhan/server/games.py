@@ -231,7 +231,9 @@ def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) 
         "notation": NOTATIONS.written(game),
     }
     if game.variant == "jieqi" and knower is not None:
-        view = board.view(knower, game_over=True if not game.ongoing else None)  # type: ignore[attr-defined]
+        # Z2: the stored status decides, not the board. The move that ends a game is logged
+        # before its `end` event; that move's state must not reveal the arrangement yet.
+        view = board.view(knower, game_over=not game.ongoing)  # type: ignore[attr-defined]
         for key in ("captured", "commitment", "arrangement", "salt"):
             if key in view:
                 state[key] = view[key]
