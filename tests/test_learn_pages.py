@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from chuhan.rules import make_board
+from web_fixtures import CHROMIUM, CHROMIUM_ARGS
 
 LEARN = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "web" / "learn"
 LESSONS: dict[str, list[dict[str, Any]]] = json.loads((LEARN / "lessons.json").read_text())
@@ -33,15 +34,6 @@ TEXTS = {
 }
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 SHOTS = Path("/tmp/chuhan-learn-shots")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +73,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def learn_browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
         )
         yield chromium
         chromium.close()

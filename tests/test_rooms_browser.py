@@ -14,18 +14,10 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from rooms_client import FAST_SETTINGS, running_server
+from web_fixtures import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path("/tmp")
 
 
@@ -45,7 +37,7 @@ def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def chromium_browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
         )
         yield chromium
         chromium.close()
