@@ -1,6 +1,7 @@
 """The Redis hub in one process: two hubs on one Redis stand for two server instances.
 
-What crosses is "key K is at seq N" (or a passing notice); a hub never hands its own message
+What crosses is "key K is at seq N" (or a passing notice), with a committed change's news
+(the game and its new events) when there is one; a hub never hands its own message
 back to its sockets, only rings subscribers of the key, ignores garbage on the channel, and
 after its subscription was cut rings every local subscriber so that they catch up from the
 database (issue 11).
@@ -16,7 +17,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from chuhan.server.hub import News
 from chuhan.server.redis_hub import RESYNC_SEQ, RedisHub
+from chuhan.server.storage import GameRecord, utcnow
 from test_scale_support import REDIS_URL
 
 pytestmark = pytest.mark.timeout(60)
@@ -27,11 +30,13 @@ class Socket:
 
     def __init__(self) -> None:
         self.rings: list[tuple[str, int]] = []
+        self.news: list[News | None] = []
         self.notices: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
 
-    async def notify(self, key: str, seq: int) -> None:
+    async def notify(self, key: str, seq: int, news: News | None = None) -> None:
         self.rings.append((key, seq))
+        self.news.append(news)
         self.changed.set()
 
     async def notice(self, message: dict[str, Any]) -> None:
@@ -68,6 +73,57 @@ def test_events_cross_to_the_other_instance_once_and_only_to_its_subscribers() -
             await first.publish("g_1", 8)
             await asyncio.sleep(0.2)
             assert there.rings == [("g_1", 7)]
+
+    run(scenario())
+
+
+def _game(seq: int) -> GameRecord:
+    now = utcnow()
+    return GameRecord(
+        id="g_1",
+        kind="online",
+        variant="jieqi",
+        level=None,
+        player_id=None,
+        human_side=None,
+        options={"clock": {"deadline": "2026-11-30T10:00:00Z"}},
+        secret={"arrangement": "x", "salt": "y"},
+        start_fen="start",
+        moves=["h2e2", "h9g7"],
+        status="ongoing",
+        result=None,
+        practice=False,
+        points_awarded=0,
+        seq=seq,
+        created_at=now,
+        expires_at=now,
+        updated_at=now,
+    )
+
+
+def test_a_committed_change_crosses_with_its_news_and_a_bad_one_without() -> None:
+    async def scenario() -> None:
+        async for first, second, prefix in _hubs():
+            there = Socket()
+            second.subscribe("g_1", there)
+            payloads = [{"type": "move", "move": "h9g7", "snapshot": {"moves": ["h2e2", "h9g7"]}}]
+            await first.publish("g_1", 3, News.of(_game(3), payloads))
+            await there.wait(1)
+            news = there.news[-1]
+            assert news is not None and news.game.options == _game(3).options
+            assert news.game.moves == ["h2e2", "h9g7"] and news.game.seq == 3
+            assert news.game.created_at.tzinfo is not None
+            assert [(e.seq, e.payload) for e in news.events] == [(3, payloads[0])]
+            # what a socket that sent up to seq 2 still needs; one that sent 1 missed seq 2
+            assert [e.seq for e in news.after(2) or []] == [3]
+            assert news.after(3) == [] and news.after(1) is None
+            # news that does not add up is dropped: the ring still comes, to read the log
+            raw = aioredis.Redis.from_url(REDIS_URL)
+            bad = '{"key": "g_1", "seq": 4, "news": {"game": {"id": "g_1"}, "events": []}}'
+            await raw.publish(f"{prefix}:events", bad)
+            await there.wait(2)
+            assert there.rings[-1] == ("g_1", 4) and there.news[-1] is None
+            await raw.aclose()
 
     run(scenario())
 

@@ -1,21 +1,71 @@
 """Who is connected to which game, and how they learn that a game has new events.
 
-The hub carries only "game G has events up to seq N"; each connection then reads what it has
-not sent yet from the event log and renders it for its own viewer. That keeps per-viewer
-secrecy in one place and lets a Redis pub/sub hub (several server instances) replace
-:class:`LocalHub` without changing anything else.
+The hub carries "game G has events up to seq N", and with a committed change its
+:class:`News`: the game as committed and the events it logged. A connection whose last sent
+event comes just before the news renders them for its own viewer without reading the
+database; any other (it missed a message, it just connected) reads what it has not sent
+from the event log. The log stays the record; the news only saves the reads. Per-viewer
+secrecy stays in one place (rendering), and a Redis pub/sub hub (several server instances)
+replaces :class:`LocalHub` without changing anything else.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+from .storage import GameRecord, StoredEvent, game_from_json, game_to_json
+
+
+@dataclass(frozen=True)
+class News:
+    """A committed change: the game as committed and the events it logged, in order."""
+
+    game: GameRecord
+    events: tuple[StoredEvent, ...]
+
+    @classmethod
+    def of(cls, game: GameRecord, payloads: Sequence[dict[str, Any]]) -> News:
+        """The news of a change that logged ``payloads``, ending at ``game.seq``."""
+        first = game.seq - len(payloads) + 1
+        events = tuple(
+            StoredEvent(game.id, first + index, str(payload["type"]), payload)
+            for index, payload in enumerate(payloads)
+        )
+        return cls(game, events)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": game_to_json(self.game),
+            "events": [[e.seq, e.payload] for e in self.events],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> News:
+        """Raises KeyError, TypeError or ValueError for a malformed message."""
+        game = game_from_json(data["game"])
+        events = tuple(
+            StoredEvent(game.id, int(seq), str(payload["type"]), dict(payload))
+            for seq, payload in data["events"]
+        )
+        if not events or events[-1].seq != game.seq:
+            raise ValueError("news must end at the game's seq")
+        return cls(game, events)
+
+    def after(self, sent_seq: int) -> list[StoredEvent] | None:
+        """The events a connection that sent up to ``sent_seq`` still needs, or None when
+        the news starts later (it missed some: read the log)."""
+        if self.events[0].seq > sent_seq + 1:
+            return None
+        return [e for e in self.events if e.seq > sent_seq]
 
 
 class Subscriber(Protocol):
-    async def notify(self, game_id: str, seq: int) -> None:
-        """The game now has events up to ``seq``."""
+    async def notify(self, game_id: str, seq: int, news: News | None = None) -> None:
+        """The game now has events up to ``seq`` (``news``: what the change logged)."""
 
     async def notice(self, message: dict[str, Any]) -> None:
         """A passing notice that is not logged (``busy``): send it as it is."""
@@ -26,7 +76,7 @@ class Hub(Protocol):
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None: ...
 
-    async def publish(self, game_id: str, seq: int) -> None: ...
+    async def publish(self, game_id: str, seq: int, news: News | None = None) -> None: ...
 
     async def notice(self, game_id: str, message: dict[str, Any]) -> None: ...
 
@@ -54,9 +104,11 @@ class LocalHub:
         """Every key with a subscriber in this process."""
         return list(self._subscribers)
 
-    async def publish(self, game_id: str, seq: int) -> None:
+    async def publish(self, game_id: str, seq: int, news: News | None = None) -> None:
         subscribers = list(self._subscribers.get(game_id, ()))
-        await asyncio.gather(*(s.notify(game_id, seq) for s in subscribers), return_exceptions=True)
+        await asyncio.gather(
+            *(s.notify(game_id, seq, news) for s in subscribers), return_exceptions=True
+        )
 
     async def notice(self, game_id: str, message: dict[str, Any]) -> None:
         subscribers = list(self._subscribers.get(game_id, ()))

@@ -26,7 +26,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .hub import LocalHub, Subscriber
+from .hub import LocalHub, News, Subscriber
 
 log = logging.getLogger("chuhan.hub")
 RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the database anyway
@@ -112,10 +112,13 @@ class RedisHub:
     def count(self, key: str) -> int:
         return self.local.count(key)
 
-    async def publish(self, key: str, seq: int) -> None:
+    async def publish(self, key: str, seq: int, news: News | None = None) -> None:
         """Tell this instance's subscribers of ``key``; queue the news for the others."""
-        self._send({"from": self.instance, "key": key, "seq": seq})
-        await self.local.publish(key, seq)
+        message: dict[str, Any] = {"from": self.instance, "key": key, "seq": seq}
+        if news is not None:
+            message["news"] = news.to_json()
+        self._send(message)
+        await self.local.publish(key, seq, news)
 
     async def notice(self, key: str, message: dict[str, Any]) -> None:
         self._send({"from": self.instance, "key": key, "notice": message})
@@ -201,8 +204,14 @@ class RedisHub:
         self.received += 1
         if notice is not None:
             self._spawn(self.local.notice(key, notice))
-        else:
-            self._spawn(self.local.publish(key, seq))
+            return
+        news = None
+        if "news" in payload:
+            try:
+                news = News.from_json(payload["news"])
+            except (ValueError, KeyError, TypeError, AttributeError):
+                log.warning("malformed news ignored; subscribers read the log")
+        self._spawn(self.local.publish(key, seq, news))
 
     def _resync(self) -> None:
         """After a gap in the subscription every local subscriber reads what it missed."""

@@ -20,13 +20,14 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from anyio import to_thread
+from sqlalchemy.exc import DBAPIError
 
 from ..rules import make_board
 from ..rules.janggi import SETUPS
 from . import games as rules_of
 from .ai import AIBusyError, AIJob, AIPool
 from .games import Change, GameActionError
-from .hub import Hub
+from .hub import Hub, News
 from .settings import Settings
 from .storage import GameRecord, Player, StaleGameError, Store, utcnow
 
@@ -92,7 +93,19 @@ class GameService:
         self.change_observers: list[Callable[[Change, float], None]] = []
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await to_thread.run_sync(fn, *args)
+        """``fn(*args)`` in a worker thread, once more on a fresh connection if the database
+        dropped the one it used (a restart, a terminated backend): no ping before each query.
+
+        A write whose connection dropped mid-transaction was rolled back, so running it again
+        is safe; one that did commit is refused the second time by its conditional update.
+        """
+        try:
+            return await to_thread.run_sync(fn, *args)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            log.warning("database connection lost; retrying on a new one")
+            return await to_thread.run_sync(fn, *args)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -229,7 +242,7 @@ class GameService:
                 )
             except StaleGameError:
                 continue
-            await self.hub.publish(game_id, change.after.seq)
+            await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
             for observe in self.change_observers:
                 observe(change, time.perf_counter() - started)
             if change.after.status != "ongoing":

@@ -20,6 +20,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, func, select, text, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from .tables import game_events, games, players
 
@@ -104,6 +105,26 @@ class Award:
     points: int
 
 
+_MOMENTS = ("created_at", "expires_at", "updated_at")
+
+
+def game_to_json(game: GameRecord) -> dict[str, Any]:
+    """The game as JSON values (moments as ISO text), to travel between instances."""
+    values = {name: getattr(game, name) for name in _GAME_FIELDS}
+    for name in _MOMENTS:
+        values[name] = values[name].isoformat()
+    return values
+
+
+def game_from_json(values: dict[str, Any]) -> GameRecord:
+    """The inverse of :func:`game_to_json`. Raises KeyError, TypeError or ValueError."""
+    values = {name: values[name] for name in _GAME_FIELDS}
+    for name in _MOMENTS:
+        values[name] = _aware(datetime.fromisoformat(values[name]))
+    values["moves"] = [str(move) for move in values["moves"]]
+    return GameRecord(**values)
+
+
 def _game_from_row(row: Any) -> GameRecord:
     values = {name: getattr(row, name) for name in _GAME_FIELDS}
     for name in ("created_at", "expires_at", "updated_at"):
@@ -127,13 +148,22 @@ class Store:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
         elif schema:
             kwargs["connect_args"] = {"options": f"-csearch_path={schema}"}
-        kwargs["pool_pre_ping"] = not self.is_sqlite
+        # No pool_pre_ping (a round trip before every query): a query on a dropped
+        # connection fails once, the pool is renewed, and the caller runs it again
+        # (GameService.db, ping).
         if not self.is_sqlite:
             # Under load many reads run at once (one per socket catching up): connections
             # beyond the pool are opened and closed each time, which costs PostgreSQL a
             # backend per query; keep enough of them open.
             kwargs.update(pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
         self.engine: Engine = create_engine(url, **kwargs)
+        # Reads run outside a transaction on PostgreSQL: one statement, one round trip, and
+        # no ROLLBACK when the connection goes back to the pool. Writes use ``engine``.
+        self.reader: Engine = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
         self.schema = schema
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -159,14 +189,21 @@ class Store:
         self.engine.dispose()
 
     def ping(self) -> bool:
-        """True when the database answers."""
-        try:
-            with self.engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-            return True
-        except Exception:
-            log.exception("database ping failed")
-            return False
+        """True when the database answers (asked twice: a dropped connection renews the pool)."""
+        for attempt in range(2):
+            try:
+                with self.reader.connect() as conn:
+                    conn.execute(text("SELECT 1"))
+                return True
+            except DBAPIError as exc:
+                if attempt == 0 and exc.connection_invalidated:
+                    continue
+                log.exception("database ping failed")
+                return False
+            except Exception:
+                log.exception("database ping failed")
+                return False
+        return False
 
     # ------------------------------------------------------------------ players
 
@@ -186,14 +223,14 @@ class Store:
         return Player(player_id, None, 0, 0, now)
 
     def player_by_token_hash(self, token_hash: str) -> Player | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(
                 select(players).where(players.c.token_hash == token_hash)
             ).one_or_none()
         return _player_from_row(row) if row else None
 
     def player(self, player_id: str) -> Player | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(players).where(players.c.id == player_id)).one_or_none()
         return _player_from_row(row) if row else None
 
@@ -210,7 +247,7 @@ class Store:
             self._insert_events(conn, game.id, game.seq - len(events), events)
 
     def game(self, game_id: str) -> GameRecord | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(games).where(games.c.id == game_id)).one_or_none()
         return _game_from_row(row) if row else None
 
@@ -222,7 +259,7 @@ class Store:
             .order_by(games.c.created_at.desc())
             .limit(limit)
         )
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [_game_from_row(row) for row in conn.execute(query)]
 
     def ongoing_games(
@@ -233,7 +270,7 @@ class Store:
             query = query.where(games.c.player_id == player_id)
         if kind is not None:
             query = query.where(games.c.kind == kind)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [_game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
 
     def commit_change(
@@ -277,14 +314,14 @@ class Store:
             .order_by(game_events.c.seq)
             .limit(limit)
         )
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [
                 StoredEvent(row.game_id, row.seq, row.type, dict(row.payload))
                 for row in conn.execute(query)
             ]
 
     def count_events(self, game_id: str) -> int:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return int(
                 conn.execute(
                     select(func.count()).where(game_events.c.game_id == game_id)

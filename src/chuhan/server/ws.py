@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import games as rules_of
 from .games import GameActionError
+from .hub import News
 from .protocol import ClientMessage, ProtocolError, parse_message
 from .service import GameService, viewer_of
 from .storage import GameRecord, Player, iter_events
@@ -47,10 +48,19 @@ class GameConnection:
     async def notice(self, message: dict[str, Any]) -> None:
         await self.reply(message)
 
-    async def notify(self, game_id: str, seq: int) -> None:
+    async def notify(self, game_id: str, seq: int, news: News | None = None) -> None:
         if self.sent_seq is not None and seq <= self.sent_seq:
             return
         async with self._lock:
+            fresh = news.after(self.sent_seq) if news and self.sent_seq is not None else None
+            if news is not None and fresh is not None and news.game.id == self.game_id:
+                for stored in fresh:  # the change just committed follows what was sent
+                    payload = stored.payload
+                    await self._send(
+                        rules_of.render_event(news.game, stored.seq, payload, self.viewer)
+                    )
+                    self.sent_seq = stored.seq
+                return
             await self._catch_up()
 
     async def _catch_up(self) -> None:

@@ -22,8 +22,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from .. import games as rules_of
 from ..games import GameActionError
+from ..hub import News
 from ..service import GameService, new_id
-from ..storage import Player, iter_events
+from ..storage import GameRecord, Player, StoredEvent, iter_events
 from ..ws import COOKIE
 from .service import RoomError, RoomService, RoomSettings, room_key
 
@@ -182,6 +183,7 @@ class RoomConnection:
         self.holds_seat = False
         self.game_id: str | None = None
         self.sent_seq: int | None = None
+        self._side: tuple[str, int] | None = None  # (game id, this player's side in it)
         self.closed = False
         self._lock = asyncio.Lock()
         self._probes: dict[int, float] = {}
@@ -198,7 +200,7 @@ class RoomConnection:
         async with self._lock:
             await self._send(message)
 
-    async def notify(self, key: str, seq: int) -> None:
+    async def notify(self, key: str, seq: int, news: News | None = None) -> None:
         try:
             async with self._lock:
                 if key == room_key(self.room_id):
@@ -208,7 +210,7 @@ class RoomConnection:
                     # dies; whichever sees it first flags, the others find the game over.
                     self.rooms.keep_time(self.room_id)
                 else:
-                    await self._catch_up()
+                    await self._catch_up(news)
         except Exception:
             log.debug("room notify failed", exc_info=True)
 
@@ -307,23 +309,43 @@ class RoomConnection:
         await self._catch_up()
 
     async def _viewer(self) -> int | None:
+        """This player's side in the followed game. Sides are drawn with the game and never
+        change during it, so the answer is kept for that game once the room names it."""
+        if self._side is not None and self._side[0] == self.game_id:
+            return self._side[1]
         room = await self.rooms.db(self.rooms.store.get, self.room_id)
-        return room.side_of(self.player.id) if room is not None else None
+        side = room.side_of(self.player.id) if room is not None else None
+        if room is not None and side is not None and room.game_id == self.game_id:
+            self._side = (room.game_id, side)
+        return side
 
-    async def _catch_up(self) -> None:
-        """Z2: every missed event of the game, rendered for this player's side only."""
+    async def _catch_up(self, news: News | None = None) -> None:
+        """Z2: every missed event of the game, rendered for this player's side only.
+
+        ``news`` (a change just committed, perhaps on another instance) saves the reads when
+        it follows what this socket sent; otherwise the event log is read."""
         if self.sent_seq is None or self.game_id is None:
             return
         game_id = self.game_id
+        if news is not None and news.game.id == game_id:
+            fresh = news.after(self.sent_seq)
+            if fresh is not None:
+                await self._send_events(news.game, fresh)
+                return
         store = self.rooms.games.store
         game = await self.rooms.db(store.game, game_id)
         if game is None or game.seq <= self.sent_seq:
             return
-        viewer = await self._viewer()
         events = await self.rooms.db(lambda: list(iter_events(store, game_id, self.sent_seq or 0)))
+        await self._send_events(game, events)
+
+    async def _send_events(self, game: GameRecord, events: list[StoredEvent]) -> None:
+        if not events:
+            return
+        viewer = await self._viewer()
         for stored in events:
             event = rules_of.render_event(game, stored.seq, stored.payload, viewer)
-            event["game_id"] = game_id
+            event["game_id"] = game.id
             await self._send(event)
             self.sent_seq = stored.seq
 

@@ -111,6 +111,10 @@ class RoomService:
         self.limiter = JoinLimiter(self.store, settings.limits)
         self._keepers: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
+        # What the next wake of a room's keeper knows: the game just committed here, or
+        # that something else changed and the room must be read again.
+        self._hints: dict[str, GameRecord] = {}
+        self._stale: set[str] = set()
         self._lag: dict[tuple[str, str], float] = {}
         self._closing = False
         self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
@@ -820,7 +824,7 @@ class RoomService:
         assert room.game_id is not None
         after = await self.games.apply(room.game_id, decide)
         # Any instance that changes a room's game keeps its time from then on (scale-out).
-        self.keep_time(room.id)
+        self.keep_time(room.id, after)
         return after
 
     def _overdue(self, g: GameRecord, room: RoomRecord, now: datetime) -> Change | None:
@@ -854,10 +858,19 @@ class RoomService:
 
     # ------------------------------------------------------------------ the clock keeper
 
-    def keep_time(self, room_id: str) -> None:
-        """Make sure a task watches the room's deadlines (idempotent)."""
+    def keep_time(self, room_id: str, game: GameRecord | None = None) -> None:
+        """Make sure a task watches the room's deadlines (idempotent).
+
+        ``game``: the room's game as just committed here; its clock gives the next moment
+        without reading the room and the game again. Without it, the keeper reads both.
+        """
         if self._closing:
             return
+        if game is not None and game.ongoing and room_id not in self._stale:
+            self._hints[room_id] = game
+        else:
+            self._stale.add(room_id)
+            self._hints.pop(room_id, None)
         task = self._keepers.get(room_id)
         if task is not None and not task.done():
             self._wake_keeper(room_id)
@@ -872,21 +885,36 @@ class RoomService:
 
     async def _keep(self, room_id: str) -> None:
         wake = self._wake[room_id]
+        room: RoomRecord | None = None  # as last read
         try:
             while not self._closing:
                 wake.clear()
-                room = await self.db(self.store.get, room_id)
-                if room is None or not room.is_open:
-                    return
-                moment = await self._next_moment(room)
+                hint = self._hints.pop(room_id, None)
+                stale = room_id in self._stale
+                self._stale.discard(room_id)
+                if (
+                    room is not None
+                    and hint is not None
+                    and not stale
+                    and (hint.id == room.game_id and room.setup is None)
+                ):
+                    moment: datetime | None = clocks.due(hint.options["clock"])[0]
+                else:
+                    room = await self.db(self.store.get, room_id)
+                    if room is None or not room.is_open:
+                        return
+                    moment = await self._next_moment(room)
                 if moment is None:
                     return
                 delay = (moment - utcnow()).total_seconds()
                 if delay > 0:
-                    with contextlib.suppress(TimeoutError):
+                    try:
                         await asyncio.wait_for(wake.wait(), timeout=delay)
+                    except TimeoutError:
+                        room = None  # the moment came: decide on a fresh read
                     continue
                 await self._enforce(room)
+                room = None
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -894,6 +922,8 @@ class RoomService:
         finally:
             if self._keepers.get(room_id) is asyncio.current_task():
                 del self._keepers[room_id]
+                self._hints.pop(room_id, None)
+                self._stale.discard(room_id)
 
     async def _next_moment(self, room: RoomRecord) -> datetime | None:
         if room.setup is not None:

@@ -129,6 +129,7 @@ class RoomStore:
 
     def __init__(self, store: Store) -> None:
         self.engine = store.engine
+        self.reader = store.reader  # reads outside a transaction (PostgreSQL)
 
     def insert(self, room: RoomRecord) -> None:
         """Store a new room. Raises PasswordTakenError when an open room has its password."""
@@ -140,17 +141,17 @@ class RoomStore:
             raise PasswordTakenError(room.open_password) from None
 
     def get(self, room_id: str) -> RoomRecord | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(rooms).where(rooms.c.id == room_id)).one_or_none()
         return _room_from_row(row) if row else None
 
     def by_invite(self, invite: str) -> RoomRecord | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(rooms).where(rooms.c.invite == invite)).one_or_none()
         return _room_from_row(row) if row else None
 
     def by_open_password(self, password: str) -> RoomRecord | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(rooms).where(rooms.c.open_password == password)).one_or_none()
         return _room_from_row(row) if row else None
 
@@ -160,12 +161,12 @@ class RoomStore:
             rooms.c.status == "open",
             or_(rooms.c.game_id.is_not(None), rooms.c.setup.is_not(None)),
         )
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [_room_from_row(row) for row in conn.execute(query)]
 
     def open_rooms(self) -> list[RoomRecord]:
         """Every open room (to clear the seats of a dead instance's connections, R7)."""
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [
                 _room_from_row(row)
                 for row in conn.execute(select(rooms).where(rooms.c.status == "open"))
@@ -198,7 +199,7 @@ class RoomStore:
             .where(room_join_attempts.c.key.in_(keys), room_join_attempts.c.at >= since)
             .group_by(room_join_attempts.c.key)
         )
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             counts = {row[0]: int(row[1]) for row in conn.execute(query)}
         return {key: counts.get(key, 0) for key in keys}
 
