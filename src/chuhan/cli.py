@@ -1,4 +1,4 @@
-"""The ``chuhan`` command line: ``serve``, ``moves``, ``perft``, ``game``, ``uci``.
+"""The ``chuhan`` command line: ``serve``, ``ai-worker``, ``moves``, ``perft``, ``game``, ``uci``.
 
 The output of ``moves``, ``perft`` and ``game`` is a contract that other tools rely on
 (see the README): one line per FEN, the node count as the last line, one JSON object.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -200,6 +201,32 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default="data", help="folder of the SQLite database")
     serve.set_defaults(func=_cmd_serve)
 
+    worker = sub.add_parser(
+        "ai-worker",
+        help="run AI worker processes on the shared queue (CHUHAN_AI_SHARED)",
+        description="Run --workers processes that take AI jobs (moves, hints, draw offers, "
+        "janggi setups) one at a time from the shared Redis queue of the web instances started "
+        "with CHUHAN_AI_SHARED=1, on this machine or another. A worker that dies is replaced; "
+        "its job goes to another worker. SIGTERM or Ctrl-C stops them after their jobs.",
+    )
+    worker.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: one per core; each runs one search at a time)",
+    )
+    worker.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL") or None,
+        help="the Redis of the web instances (default: REDIS_URL)",
+    )
+    worker.add_argument(
+        "--prefix",
+        default=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
+        help="their CHUHAN_REDIS_PREFIX (default: that variable, else chuhan)",
+    )
+    worker.set_defaults(func=_cmd_ai_worker)
+
     return parser
 
 
@@ -286,6 +313,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
     return serve(args.host, args.port, args.data_dir)
+
+
+def _cmd_ai_worker(args: argparse.Namespace) -> int:
+    if not args.redis_url:
+        raise ValueError("chuhan ai-worker needs REDIS_URL (or --redis-url)")
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    from .server.ai_queue import run_workers
+
+    return run_workers(args.redis_url, args.prefix, args.workers)
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:

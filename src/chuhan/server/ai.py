@@ -101,7 +101,12 @@ def _warm_up() -> None:
 
 
 class AIPool:
-    """A bounded pool of worker processes (or any executor, for tests)."""
+    """A bounded pool of worker processes (or any executor, for tests).
+
+    :class:`~.ai_queue.SharedAIPool` has the same interface but sends jobs through Redis.
+    """
+
+    shared = False  # True when jobs go through the shared queue to other processes
 
     def __init__(
         self,
@@ -127,6 +132,9 @@ class AIPool:
             )
         return self._executor
 
+    async def start(self) -> None:
+        """Nothing to start: the worker processes start with the first job."""
+
     async def submit(self, job: AIJob) -> Any:
         """Run ``job`` in a worker and return its answer.
 
@@ -147,7 +155,14 @@ class AIPool:
         finally:
             self.pending -= 1
 
+    def queue_state(self) -> dict[str, Any]:
+        """The shared queue's state (a pool of its own has no shared queue: empty)."""
+        return {}
+
     def shutdown(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+    async def close(self) -> None:
+        """Release connections after :meth:`shutdown` (a pool of its own has none)."""

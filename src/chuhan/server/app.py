@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..rules import RulesError, make_board
 from .ai import AIPool
+from .ai_queue import pool_for
 from .games import GameActionError
 from .hub import Hub, LocalHub
 from .metrics import CONTENT_TYPE, Metrics
@@ -101,7 +102,7 @@ def create_app(
     """The Chu-Han ASGI app. Migrations run and waiting AI moves resume at start-up."""
     settings = settings or Settings.from_env()
     store = store or Store(settings.sqlalchemy_url(), settings.db_schema)
-    pool = pool or AIPool(settings.ai_workers, settings.ai_queue)
+    pool = pool or pool_for(settings)  # CHUHAN_AI_SHARED: the shared queue (ai_queue.py)
     # Several instances (DATABASE_URL shared): events cross them through Redis.
     redis_hub = RedisHub(settings.redis_url, settings.redis_prefix) if settings.redis_url else None
     hub: Hub = redis_hub or LocalHub()
@@ -113,9 +114,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if redis_hub is not None:
             await redis_hub.start()
+        await pool.start()
         await service.start()
         yield
         await service.stop()
+        await pool.close()
         if redis_hub is not None:
             await redis_hub.stop()
 
@@ -146,11 +149,18 @@ def create_app(
     @app.get("/health")
     async def health() -> JSONResponse:
         db_ok = await service.db(store.ping)
-        body = {
-            "status": "ok" if db_ok else "degraded",
-            "db": "ok" if db_ok else "down",
-            "ai": {"workers": pool.workers, "jobs": pool.pending, "max_jobs": pool.max_jobs},
+        ai: dict[str, Any] = {
+            "workers": pool.workers,
+            "jobs": pool.pending,
+            "max_jobs": pool.max_jobs,
         }
+        body = {"status": "ok" if db_ok else "degraded", "db": "ok" if db_ok else "down", "ai": ai}
+        if pool.shared:  # the queue every instance and worker shares, read from Redis
+            try:
+                ai["shared"] = await service.db(pool.queue_state)
+            except Exception:
+                ai["shared"] = "down"
+                body["status"] = "degraded"
         if redis_hub is not None:  # without Redis this instance still serves its own sockets
             body["redis"] = "ok" if redis_hub.connected else "down"
             if not redis_hub.connected:

@@ -99,6 +99,8 @@ class Metrics:
         self.registry.register(_StoredGames(service))
         if hasattr(service.hub, "connected"):
             self.registry.register(_RedisState(service.hub))
+        if pool.shared:
+            self.registry.register(_SharedQueue(pool))
 
     def observe_change(self, change: Change, seconds: float) -> None:
         game = change.after
@@ -185,3 +187,39 @@ class _RedisState(Collector):
         for what in ("published", "received", "publish_failures", "reconnects"):
             counts.add_metric([what], float(getattr(hub, what)))
         return [up, counts]
+
+
+class _SharedQueue(Collector):
+    """The shared AI queue (``CHUHAN_AI_SHARED``): the same figures from every instance."""
+
+    def __init__(self, pool: AIPool) -> None:
+        self.pool = pool
+
+    def describe(self) -> Iterable[GaugeMetricFamily]:
+        return self._families()
+
+    def _families(self) -> list[GaugeMetricFamily]:
+        return [
+            GaugeMetricFamily(
+                "chuhan_ai_shared_jobs", "AI jobs in the shared queue", labels=["state"]
+            ),
+            GaugeMetricFamily(
+                "chuhan_ai_shared_workers", "Worker processes taking jobs from the shared queue"
+            ),
+            GaugeMetricFamily(
+                "chuhan_ai_shared_oldest_wait_seconds",
+                "How long the oldest job waiting in the shared queue has waited",
+            ),
+        ]
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        jobs, workers, oldest = self._families()
+        try:
+            state = self.pool.queue_state()
+        except Exception:  # Redis away: the scrape still reports the rest
+            return []
+        jobs.add_metric(["waiting"], state["queued"])
+        jobs.add_metric(["running"], state["running"])
+        workers.add_metric([], state["workers"])
+        oldest.add_metric([], state["oldest_wait_seconds"])
+        return [jobs, workers, oldest]

@@ -9,6 +9,11 @@ Environment variables (all optional):
 - ``CHUHAN_AI_WORKERS`` / ``CHUHAN_AI_QUEUE``: AI worker processes and the most AI jobs
   waiting or running at once before new ones are answered "busy".
 - ``CHUHAN_AI_MOVETIME``: optional cap, in seconds, on one AI move.
+- ``CHUHAN_AI_SHARED``: ``1`` sends AI jobs through one Redis queue (needs ``REDIS_URL``; its
+  keys start with ``saq:<CHUHAN_REDIS_PREFIX>:ai``) to ``chuhan ai-worker`` processes, which
+  may run on other machines; ``CHUHAN_AI_QUEUE`` then bounds that shared queue, and
+  ``CHUHAN_AI_WORKERS`` is the worker processes this instance runs on it itself (``0``: none,
+  the web instance runs no engine).
 - ``REDIS_URL``: with it, events cross server instances through Redis pub/sub (several
   ``chuhan serve`` behind one proxy, sharing ``DATABASE_URL``); ``CHUHAN_REDIS_PREFIX`` names
   the channel (default ``chuhan``), so deployments or test runs can share one Redis.
@@ -45,6 +50,7 @@ class Settings:
     ai_workers: int = 2
     ai_queue: int = 16
     ai_movetime: float | None = None
+    ai_shared: bool = False
     redis_url: str | None = None
     redis_prefix: str = "chuhan"
     ai_retry_seconds: float = 1.0
@@ -62,6 +68,7 @@ class Settings:
             ai_workers=_env_int("CHUHAN_AI_WORKERS", 2),
             ai_queue=_env_int("CHUHAN_AI_QUEUE", 16),
             ai_movetime=float(movetime) if movetime else None,
+            ai_shared=os.environ.get("CHUHAN_AI_SHARED", "").lower() in ("1", "true", "yes"),
             redis_url=os.environ.get("REDIS_URL") or None,
             redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
         )
