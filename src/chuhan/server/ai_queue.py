@@ -5,7 +5,7 @@ With ``CHUHAN_AI_SHARED=1`` (and ``REDIS_URL``) a web instance does not search i
 ``CHUHAN_REDIS_PREFIX``, and any number of worker processes, on any machine, take jobs from it
 one at a time. So the engine's CPU scales apart from the web instances. The queue is saq's
 (``saq.queue.redis``): jobs wait in a Redis list, a worker moves a job to the "active" list as
-it takes it, and the caller hears the end through pub/sub.
+it takes it, and the caller reads the job's state until it has ended.
 
 What may go wrong, and what happens then:
 
@@ -64,7 +64,8 @@ ABORT_WAIT_SECONDS = 1.0  # how long a sweep waits for a lost job's worker to gi
 ATTEMPTS = 3  # runs of one job before the caller is told it failed
 JOB_TIMEOUT_SECONDS = 300  # far above any level's budget: a search that hangs is retried
 RESULT_SECONDS = 60  # how long a finished job's answer stays in Redis
-WAIT_STEP_SECONDS = 1.0  # the caller re-reads its job this often if it misses a notification
+POLL_FIRST_SECONDS = 0.01  # the caller reads its job's state this soon after queueing it,
+POLL_SECONDS = 0.1  # then less and less often, down to this
 GRACE_SECONDS = 30  # a stopping worker finishes its job first, for at most this long
 
 
@@ -191,19 +192,20 @@ class SharedAIPool(AIPool):
             self.pending -= 1
 
     async def _finished(self, queue: _Queue, key: str) -> Job:
-        """The job once it has ended, however long that takes (no worker: until one starts)."""
+        """The job once it has ended, however long that takes.
 
-        def ended(_key: str, status: Status) -> bool:
-            return status in TERMINAL_STATUSES
-
+        Read every ``POLL_SECONDS`` at most (sooner at first: most jobs are short), not
+        heard through saq's pub/sub listener, which spins on a lost Redis connection.
+        """
+        delay = POLL_FIRST_SECONDS
         while True:
             stored = await queue.job(key)
             if stored is None:
                 raise AIJobError("the AI job disappeared from Redis")
             if stored.status in TERMINAL_STATUSES:
                 return stored
-            with contextlib.suppress(asyncio.TimeoutError):
-                await queue.listen([key], ended, timeout=WAIT_STEP_SECONDS)
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, POLL_SECONDS)
 
     def queue_state(self) -> dict[str, Any]:
         """The shared queue now (blocking: reads Redis): jobs waiting and running, live
@@ -322,14 +324,21 @@ async def _work(redis_url: str, name: str, parent: int | None) -> None:
 def work(redis_url: str, name: str, parent: int | None = None) -> None:
     """One worker process: takes jobs from the queue ``name`` one at a time until SIGTERM or
     SIGINT (then it finishes its job), or until the process ``parent`` is gone."""
-    from .logs import log_config
-
-    logging.config.dictConfig(log_config())
+    _configure_logs()
     with contextlib.suppress(Exception):  # load the engine before the first job
         from .. import engine  # noqa: F401
     log.info("AI worker started", extra={"queue": name, "pid": os.getpid()})
     asyncio.run(_work(redis_url, name, parent))
     log.info("AI worker stopped", extra={"pid": os.getpid()})
+
+
+def _configure_logs() -> None:
+    """JSON lines on stderr, as ``chuhan serve`` writes them; saq's own only from warnings."""
+    from .logs import log_config
+
+    config = log_config()
+    config["loggers"]["saq"] = {"handlers": ["stderr"], "level": "WARNING", "propagate": False}
+    logging.config.dictConfig(config)
 
 
 def _spawn_worker(redis_url: str, name: str) -> multiprocessing.process.BaseProcess:
@@ -344,9 +353,7 @@ def _spawn_worker(redis_url: str, name: str) -> multiprocessing.process.BaseProc
 def run_workers(redis_url: str, prefix: str, workers: int) -> int:
     """``chuhan ai-worker``: keep ``workers`` worker processes on the shared queue, starting
     a new one when one dies, until SIGTERM or SIGINT. Returns the exit status."""
-    from .logs import log_config
-
-    logging.config.dictConfig(log_config())
+    _configure_logs()
     name = queue_name(prefix)
     stopping = False
 
