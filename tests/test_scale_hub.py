@@ -111,6 +111,8 @@ def test_a_committed_change_crosses_with_its_news_and_a_bad_one_without() -> Non
             await there.wait(1)
             news = there.news[-1]
             assert news is not None and news.game.options == _game(3).options
+            # the jieqi arrangement stays in the database: the receiver reads it from there
+            assert news.withheld and news.game.secret is None
             assert news.game.moves == ["h2e2", "h9g7"] and news.game.seq == 3
             assert news.game.created_at.tzinfo is not None
             assert [(e.seq, e.payload) for e in news.events] == [(3, payloads[0])]

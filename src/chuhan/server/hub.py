@@ -22,10 +22,16 @@ from .storage import GameRecord, StoredEvent, game_from_json, game_to_json
 
 @dataclass(frozen=True)
 class News:
-    """A committed change: the game as committed and the events it logged, in order."""
+    """A committed change: the game as committed and the events it logged, in order.
+
+    The game's ``secret`` (a jieqi arrangement) never travels: news from another instance
+    comes with ``withheld`` set, and a receiver that needs the secret reads it from the
+    database once per game.
+    """
 
     game: GameRecord
     events: tuple[StoredEvent, ...]
+    withheld: bool = False
 
     @classmethod
     def of(cls, game: GameRecord, payloads: Sequence[dict[str, Any]]) -> News:
@@ -38,22 +44,25 @@ class News:
         return cls(game, events)
 
     def to_json(self) -> dict[str, Any]:
+        game = game_to_json(self.game)
+        withheld = game.pop("secret") is not None or self.withheld
         return {
-            "game": game_to_json(self.game),
+            "game": game,
+            "withheld": withheld,
             "events": [[e.seq, e.payload] for e in self.events],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> News:
         """Raises KeyError, TypeError or ValueError for a malformed message."""
-        game = game_from_json(data["game"])
+        game = game_from_json({**data["game"], "secret": None})
         events = tuple(
             StoredEvent(game.id, int(seq), str(payload["type"]), dict(payload))
             for seq, payload in data["events"]
         )
         if not events or events[-1].seq != game.seq:
             raise ValueError("news must end at the game's seq")
-        return cls(game, events)
+        return cls(game, events, withheld=bool(data["withheld"]))
 
     def after(self, sent_seq: int) -> list[StoredEvent] | None:
         """The events a connection that sent up to ``sent_seq`` still needs, or None when

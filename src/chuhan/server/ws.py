@@ -53,7 +53,8 @@ class GameConnection:
             return
         async with self._lock:
             fresh = news.after(self.sent_seq) if news and self.sent_seq is not None else None
-            if news is not None and fresh is not None and news.game.id == self.game_id:
+            usable = news is not None and not news.withheld and news.game.id == self.game_id
+            if news is not None and fresh is not None and usable:
                 for stored in fresh:  # the change just committed follows what was sent
                     payload = stored.payload
                     await self._send(

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
@@ -184,6 +185,7 @@ class RoomConnection:
         self.game_id: str | None = None
         self.sent_seq: int | None = None
         self._side: tuple[str, int] | None = None  # (game id, this player's side in it)
+        self._secret: tuple[str, dict[str, Any] | None] | None = None  # (game id, its secret)
         self.closed = False
         self._lock = asyncio.Lock()
         self._probes: dict[int, float] = {}
@@ -330,7 +332,7 @@ class RoomConnection:
         if news is not None and news.game.id == game_id:
             fresh = news.after(self.sent_seq)
             if fresh is not None:
-                await self._send_events(news.game, fresh)
+                await self._send_events(await self._with_secret(news), fresh)
                 return
         store = self.rooms.games.store
         game = await self.rooms.db(store.game, game_id)
@@ -338,6 +340,16 @@ class RoomConnection:
             return
         events = await self.rooms.db(lambda: list(iter_events(store, game_id, self.sent_seq or 0)))
         await self._send_events(game, events)
+
+    async def _with_secret(self, news: News) -> GameRecord:
+        """The news' game with its secret (a jieqi arrangement), which does not travel
+        between instances: read from the database once per game."""
+        if not news.withheld:
+            return news.game
+        if self._secret is None or self._secret[0] != news.game.id:
+            stored = await self.rooms.db(self.rooms.games.store.game, news.game.id)
+            self._secret = (news.game.id, stored.secret if stored is not None else None)
+        return replace(news.game, secret=self._secret[1])
 
     async def _send_events(self, game: GameRecord, events: list[StoredEvent]) -> None:
         if not events:
