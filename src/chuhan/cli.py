@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .rules import VARIANTS, Board, FenError, RulesError, make_board
+from .rules.state import game_state
 
 
 def _add_variant(parser: argparse.ArgumentParser) -> None:
@@ -87,25 +88,6 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     else:
         print(board.perft(args.depth))
     return 0
-
-
-def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
-    """The JSON object of ``chuhan game`` for the board's current position."""
-    outcome = board.outcome()
-    names = board.SIDE_NAMES
-    state: dict[str, Any] = {
-        "fen": board.fen(),
-        "turn": names[board.turn],
-        "status": "finished" if outcome else "ongoing",
-        "winner": names[outcome.winner] if outcome and outcome.winner is not None else None,
-        "reason": outcome.reason if outcome else None,
-        "in_check": board.is_check(),
-        "legal_moves": [] if outcome else list(board.legal_move_texts()),
-    }
-    if outcome and outcome.points is not None:
-        state["points"] = {names[0]: outcome.points[0], names[1]: outcome.points[1]}
-    state.update(board.extra_state(view))
-    return state
 
 
 def _cmd_game(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from .board import (
 from .geometry import parse_square, square_name
 from .janggi import JanggiBoard, janggi_start_fen
 from .jieqi import JieqiBoard, verify_commitment
+from .state import game_state
 
 VARIANTS: dict[str, type[Board]] = {"xiangqi": Board, "janggi": JanggiBoard, "jieqi": JieqiBoard}
 
@@ -48,6 +49,7 @@ __all__ = [
     "Move",
     "Outcome",
     "RulesError",
+    "game_state",
     "janggi_start_fen",
     "make_board",
     "parse_square",

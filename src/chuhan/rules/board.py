@@ -210,6 +210,7 @@ class Board:
         self._keys: list[int] = []
         self._checks: list[bool] = []
         self._outcome_cache: tuple[int, Outcome | None] | None = None
+        self._legal_cache: tuple[int, int, list[int]] | None = None
         self.set_fen(fen or self.START_FEN)
 
     # ------------------------------------------------------------------ FEN
@@ -276,6 +277,7 @@ class Board:
         self._keys = [self.key]
         self._checks = []
         self._outcome_cache = None
+        self._legal_cache = None
 
     def _king_points(self, side: int) -> set[int]:
         return {p for p in range(NUM_POINTS) if in_palace(p, side)}
@@ -594,13 +596,25 @@ class Board:
 
     # ------------------------------------------------------------------ public API
 
+    def _position_legal_codes(self) -> list[int]:
+        """:meth:`_legal_codes` of the current position, generated once for all the public
+        readers (outcome, legal moves, game state); the search calls ``_legal_codes`` itself.
+        Keyed by ply and Zobrist key, so a position reached by ``_make`` is never served stale.
+        """
+        cache = self._legal_cache
+        if cache is not None and cache[0] == len(self._stack) and cache[1] == self.key:
+            return cache[2]
+        codes = self._legal_codes()
+        self._legal_cache = (len(self._stack), self.key, codes)
+        return codes
+
     @property
     def legal_moves(self) -> list[Move]:
         """The legal moves of the side to move (empty when it has none)."""
-        return [Move.from_code(c) for c in self._legal_codes()]
+        return [Move.from_code(c) for c in self._position_legal_codes()]
 
     def is_legal(self, move: Move) -> bool:
-        return move.code in self._legal_codes()
+        return move.code in self._position_legal_codes()
 
     def parse_move(self, text: str | Move) -> Move:
         """A legal :class:`Move` from canonical text; raises InvalidMoveError/IllegalMoveError."""
@@ -677,7 +691,7 @@ class Board:
 
     def _compute_outcome(self) -> Outcome | None:
         # X5: no legal move loses, in check (mate) or not (stalemate); it outranks every draw.
-        if not self._legal_codes():
+        if not self._position_legal_codes():
             return Outcome(1 - self.turn, "checkmate" if self.is_check() else "stalemate")
         repetition = self._repetition_outcome()
         if repetition is not None:
@@ -749,4 +763,4 @@ class Board:
         return {}
 
     def legal_move_texts(self) -> Sequence[str]:
-        return [code_text(c) for c in self._legal_codes()]
+        return [code_text(c) for c in self._position_legal_codes()]

@@ -368,7 +368,7 @@ class JanggiBoard(Board):
         if self.consecutive_passes >= 2:
             return self._points_outcome("double_pass")
         # J5: no legal move means mate (a side not in check can always pass, J6).
-        if not self._legal_codes():
+        if not self._position_legal_codes():
             return Outcome(1 - self.turn, "checkmate")
         if self.bikjang == "points" and self._bikjang_created():
             return self._points_outcome("bikjang")

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from ..cli import game_state
 from ..rules import VARIANTS, Board, RulesError, make_board
 from ..rules.notation import write_move
+from ..rules.state import game_state
 from .storage import Award, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
