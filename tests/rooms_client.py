@@ -1,5 +1,8 @@
 """Helpers for the room tests: a real ``chuhan serve`` and players with their own cookies.
 
+:class:`ServerProcess` is the one way the tests start a real server (browser, rooms, restart
+and scale-out tests alike).
+
 Each :class:`Player` has its own HTTP cookie jar (so its own identity, SPEC S1) and opens
 room sockets with that cookie; :class:`RoomSocket` collects every message in a background
 thread, answers the server's lag probes, and waits for what a test expects.
@@ -11,12 +14,12 @@ import contextlib
 import itertools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,46 +31,115 @@ WAIT = 10.0
 _devices = itertools.count(1)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-@contextlib.contextmanager
-def running_server(data_dir: Path, **env: str) -> Iterator[str]:
-    """``chuhan serve`` on a free port with its own SQLite data dir; yields its base URL."""
-    port = _free_port()
+def server_environment(**overrides: str) -> dict[str, str]:
+    """This process's environment without its database choice (so a server keeps SQLite in
+    its data folder), with ``overrides``."""
     environment = {
         k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CHUHAN_DB_SCHEMA")
     }
-    environment.update({"CHUHAN_AI_WORKERS": "1", **env})
-    command = [str(Path(sys.executable).with_name("chuhan")), "serve", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--data-dir", str(data_dir)]
-    log = open(data_dir / "server.log", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(command, env=environment, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"chuhan serve exited: {(data_dir / 'server.log').read_text()}")
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
+    return {**environment, **overrides}
+
+
+class ServerProcess:
+    """A real ``chuhan serve`` of this checkout in its own process group (its AI workers die
+    with it), on a free port that it keeps across restarts; its output is appended to
+    ``log_path`` (``server.log`` in the data folder unless given).
+
+    ``env`` is the whole environment of the server (:func:`server_environment` when None).
+    ``stop`` sends SIGTERM to the server alone (it closes its sockets and workers itself), or
+    to the whole group when ``stop_whole_group``.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        env: dict[str, str] | None = None,
+        log_path: Path | None = None,
+        stop_whole_group: bool = False,
+    ) -> None:
+        self.data_dir = data_dir
+        self.env = server_environment() if env is None else env
+        self.log_path = log_path or data_dir / "server.log"
+        self.stop_whole_group = stop_whole_group
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.spawn()
+        self.wait_healthy()
+
+    def spawn(self) -> None:
+        command = [str(Path(sys.executable).with_name("chuhan")), "serve", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--data-dir", str(self.data_dir)]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                command, env=self.env, stdout=log, stderr=log, start_new_session=True
+            )
+
+    def wait_healthy(self, timeout: float = 60) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(
+                    f"chuhan serve exited with {self.process.returncode}: "
+                    + self.log_path.read_text()
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return
+            time.sleep(0.05)
+        raise AssertionError(f"chuhan serve did not start: {self.log_path.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL the server and its AI workers: no socket is closed properly, no last word
+        to the database."""
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self, timeout: float = 15) -> None:
+        """SIGTERM: a graceful stop (the sockets are closed first); SIGKILL after ``timeout``."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        if self.stop_whole_group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+        else:
+            self.process.terminate()
         try:
-            process.wait(timeout=10)
+            self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+            self.kill()
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[str]:
+        """Start the server, yield its base URL, stop it."""
+        try:
+            self.start()
+            yield self.url
+        finally:
+            self.stop()
+
+
+@contextlib.contextmanager
+def running_server(data_dir: Path, **env: str) -> Iterator[str]:
+    """``chuhan serve`` on a free port with its own SQLite data dir and one AI worker (unless
+    ``env`` says otherwise); yields its base URL."""
+    environment = server_environment(**{"CHUHAN_AI_WORKERS": "1", **env})
+    with ServerProcess(data_dir, environment).running() as url:
+        yield url
 
 
 FAST_TURN = 4.0

@@ -9,12 +9,6 @@ of each page in each language under /tmp/chuhan-learn-shots for a person to look
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from chuhan.rules import make_board
+from rooms_client import ServerProcess
 from web_fixtures import CHROMIUM, CHROMIUM_ARGS
 
 LEARN = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "web" / "learn"
@@ -39,34 +34,8 @@ SHOTS = Path("/tmp/chuhan-learn-shots")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a ``chuhan serve`` of this checkout, on a free port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    data_dir = tmp_path_factory.mktemp("learn-data")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CHUHAN_DB_SCHEMA")}
-    command = [str(Path(sys.executable).with_name("chuhan")), "serve", "--port", str(port)]
-    with open(data_dir / "server.log", "wb") as log:
-        process = subprocess.Popen(
-            [*command, "--data-dir", str(data_dir)], env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                assert process.poll() is None, "chuhan serve exited"
-                try:
-                    with urllib.request.urlopen(url + "/health", timeout=2):
-                        break
-                except OSError:
-                    assert time.monotonic() < deadline, "chuhan serve did not start"
-                    time.sleep(0.1)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    with ServerProcess(tmp_path_factory.mktemp("learn-data")).running() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,6 @@ and nothing is applied twice.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,73 +18,21 @@ import pytest
 from websockets.sync.client import connect
 
 from chuhan.server.storage import Store
+from rooms_client import ServerProcess, server_environment
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Server:
-    """``chuhan serve`` in its own process group (the AI workers die with it)."""
-
-    def __init__(self, data_dir: Path, port: int) -> None:
-        self.data_dir = data_dir
-        self.port = port
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        env = {**os.environ, "CHUHAN_AI_WORKERS": "1"}
-        env.pop("DATABASE_URL", None)
-        command = [
-            sys.executable,
-            "-m",
-            "chuhan.cli",
-            "serve",
-            "--port",
-            str(self.port),
-            "--data-dir",
-            str(self.data_dir),
-        ]
-        log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            command, stdout=log, stderr=log, env=env, start_new_session=True
-        )
-        log.close()
-        for _ in range(600):
-            if self.process.poll() is not None:
-                raise AssertionError((self.data_dir / "server.log").read_text())
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError("the server did not start")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
 @contextmanager
-def game_socket(server: Server, game_id: str, cookie: str) -> Iterator[Socket]:
+def game_socket(server: ServerProcess, game_id: str, cookie: str) -> Iterator[Socket]:
     url = f"ws://127.0.0.1:{server.port}/ws/games/{game_id}"
     with connect(url, additional_headers={"Cookie": f"chuhan_player={cookie}"}) as ws:
         yield Socket(ws)
 
 
 @contextmanager
-def running(data_dir: Path) -> Iterator[Server]:
-    server = Server(data_dir, _free_port())
+def running(data_dir: Path) -> Iterator[ServerProcess]:
+    server = ServerProcess(data_dir, server_environment(CHUHAN_AI_WORKERS="1"))
     try:
         yield server
     finally:

@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import update
 
@@ -36,7 +31,7 @@ from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
 from chuhan.server.storage import Player as StoredPlayer
 from chuhan.server.storage import Store
-from rooms_client import Player, RoomSocket, _free_port
+from rooms_client import Player, RoomSocket, ServerProcess, server_environment
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -208,61 +203,11 @@ def test_a_live_instance_clears_the_seats_of_a_dead_one_and_charges_its_clocks_R
 # ---------------------------------------------------------------------- a real server restarted
 
 
-class Server:
-    """``chuhan serve`` on a fixed port and data folder, in its own process group."""
-
-    def __init__(self, data_dir: Path, **env: str) -> None:
-        self.data_dir = data_dir
-        self.port = _free_port()
-        self.env = env
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        environment = {
-            k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CHUHAN_DB_SCHEMA")
-        }
-        environment.update({"CHUHAN_AI_WORKERS": "1", **self.env})
-        command = [str(Path(sys.executable).with_name("chuhan")), "serve", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--data-dir", str(self.data_dir)]
-        with open(self.data_dir / "server.log", "ab") as log:
-            self.process = subprocess.Popen(
-                command, env=environment, stdout=log, stderr=log, start_new_session=True
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError((self.data_dir / "server.log").read_text())
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
-                    return
-            time.sleep(0.05)
-        raise AssertionError("the server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: no socket is closed properly, no last word to the database."""
-        assert self.process is not None
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        """SIGTERM: a graceful stop (the sockets are closed first)."""
-        assert self.process is not None
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One server for the module; a test that stops it starts it again."""
-    running = Server(tmp_path_factory.mktemp("restart"), **RESTART_SETTINGS)
+    environment = server_environment(CHUHAN_AI_WORKERS="1", **RESTART_SETTINGS)
+    running = ServerProcess(tmp_path_factory.mktemp("restart"), environment)
     running.start()
     yield running
     with contextlib.suppress(Exception):
@@ -306,7 +251,7 @@ def _holds_seat(sock: RoomSocket) -> dict[str, Any]:
 
 
 def test_sigkill_mid_turn_then_restart_charges_the_time_down_to_no_one_Z4_R7(
-    server: Server,
+    server: ServerProcess,
 ) -> None:
     creator, friend, sockets, room_id = _seated(server.url, "xiangqi")
     red, black = (_player_of(s, sockets, creator, friend) for s in ("red", "black"))
@@ -349,7 +294,7 @@ def test_sigkill_mid_turn_then_restart_charges_the_time_down_to_no_one_Z4_R7(
 
 
 def test_a_graceful_restart_spends_no_turn_time_and_no_both_away_budget_Z4_R7(
-    server: Server,
+    server: ServerProcess,
 ) -> None:
     creator, friend, sockets, room_id = _seated(server.url, "xiangqi")
     red = _player_of("red", sockets, creator, friend)
@@ -369,7 +314,7 @@ def test_a_graceful_restart_spends_no_turn_time_and_no_both_away_budget_Z4_R7(
     assert abs(left - left_before) < TOLERANCE
 
 
-def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: Server) -> None:
+def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerProcess) -> None:
     creator, friend, sockets, room_id = _seated(server.url, "janggi")
     before = sockets["han"].room()["setup"]
     for sock in sockets.values():

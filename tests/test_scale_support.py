@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +21,7 @@ import redis
 from sqlalchemy import create_engine, text
 from websockets.sync.client import connect
 
-from rooms_client import Player, RoomSocket
+from rooms_client import Player, RoomSocket, ServerProcess
 
 POSTGRES_URL = os.environ.get(
     "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -34,66 +29,12 @@ POSTGRES_URL = os.environ.get(
 REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Instance:
+class Instance(ServerProcess):
     """One ``chuhan serve`` of the cluster, in its own process group (its AI workers too)."""
 
     def __init__(self, name: str, env: dict[str, str], log_dir: Path) -> None:
+        super().__init__(log_dir, env, log_dir / f"{name}.log", stop_whole_group=True)
         self.name = name
-        self.env = env
-        self.port = free_port()
-        self.log_path = log_dir / f"{name}.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.spawn()
-        self.wait_healthy()
-
-    def spawn(self) -> None:
-        command = [sys.executable, "-m", "chuhan.cli", "serve", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--data-dir", str(self.log_path.parent)]
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                command, env=self.env, stdout=log, stderr=log, start_new_session=True
-            )
-
-    def wait_healthy(self) -> None:
-        assert self.process is not None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(self.log_path.read_text())
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return
-            time.sleep(0.1)
-        raise AssertionError(f"{self.name} did not start: {self.log_path.read_text()}")
-
-    def kill(self) -> None:
-        """SIGKILL the server and its AI workers."""
-        assert self.process is not None
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
 
     def health(self) -> dict[str, Any]:
         return dict(httpx.get(f"{self.url}/health", timeout=5).json())

@@ -7,17 +7,12 @@ so a fresh player cookie and empty local storage.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from rooms_client import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -32,48 +27,11 @@ CHROMIUM_ARGS = [
 DESKTOP = {"width": 1280, "height": 800}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"chuhan serve exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/health", timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("chuhan serve did not become healthy")
-
-
 @pytest.fixture(scope="session")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a running server with its own SQLite database."""
-    port = _free_port()
-    data_dir = tmp_path_factory.mktemp("web-data")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CHUHAN_DB_SCHEMA")}
-    executable = Path(sys.executable).with_name("chuhan")
-    command = [str(executable), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--data-dir", str(data_dir)]
-    log = open(data_dir / "server.log", "wb")  # noqa: SIM115 - closed after the session
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    with ServerProcess(tmp_path_factory.mktemp("web-data")).running() as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
