@@ -26,14 +26,13 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 import redis
-from websockets.sync.client import connect
 
 from chuhan.rules import make_board
 from chuhan.server.ai import AIBusyError, AIJob, run_job
 from chuhan.server.ai_queue import AIJobError, SharedAIPool, queue_name
 from chuhan.server.service import ai_seed
-from rooms_client import RoomSocket, running_server
-from test_scale_support import REDIS_URL, Cluster, Instance, cluster
+from rooms_client import running_server
+from test_scale_support import REDIS_URL, Cluster, Instance, cluster, game_socket
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -276,10 +275,7 @@ def test_two_web_instances_play_an_ai_game_through_the_worker(web: Cluster, tmp_
     owner, game_id = new_ai_game(a)
     cookie = owner.cookies["chuhan_player"]
     with workers(web.prefix, tmp_path):
-        url = a.url.replace("http", "ws", 1) + f"/ws/games/{game_id}"
-        with connect(url, additional_headers={"Cookie": f"chuhan_player={cookie}"}) as ws:
-            sock = RoomSocket(ws)
-            sock.request("hello", last_seq=None)
+        with game_socket(a, game_id, cookie) as sock:
             with httpx.Client(base_url=b.url, cookies={"chuhan_player": cookie}) as other:
                 answer = other.post(f"/api/games/{game_id}/moves", json={"ply": 0, "move": "h3e3"})
             assert answer.json()["type"] == "ack"
@@ -304,10 +300,7 @@ def test_without_a_worker_the_ai_move_waits_and_is_played_once_one_starts(
     a, b = web.instances
     owner, game_id = new_ai_game(b)
     cookie = owner.cookies["chuhan_player"]
-    url = a.url.replace("http", "ws", 1) + f"/ws/games/{game_id}"
-    with connect(url, additional_headers={"Cookie": f"chuhan_player={cookie}"}) as ws:
-        sock = RoomSocket(ws)
-        sock.request("hello", last_seq=None)
+    with game_socket(a, game_id, cookie) as sock:
         assert a.health()["ai"]["shared"]["workers"] == 0
         moved = owner.post(f"/api/games/{game_id}/moves", json={"ply": 0, "move": "c4c5"})
         assert moved.json()["state"]["thinking"] is True

@@ -23,7 +23,7 @@ from websockets.sync.client import connect
 from chuhan.rules import make_board
 from chuhan.server.rooms.routes import MESSAGE_TYPES
 from rooms_client import RoomSocket
-from test_scale_support import Cluster, cluster, open_room, player_on
+from test_scale_support import Cluster, cluster, game_socket, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -190,11 +190,7 @@ def test_fuzzing_every_game_socket_message_type_across_instances_Z5(servers: Clu
     a, b = servers.instances[:2]
     owner = httpx.Client(base_url=a.url, timeout=10)
     game = owner.post("/api/games", json={"kind": "local", "variant": "xiangqi"}).json()
-    url = b.url.replace("http", "ws", 1) + f"/ws/games/{game['id']}"
-    cookie = f"chuhan_player={owner.cookies['chuhan_player']}"
-    with connect(url, additional_headers={"Cookie": cookie}) as ws:
-        sock = RoomSocket(ws)
-        sock.request("hello", last_seq=None)
+    with game_socket(b, game["id"], owner.cookies["chuhan_player"]) as sock:
         rejected = 0
 
         def stored() -> tuple[Any, ...]:
@@ -207,7 +203,7 @@ def test_fuzzing_every_game_socket_message_type_across_instances_Z5(servers: Clu
             nonlocal rejected
             before = stored()
             mark = len(sock.messages)
-            ws.send(raw)
+            sock.ws.send(raw)
             probe = sock.send("ping")
             sock.wait_for(lambda m: m.get("reply_to") == probe, start=mark)
             if any(m.get("type") == "error" for m in sock.messages[mark:]):

@@ -15,11 +15,12 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from chuhan.rules import make_board
 from rooms_client import ServerProcess
-from web_fixtures import CHROMIUM, CHROMIUM_ARGS
+
+pytest_plugins = ["web_fixtures"]  # its Chromium
 
 LEARN = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "web" / "learn"
 LESSONS: dict[str, list[dict[str, Any]]] = json.loads((LEARN / "lessons.json").read_text())
@@ -38,20 +39,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def learn_browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def tab(learn_browser: Browser, server: str) -> Iterator[Page]:
+def tab(chromium: Browser, server: str) -> Iterator[Page]:
     """A fresh context (empty storage) whose JavaScript errors fail the test."""
-    context = learn_browser.new_context(base_url=server, viewport={"width": 1200, "height": 900})
+    context = chromium.new_context(base_url=server, viewport={"width": 1200, "height": 900})
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))

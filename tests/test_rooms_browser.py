@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from rooms_client import FAST_SETTINGS, running_server
-from web_fixtures import CHROMIUM, CHROMIUM_ARGS
+
+pytest_plugins = ["web_fixtures"]  # its Chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
@@ -31,16 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_server(tmp_path_factory.mktemp("rooms-web-fast"), **FAST_SETTINGS) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 class Friends:
@@ -64,15 +55,15 @@ class Friends:
 
 
 @pytest.fixture
-def friends(chromium_browser: Browser, server: str) -> Iterator[Friends]:
-    pair = Friends(chromium_browser, server)
+def friends(chromium: Browser, server: str) -> Iterator[Friends]:
+    pair = Friends(chromium, server)
     yield pair
     pair.close()
 
 
 @pytest.fixture
-def fast_friends(chromium_browser: Browser, fast_server: str) -> Iterator[Friends]:
-    pair = Friends(chromium_browser, fast_server)
+def fast_friends(chromium: Browser, fast_server: str) -> Iterator[Friends]:
+    pair = Friends(chromium, fast_server)
     yield pair
     pair.close()
 

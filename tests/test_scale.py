@@ -17,10 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import connect
 
 from rooms_client import Player, RoomSocket
-from test_scale_support import Cluster, Instance, cluster, open_room, player_on
+from test_scale_support import Cluster, Instance, cluster, game_socket, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -155,10 +154,7 @@ def test_ai_game_socket_on_one_instance_move_by_http_on_another(servers: Cluster
     body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
     game = owner.post("/api/games", json=body).json()
     cookie = owner.cookies["chuhan_player"]
-    url = a.url.replace("http", "ws", 1) + f"/ws/games/{game['id']}"
-    with connect(url, additional_headers={"Cookie": f"chuhan_player={cookie}"}) as ws:
-        sock = RoomSocket(ws)
-        sock.request("hello", last_seq=None)
+    with game_socket(a, game["id"], cookie) as sock:
         with httpx.Client(base_url=b.url, cookies={"chuhan_player": cookie}) as other:
             answer = other.post(f"/api/games/{game['id']}/moves", json={"ply": 0, "move": "h3e3"})
         assert answer.json()["type"] == "ack"
@@ -221,11 +217,7 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     assert seqs == list(range(last_seq + 1, last_seq + 1 + len(seqs)))
     assert_logged_once(servers, game.game_id, OPENING[:8])
     # The AI game's owner reopens it on A: the lost AI move is computed there, once.
-    url = a.url.replace("http", "ws", 1) + f"/ws/games/{ai_game['id']}"
-    cookie = f"chuhan_player={ai_owner.cookies['chuhan_player']}"
-    with connect(url, additional_headers={"Cookie": cookie}) as ws:
-        ai_socket = RoomSocket(ws)
-        ai_socket.request("hello", last_seq=None)
+    with game_socket(a, ai_game["id"], ai_owner.cookies["chuhan_player"]) as ai_socket:
         ai_socket.wait_state(lambda s: s["ply"] == 2, timeout=60)
     stored = servers.sql("SELECT moves FROM games WHERE id = :g", g=ai_game["id"])[0][0]
     assert len(stored) == 2 and stored[0] == "h3e3"

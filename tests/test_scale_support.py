@@ -130,6 +130,17 @@ def player_on(instance: Instance) -> Player:
     return Player(instance.url)
 
 
+@contextlib.contextmanager
+def game_socket(instance: Instance, game_id: str, cookie: str) -> Iterator[RoomSocket]:
+    """The game's socket on ``instance`` for the player whose ``chuhan_player`` cookie is
+    ``cookie`` (maybe made on another instance), hello said."""
+    url = instance.url.replace("http", "ws", 1) + f"/ws/games/{game_id}"
+    with connect(url, additional_headers={"Cookie": f"chuhan_player={cookie}"}) as ws:
+        sock = RoomSocket(ws)
+        sock.request("hello", last_seq=None)
+        yield sock
+
+
 def open_room(player: Player, instance: Instance, room_id: str, **hello: Any) -> RoomSocket:
     """The player's room socket on ``instance`` (maybe not the one that made their cookie)."""
     url = instance.url.replace("http", "ws", 1) + f"/ws/rooms/{room_id}"

@@ -17,21 +17,12 @@ from web_fixtures import (  # noqa: E402
     game_data,
     open_page,
     piece_at,
+    play,
     server_state,
     wait_my_turn,
 )
 
 pytest_plugins = ["web_fixtures"]
-
-
-def play(page: Page, move: str) -> None:
-    """Play a move by clicking its two points and wait until the server confirmed it."""
-    ply = int(game_data(page)["ply"])
-    match = re.fullmatch(r"([a-i]\d+)([a-i]\d+)", move)
-    assert match, move
-    click_point(page, match[1])
-    click_point(page, match[2])
-    page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
 
 
 def select(page: Page, point: str) -> set[str]:

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import click_point, game_data, open_page, server_state  # noqa: E402
+from web_fixtures import click_point, game_data, open_page, play, server_state  # noqa: E402
 
 pytest_plugins = ["web_fixtures"]
 
@@ -28,16 +28,6 @@ CHARACTER_OFFSETS = """points => points.map(name => {
     inkWidth: ink.width,
   };
 })"""
-
-
-def play(page: Page, move: str) -> None:
-    """Play a move by clicking its two points and wait until the server confirmed it."""
-    ply = int(game_data(page)["ply"])
-    match = re.fullmatch(r"([a-i]\d+)([a-i]\d+)", move)
-    assert match, move
-    click_point(page, match[1])
-    click_point(page, match[2])
-    page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
 
 
 @pytest.mark.parametrize("variant", ["xiangqi", "janggi"])

@@ -7,6 +7,7 @@ so a fresh player cookie and empty local storage.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -93,6 +94,16 @@ def destinations(page: Page) -> set[str]:
 
 def click_point(page: Page, point: str) -> None:
     page.click(f'[data-point="{point}"]')
+
+
+def play(page: Page, move: str) -> None:
+    """Play a move by clicking its two points and wait until the server confirmed it."""
+    ply = int(game_data(page)["ply"])
+    match = re.fullmatch(r"([a-i]\d+)([a-i]\d+)", move)
+    assert match, move
+    click_point(page, match[1])
+    click_point(page, match[2])
+    page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
 
 
 def server_state(page: Page) -> dict:
