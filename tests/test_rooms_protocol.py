@@ -483,6 +483,22 @@ def _check_jieqi_messages(sock: RoomSocket, side: str, secret: dict[str, str]) -
     return checked
 
 
+def _first_state_of_ply(sock: RoomSocket, ply: int) -> dict[str, Any]:
+    """The first state of ``ply`` that the side to move receives: it offers the legal moves,
+    unless the move before ended the game by the rules (mate, stalemate, a draw by rule).
+    That move is logged before its ``end`` event, so its state still reads "ongoing" and
+    offers none, and the very next state is that ``end``, for the same ply."""
+    first = sock.wait_for(lambda m: bool(m.get("state")) and m["state"]["ply"] == ply)
+    state = dict(first["state"])
+    assert state["status"] == "ongoing", state["status"]
+    if not state["legal_moves"]:
+        index = next(i for i, m in enumerate(sock.messages) if m is first)
+        end = sock.wait_for(lambda m: bool(m.get("state")), start=index + 1)
+        assert end["type"] == "end" and end["state"]["ply"] == ply, end
+        assert end["result"]["reason"] not in ("resignation", "agreement", "timeout", "interrupted")
+    return state
+
+
 def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[str, Path]) -> None:
     url, data_dir = server
     rng = random.Random(20261130)
@@ -495,15 +511,9 @@ def test_jieqi_messages_never_reveal_a_face_down_piece_early_Z2(server: tuple[st
         game_id = state["id"]
         while ply < 40:
             side = "red" if ply % 2 == 0 else "black"
-            # A move that ends the game is logged before its `end` event, so the final ply's
-            # first state is still "ongoing" with no moves: act on a state that offers moves,
-            # or on the end. Every message is still checked for leaks below.
-            state = sockets[side].wait_state(
-                lambda s, ply=ply: s["ply"] == ply
-                and (s["status"] != "ongoing" or bool(s["legal_moves"]))
-            )
-            if state["status"] != "ongoing":
-                break
+            state = _first_state_of_ply(sockets[side], ply)
+            if not state["legal_moves"]:
+                break  # the last move ended the game by the rules; checked in the helper
             move = rng.choice(sorted(state["legal_moves"]))
             assert sockets[side].request("move", ply=ply, move=move)["type"] == "ack"
             ply += 1
