@@ -285,26 +285,25 @@ async def play(
     stats.moves = 0  # measured from here: every game has begun
     stats.latencies.clear()
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
-    backends_before = set(cpu_before) - {p.pid for p in servers.processes} if servers else set()
     client_before = sum(os.times()[:2])
     await asyncio.sleep(seconds)
     stats.moving = False
     stats.moves_in_window = stats.moves  # type: ignore[attr-defined]
+    # CPU of the window alone: not the wait for moves in flight, nor the sockets closing.
+    stats.client_cpu = sum(os.times()[:2]) - client_before  # type: ignore[attr-defined]
+    if servers is not None:
+        after = cpu_seconds(servers.pids())
+        processes = {p.pid for p in servers.processes}
+        stats.server_cpu = sum(t - cpu_before.get(pid, 0.0) for pid, t in after.items())  # type: ignore[attr-defined]
+        stats.database_cpu = sum(  # type: ignore[attr-defined]
+            t - cpu_before.get(pid, 0.0) for pid, t in after.items() if pid not in processes
+        )
     await asyncio.sleep(max(3.0, think * 2))  # the moves in flight arrive
     for seat in seats:
         assert seat.ws is not None
         await seat.ws.close()
     await asyncio.gather(*runners, return_exceptions=True)
     stats.seats = seats  # type: ignore[attr-defined]
-    if servers is not None:
-        after = cpu_seconds(servers.pids())
-        stats.server_cpu = sum(t - cpu_before.get(pid, 0.0) for pid, t in after.items())  # type: ignore[attr-defined]
-        stats.database_cpu = sum(  # type: ignore[attr-defined]
-            t - cpu_before.get(pid, 0.0)
-            for pid, t in after.items()
-            if pid in backends_before or pid not in {p.pid for p in servers.processes}
-        )
-    stats.client_cpu = sum(os.times()[:2]) - client_before  # type: ignore[attr-defined]
     return stats
 
 
@@ -377,15 +376,15 @@ def main() -> None:
                 games, moves, problems = verify(servers.schema, seats)
                 verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
                 print(f"  checked {moves} received moves in {games} game views: {verdict}")
-                stored = stats.moves  # moves made once every game had begun
+                stored = stats.moves_in_window  # type: ignore[attr-defined]
                 server_cpu = getattr(stats, "server_cpu", 0.0)
                 per_move = server_cpu / max(1, stored)
                 database_cpu = getattr(stats, "database_cpu", 0.0)
                 print(
-                    f"  CPU: servers + their PostgreSQL backends {server_cpu:.1f} s for {stored}"
-                    f" moves = {per_move * 1000:.1f} ms per move (→ at most"
-                    f" {2 / per_move:.0f} moves/s on two free cores), of which PostgreSQL"
-                    f" {database_cpu:.1f} s; idle sockets' probes and clocks included;"
+                    f"  CPU in the {args.seconds:.0f} s window: servers + their PostgreSQL backends"
+                    f" {server_cpu:.1f} s for {stored} moves = {per_move * 1000:.1f} ms per move"
+                    f" (→ at most {2 / per_move:.0f} moves/s on two free cores), of which"
+                    f" PostgreSQL {database_cpu:.1f} s; idle sockets' probes and clocks included;"
                     f" the simulated clients {stats.client_cpu:.1f} s"  # type: ignore[attr-defined]
                 )
                 for problem in problems[:10]:
