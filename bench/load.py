@@ -192,8 +192,14 @@ class Seat:
                 state = message.get("state")
                 if state and kind != "room":
                     await self._on_state(message, state, stats, think)
-        except Exception as exc:  # a socket closed by the server ends this seat
-            stats.errors[type(exc).__name__] = stats.errors.get(type(exc).__name__, 0) + 1
+            if stats.moving:  # the server closed this socket while games were being played
+                stats.errors["closed by the server"] = (
+                    stats.errors.get("closed by the server", 0) + 1
+                )
+        except Exception as exc:
+            # Once the window is over the bench closes its own sockets under running seats.
+            name = type(exc).__name__ if stats.moving else f"{type(exc).__name__} while closing"
+            stats.errors[name] = stats.errors.get(name, 0) + 1
 
     async def _on_state(
         self, message: dict[str, Any], state: dict[str, Any], stats: Stats, think: float
