@@ -171,6 +171,19 @@ def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3
     assert "+50" in pages["black"].inner_text("[data-result]")  # R6
     pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-result.png"))
 
+    # S1: each player's home lists both games under the online points, newest first.
+    for side, outcome, points in (("black", "Won", "+50 points"), ("red", "Lost", "+0 points")):
+        page = pages[side]
+        page.goto("/")
+        page.wait_for_selector("[data-games=online] li", state="attached")
+        page.click("[data-games=online] summary")
+        lines = page.locator("[data-games=online] li").all_inner_texts()
+        assert len(lines) == 2, lines
+        assert f"{outcome}. Resignation. {points}" in lines[0]
+        assert "No winner. Draw agreed. +0 points" in lines[1]
+        assert page.inner_text("[data-games=ai] summary").endswith("(0)")
+    pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-online-games.png"))
+
 
 def test_xiangqi_invite_link_and_a_timeout_flagged_by_the_server_R4(
     fast_friends: Friends,

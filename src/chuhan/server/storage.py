@@ -22,7 +22,7 @@ from sqlalchemy import Engine, create_engine, event, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from .tables import game_events, games, players
+from .tables import game_events, game_players, games, players
 
 log = logging.getLogger("chuhan.storage")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -94,6 +94,15 @@ class StoredEvent:
     seq: int
     type: str
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """An online game as one of its players played it (SPEC S1)."""
+
+    game: GameRecord
+    side: int
+    opponent_name: str | None
 
 
 @dataclass(frozen=True)
@@ -240,10 +249,20 @@ class Store:
 
     # ------------------------------------------------------------------ games
 
-    def insert_game(self, game: GameRecord, events: Sequence[dict[str, Any]]) -> None:
-        """Store a new game with its first events (numbered 1, 2, … up to ``game.seq``)."""
+    def insert_game(
+        self,
+        game: GameRecord,
+        events: Sequence[dict[str, Any]],
+        sides: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        """Store a new game with its first events (numbered 1, 2, … up to ``game.seq``) and,
+        for an online game, its players as ``(player_id, side)`` pairs."""
         with self.engine.begin() as conn:
             conn.execute(games.insert().values(**_game_values(game)))
+            for player_id, side in sides:
+                conn.execute(
+                    game_players.insert().values(game_id=game.id, player_id=player_id, side=side)
+                )
             self._insert_events(conn, game.id, game.seq - len(events), events)
 
     def game(self, game_id: str) -> GameRecord | None:
@@ -261,6 +280,28 @@ class Store:
         )
         with self.reader.connect() as conn:
             return [_game_from_row(row) for row in conn.execute(query)]
+
+    def online_games(self, player_id: str, limit: int = 50) -> list[PlayedGame]:
+        """The online games the player played, newest first, with their side and the
+        opponent's display name (SPEC S1)."""
+        mine = game_players.alias("mine")
+        other = game_players.alias("other")
+        query = (
+            select(games, mine.c.side, players.c.name.label("opponent_name"))
+            .join(mine, mine.c.game_id == games.c.id)
+            .outerjoin(
+                other, (other.c.game_id == games.c.id) & (other.c.player_id != mine.c.player_id)
+            )
+            .outerjoin(players, players.c.id == other.c.player_id)
+            .where(mine.c.player_id == player_id)
+            .order_by(games.c.created_at.desc(), games.c.id)
+            .limit(limit)
+        )
+        with self.reader.connect() as conn:
+            return [
+                PlayedGame(_game_from_row(row), row.side, row.opponent_name)
+                for row in conn.execute(query)
+            ]
 
     def ongoing_games(
         self, player_id: str | None = None, kind: str | None = None

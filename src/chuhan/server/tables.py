@@ -67,3 +67,14 @@ game_events = Table(
     Column("payload", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# Who played each online game and on which side (SPEC S1: online points with the games behind
+# them). AI and local games keep their one player in ``games.player_id``.
+game_players = Table(
+    "game_players",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("side", Integer, nullable=False),
+    Index("ix_game_players_player", "player_id"),
+)

@@ -698,7 +698,10 @@ class RoomService:
             updated_at=now,
         )
         start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
-        await self.db(self.games.store.insert_game, game, [start_event])
+        # S1: the players are stored with the game, so each one's online games can be listed.
+        sides = room.sides or []
+        players = [(pid, side) for side, pid in enumerate(sides) if pid not in sides[:side]]
+        await self.db(self.games.store.insert_game, game, [start_event], players)
         await self.games.hub.publish(room_key(room.id), room.version)
         log.info("room game started", extra={"room": room.id, "game": game_id})
         return game

@@ -2,7 +2,7 @@
 // /play/... address (resuming the pending AI game when it matches, SPEC P2).
 import { api, ApiError } from "./connection.js";
 import { GameScreen } from "./game.js";
-import { LANGUAGES, t, translateTree } from "./i18n.js";
+import { LANGUAGES, language, t, translateTree } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
@@ -171,9 +171,39 @@ export async function showHome(root) {
   try {
     const me = await api("GET", "/api/me");
     points.textContent = t("home.points_text", { ai: me.points?.ai ?? 0, online: me.points?.online ?? 0 });
+    // S1: the games behind each kind of points, apart.
+    more.append(
+      gameList("ai", t("home.games_ai"), (me.games || []).filter((g) => g.kind === "ai")),
+      gameList("online", t("home.games_online"), me.online_games || []),
+    );
   } catch {
     points.textContent = t("home.points_unknown");
   }
+}
+
+// One finished or running game of the profile, as one line: date, variant, the player's side,
+// the AI level or the opponent, the outcome and its reason, the points it gave.
+function gameLine(game) {
+  const parts = [new Date(game.created_at).toLocaleDateString(language), t(`variant.${game.variant}`)];
+  if (game.side) parts.push(t(`side.${game.side}`));
+  if (game.kind === "ai") parts.push(t(`level.${game.level}`));
+  else parts.push(game.opponent ? t("home.game_vs", { name: game.opponent }) : t("home.game_vs_guest"));
+  const winner = game.result?.winner;
+  let outcome = t("home.game_ongoing");
+  if (game.status !== "ongoing") {
+    outcome = !winner ? t("home.game_draw") : winner === game.side ? t("home.game_won") : t("home.game_lost");
+  }
+  const reason = game.result?.reason ? ` ${t(`reason.${game.result.reason}`)}` : "";
+  const points = game.practice ? t("home.game_practice") : t("home.game_points", { points: game.points_awarded || 0 });
+  return `${parts.join(" · ")} — ${outcome}.${reason} ${points}`;
+}
+
+function gameList(kind, title, games) {
+  const box = el("details", { class: "game-list", "data-games": kind });
+  box.append(el("summary", {}, `${title} (${games.length})`));
+  if (!games.length) box.append(el("p", { class: "muted" }, t("home.games_none")));
+  else box.append(el("ul", {}, ...games.map((game) => el("li", { "data-game": game.id }, gameLine(game)))));
+  return box;
 }
 
 function aiAddress(game) {
