@@ -27,6 +27,8 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
+from chuhan.rules import make_board
+
 WAIT = 10.0
 _devices = itertools.count(1)
 
@@ -279,3 +281,14 @@ class RoomSocket:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.ws.close()
+
+
+def jieqi_views(secret: dict[str, str], moves: list[str], side: str) -> list[dict[str, Any]]:
+    """What ``side`` may know after each number of moves of a jieqi game with ``secret``
+    (Z2, Q5): the reference a test compares every message with."""
+    board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
+    views = [board.view(side, game_over=False)]
+    for move in moves:
+        board.push(move)
+        views.append(board.view(side, game_over=False))
+    return views

@@ -20,9 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
-from chuhan.rules import make_board
 from chuhan.server.rooms.routes import MESSAGE_TYPES
-from rooms_client import RoomSocket
+from rooms_client import RoomSocket, jieqi_views
 from test_scale_support import Cluster, cluster, game_socket, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
@@ -311,15 +310,6 @@ def test_password_guessing_held_to_the_limit_across_instances_Z3(servers: Cluste
 # ---------------------------------------------------------------------- Z2: jieqi
 
 
-def _views(secret: dict[str, str], moves: list[str], side: str) -> list[dict[str, Any]]:
-    board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
-    views = [board.view(side, game_over=False)]
-    for move in moves:
-        board.push(move)
-        views.append(board.view(side, game_over=False))
-    return views
-
-
 def _play_jieqi(table: Table, seed: int, plies: int) -> None:
     rng = random.Random(seed)
     for ply in range(plies):
@@ -350,7 +340,7 @@ def test_jieqi_no_early_identity_in_any_message_on_two_instances_Z2(servers: Clu
         secret = secret if isinstance(secret, dict) else json.loads(secret)
         moves = list(servers.sql("SELECT moves FROM games WHERE id = :g", g=table.game_id)[0][0])
         for side, sock in table.sockets.items():
-            views = _views(secret, moves, side)
+            views = jieqi_views(secret, moves, side)
             for text, message in zip(sock.raw, sock.messages, strict=True):
                 state = message.get("state")
                 if state and state.get("status") == "finished":

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from chuhan.rules import make_board
 from rooms_client import (
     FAST_AWAY,
     FAST_SETTINGS,
     FAST_TURN,
     Player,
     RoomSocket,
+    jieqi_views,
     running_server,
 )
 
@@ -451,21 +451,11 @@ def _secret(data_dir: Path, game_id: str) -> dict[str, str]:
     return dict(json.loads(secret))
 
 
-def _views(secret: dict[str, str], moves: list[str], side: str) -> list[dict[str, Any]]:
-    """What ``side`` may know after each number of moves of the game (Z2, Q5)."""
-    board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
-    views = [board.view(side, game_over=False)]
-    for move in moves:
-        board.push(move)
-        views.append(board.view(side, game_over=False))
-    return views
-
-
 def _check_jieqi_messages(sock: RoomSocket, side: str, secret: dict[str, str]) -> int:
     """Every message carries only what ``side`` may know at that point (Z2, Q5)."""
     final = sock.state()
     assert final is not None
-    views = _views(secret, final["moves"], side)
+    views = jieqi_views(secret, final["moves"], side)
     checked = 0
     for text, message in zip(sock.raw, sock.messages, strict=True):
         state = message.get("state")
