@@ -223,8 +223,8 @@ def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) 
         "practice": game.practice,
         "points_awarded": game.points_awarded,
         "thinking": ai_to_move(game),
-        "created_at": _iso(game.created_at),
-        "expires_at": _iso(game.expires_at),
+        "created_at": iso_time(game.created_at),
+        "expires_at": iso_time(game.expires_at),
         "seq": game.seq,
         "captured": {names[0]: [], names[1]: []},
         "commitment": None,
@@ -248,7 +248,8 @@ def public_options(game: GameRecord) -> dict[str, Any]:
     return options
 
 
-def _iso(moment: datetime) -> str:
+def iso_time(moment: datetime) -> str:
+    """A stored moment as the API writes it: ISO 8601 in UTC with a ``Z``."""
     return moment.isoformat().replace("+00:00", "Z")
 
 

@@ -181,7 +181,7 @@ class GameService:
                     "result": g.result,
                     "practice": g.practice,
                     "points_awarded": g.points_awarded,
-                    "created_at": g.created_at.isoformat().replace("+00:00", "Z"),
+                    "created_at": rules_of.iso_time(g.created_at),
                 }
                 for g in recent
             ],
@@ -541,7 +541,7 @@ def _online_summary(played: PlayedGame) -> dict[str, Any]:
         "status": g.status,
         "result": g.result,
         "points_awarded": g.points_awarded if won else 0,
-        "created_at": g.created_at.isoformat().replace("+00:00", "Z"),
+        "created_at": rules_of.iso_time(g.created_at),
     }
 
 
