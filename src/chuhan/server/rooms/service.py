@@ -112,9 +112,8 @@ class RoomService:
         self._keepers: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
         # What the next wake of a room's keeper knows: the game just committed here, or
-        # that something else changed and the room must be read again.
-        self._hints: dict[str, GameRecord] = {}
-        self._stale: set[str] = set()
+        # None when something else changed and the room must be read again.
+        self._hints: dict[str, GameRecord | None] = {}
         self._lag: dict[tuple[str, str], float] = {}
         self._closing = False
         self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
@@ -869,11 +868,8 @@ class RoomService:
         """
         if self._closing:
             return
-        if game is not None and game.ongoing and room_id not in self._stale:
-            self._hints[room_id] = game
-        else:
-            self._stale.add(room_id)
-            self._hints.pop(room_id, None)
+        known = room_id not in self._hints or self._hints[room_id] is not None
+        self._hints[room_id] = game if game is not None and game.ongoing and known else None
         task = self._keepers.get(room_id)
         if task is not None and not task.done():
             self._wake_keeper(room_id)
@@ -893,13 +889,11 @@ class RoomService:
             while not self._closing:
                 wake.clear()
                 hint = self._hints.pop(room_id, None)
-                stale = room_id in self._stale
-                self._stale.discard(room_id)
                 if (
                     room is not None
                     and hint is not None
-                    and not stale
-                    and (hint.id == room.game_id and room.setup is None)
+                    and hint.id == room.game_id
+                    and room.setup is None
                 ):
                     moment: datetime | None = clocks.due(hint.options["clock"])[0]
                 else:
@@ -926,7 +920,6 @@ class RoomService:
             if self._keepers.get(room_id) is asyncio.current_task():
                 del self._keepers[room_id]
                 self._hints.pop(room_id, None)
-                self._stale.discard(room_id)
 
     async def _next_moment(self, room: RoomRecord) -> datetime | None:
         if room.setup is not None:
