@@ -294,7 +294,7 @@ def test_two_web_instances_play_an_ai_game_through_the_worker(web: Cluster, tmp_
     assert moves[1] in set(board.legal_move_texts())
 
 
-def test_without_a_worker_the_ai_move_waits_and_is_played_once_one_starts(
+def test_without_a_worker_the_ai_move_waits_and_is_played_once_one_starts_Z4(
     web: Cluster, tmp_path: Path
 ) -> None:
     a, b = web.instances
@@ -315,7 +315,7 @@ def test_without_a_worker_the_ai_move_waits_and_is_played_once_one_starts(
     assert_moves_logged_once(web, game_id, 2)
 
 
-def test_a_worker_killed_mid_search_loses_nothing_and_the_move_is_played_once(
+def test_a_worker_killed_mid_search_loses_nothing_and_the_move_is_played_once_Z4(
     web: Cluster, tmp_path: Path
 ) -> None:
     a, _ = web.instances

@@ -101,7 +101,7 @@ def _game(seq: int) -> GameRecord:
     )
 
 
-def test_a_committed_change_crosses_with_its_news_and_a_bad_one_without() -> None:
+def test_a_change_crosses_with_its_news_but_not_the_jieqi_secret_Z2() -> None:
     async def scenario() -> None:
         async for first, second, prefix in _hubs():
             there = Socket()
