@@ -10,7 +10,14 @@ import pytest
 
 from chuhan.cli import main
 from chuhan.rules import Board, make_board
-from chuhan.rules.record import RecordError, read_record, read_records, write_record
+from chuhan.rules.record import (
+    RecordError,
+    RulesEnd,
+    read_record,
+    read_records,
+    write_gib,
+    write_record,
+)
 
 SCREEN_HORSES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8"]
 SCREEN_HORSES += ["c4c5", "g7g6", "h1h7", "h8i8", "h7g7", "i8i9"]
@@ -266,7 +273,9 @@ def test_a_gib_janggi_record_imports_with_its_setups_and_result() -> None:
     assert [str(m) for m in record.moves] == ["i4h4", "a7b7", "b1c3", "pass", "h4h5"]
     assert record.result == "0-1"  # 한 기권승: Han won by resignation
     start = make_board("janggi", record.start_fen)
-    assert start.piece_letter(1) == "N" and start.piece_letter(88) == "b"  # b1 horse, h10 elephant
+    # 한차림 "상마상마" is written from the board's left as Cho sees it: b10 elephant, h10 horse.
+    assert start.piece_letter(1) == "N" and start.piece_letter(82) == "b"
+    assert start.piece_letter(88) == "n"
 
 
 def test_cli_record_import_reads_cp949_gib_files(
@@ -307,3 +316,158 @@ def test_a_file_of_several_games_reads_game_by_game_n4() -> None:
     with pytest.raises(RecordError) as caught:
         read_records(broken)
     assert caught.value.line == 26  # line 13 of the second game, which starts on line 14
+
+
+# ---------------------------------------------------------------- records found in the wild
+# Each is a record of the form real sites, clubs and programs write (issue 17).
+
+CLUB_GIB = """\
+[대회명 "제5회 동호회 리그"]
+[회전 "3"]
+[대국일자 "2019.05.12"]
+[초대국자 "김철수"]
+[한대국자 "이영희"]
+[초차림 "마상마상"]
+[한차림 "마상마상"]
+[대국결과 "초 완승"]
+
+1. 75졸65 2. 45병55 3. 65졸55병 4. 25장36 5. 55졸45 6. 13상45졸 7. 06사96 8. 36장35
+9. 02마83 10. 12마31 11. 82포85장군
+"""
+
+
+def test_a_gib_reads_hans_setup_from_the_boards_left_as_cho_sees_it_j3_n4() -> None:
+    """한차림 "마상마상" puts Han's elephant on c10, which moves at 13상45 (read from Han's own
+    left it would be a horse there and the record would not replay)."""
+    record = read_record(CLUB_GIB)
+    start = make_board("janggi", record.start_fen)
+    assert [start.piece_letter(p) for p in (82, 83, 87, 88)] == ["n", "b", "n", "b"]
+    assert [start.piece_letter(p) for p in (1, 2, 6, 7)] == ["N", "B", "N", "B"]
+    assert make_board("janggi", setup="HEHE:EHEH").fen() == record.start_fen
+
+
+def test_gib_moves_with_the_piece_taken_and_a_check_written_after_them_import_n4() -> None:
+    record = read_record(CLUB_GIB)
+    assert [str(m) for m in record.moves][2:6] == ["e5e6", "e9f8", "e6e7", "c10e7"]
+    assert str(record.moves[-1]) == "b3e3" and record.board.is_check()
+    assert record.result == "1-0"  # 초 완승
+    wrong_taken = CLUB_GIB.replace("65졸55병", "65졸55차")
+    with pytest.raises(RecordError, match="no 차 to take") as caught:
+        read_record(wrong_taken)
+    assert caught.value.line == 10
+
+
+BLACK_FIRST_WITH_FEN = """\
+[Game "Chinese Chess"]
+[Event "全国象棋团体赛"]
+[Red "甲"]
+[Black "乙"]
+[Result "0-1"]
+[FEN "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1"]
+[Format "Chinese"]
+
+  1. ...       炮8平5
+  2. 马二进三   马8进7
+  3. 车一平二   车9平8
+0-1
+"""
+
+BLACK_FIRST_NO_FEN = """\
+[Game "Chinese Chess"]
+[Event "让先对局"]
+[Result "*"]
+
+1. ..... 炮8平5 2. 马二进三 马8进7
+*
+"""
+
+
+def test_a_black_first_record_with_a_placeholder_imports_n4() -> None:
+    record = read_record(BLACK_FIRST_WITH_FEN)
+    assert [str(m) for m in record.moves] == ["h8e8", "h1g3", "h10g8", "i1h1", "i10h10"]
+    assert record.start_fen.split()[1] == "b"
+    plain = read_record(BLACK_FIRST_NO_FEN)
+    assert [str(m) for m in plain.moves] == ["h8e8", "h1g3", "h10g8"]
+    assert plain.start_fen == make_board("xiangqi").fen().replace(" w ", " b ")
+    again = read_record(write_record(plain.board, "wxf"))
+    assert again.board.fen() == plain.board.fen()  # written back as "1... C8.5"
+
+
+LOWER_CASE_ICCS = """\
+[Game "Chinese Chess"]
+[Event "网络对局"]
+[Red "red_player"]
+[Black "black_player"]
+[Result "*"]
+
+1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 b9c7
+4. c3c4 g6g5 5. h0h6 h7i7 6. h6g6 i7i8
+*
+"""
+
+
+def test_lower_case_iccs_without_a_format_tag_imports_n4() -> None:
+    record = read_record(LOWER_CASE_ICCS)
+    assert [str(m) for m in record.moves] == SCREEN_HORSES
+
+
+# A club game that went on after a threefold repetition (the chariots shuffling on moves
+# 5–8), then agreed a draw: our rules (E1) end it at half-move 15.
+PLAYED_ON = """\
+[Game "Chinese Chess"]
+[Event "俱乐部快棋赛"]
+[Result "1/2-1/2"]
+[Termination "agreement"]
+[Format "Chinese"]
+
+1. 炮二平五 马8进7
+2. 马二进三 车9平8
+3. 车一平二 马2进3
+4. 车二进四 炮8平9
+5. 车二退一 炮9平8
+6. 车二进一 炮8平9
+7. 车二退一 炮9平8
+8. 车二进一 炮8平9
+9. 车二退一 炮9平8
+10. 兵七进一 卒3进1
+1/2-1/2
+"""
+
+
+def test_a_game_played_on_after_a_repetition_imports_as_played_e1_n4() -> None:
+    record = read_record(PLAYED_ON)
+    assert len(record.moves) == 20 and str(record.moves[-1]) == "c7c6"
+    assert record.rules_end == RulesEnd(ply=15, reason="repetition", winner=None)
+    assert record.rules_end.as_json(("red", "black")) == {
+        "ply": 15,
+        "reason": "repetition",
+        "winner": None,
+    }
+    assert (record.result, record.termination) == ("1/2-1/2", "agreement")
+    assert record.board.outcome() is None
+    again = read_record(write_record(record.board, "wxf", result="1/2-1/2"))
+    assert again.moves == record.moves and again.rules_end == record.rules_end
+    assert read_record(XQBASE_CHINESE).rules_end is None
+
+
+def test_cli_record_import_still_prints_the_final_position_of_a_played_on_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "club.pgn"
+    path.write_text(PLAYED_ON, encoding="utf-8")
+    status, out, _ = _run(capsys, "record", "import", str(path))
+    state = json.loads(out)
+    assert status == 0 and state["status"] == "ongoing" and state["turn"] == "red"
+    assert state["rules_end"] == {"ply": 15, "reason": "repetition", "winner": None}
+
+
+def test_a_janggi_game_written_as_gib_reads_back_to_the_same_game_j3_n4() -> None:
+    record = read_record(CLUB_GIB)
+    text = write_gib(record.board, result="1-0", termination="resignation")
+    assert '[한차림 "마상마상"]' in text and '[대국결과 "초 기권승"]' in text
+    assert text.splitlines()[-1].startswith("1. 75卒65 2. 45兵55 3. 65卒55")
+    again = read_record(text)
+    assert again.moves == record.moves and again.board.fen() == record.board.fen()
+    assert again.result == "1-0"
+    with pytest.raises(ValueError, match="janggi"):
+        write_gib(_played(CANNON_MATE))

@@ -287,7 +287,10 @@ def _cmd_record_import(args: argparse.Namespace) -> int:
     board = record.board
     # A jieqi record without its arrangement knows only what the reveals told: Red's view.
     blind = isinstance(board, JieqiBoard) and not board.has_secret
-    print(json.dumps(game_state(board, "red" if blind else None), ensure_ascii=False))
+    state = game_state(board, "red" if blind else None)
+    if record.rules_end is not None:  # played on past our rules' end (E1–E3): say where
+        state["rules_end"] = record.rules_end.as_json(board.SIDE_NAMES)
+    print(json.dumps(state, ensure_ascii=False))
     return 0
 
 

@@ -24,7 +24,8 @@
   Cho (the first mover) at the bottom: the row counted from the top (``1``…``9``, ``0`` for
   the tenth, Cho's back row) then the column from Cho's left (``1``…``9``). ``79卒78`` is
   Cho's soldier i4→h4, ``08馬87`` Cho's horse h1→g3. Cho's soldier is ``卒``, Han's ``兵``;
-  the other pieces are ``車 包 馬 象 士 將``. A pass is ``한수쉼``.
+  the other pieces are ``車 包 馬 象 士 將``. A pass is ``한수쉼``. Reading also takes what
+  ``.gib`` files add after the to-point: the piece taken (``65졸55병``) and ``장군``/``멍군``.
 * Jieqi (Q3): a move that turns a face-down piece face up is written with what it became,
   ``(R)`` after the move (``(车)`` in Chinese); reveals are public, so every viewer may see it.
 
@@ -515,7 +516,10 @@ def _read_coordinates(board: Board, cleaned: str, notation: str, text: str) -> M
     return _legal(board, move, text)
 
 
-_KOREAN = re.compile(r"^(\d)(\d)(\D*?)(\d)(\d)$")
+_KOREAN = re.compile(r"^(\d)(\d)(\D*?)(\d)(\d)(\D*)$")
+# What .gib files may write after the to-point: the piece taken (``65졸55병``), then a check
+# (``장군``) or an answer to one (``멍군``).
+_KOREAN_SUFFIX = re.compile(r"^(\D?)(?:장군|멍군)?$")
 
 
 def _read_korean(board: Board, cleaned: str, text: str) -> Move:
@@ -524,7 +528,10 @@ def _read_korean(board: Board, cleaned: str, text: str) -> Move:
     found = _KOREAN.match(cleaned)
     if not found:
         raise NotationError(f"not a korean move: {text!r} (expected e.g. '79卒78')")
-    r1, c1, piece, r2, c2 = found.groups()
+    r1, c1, piece, r2, c2, suffix = found.groups()
+    taken = _KOREAN_SUFFIX.match(suffix)
+    if taken is None or (taken.group(1) and taken.group(1) not in _KOREAN_KINDS):
+        raise NotationError(f"not a korean move: {text!r} (unknown ending {suffix!r})")
     if "0" in (c1, c2):
         raise NotationError(f"not a korean move: {text!r} (columns are 1–9)")
     fr = (10 - int(r1) if r1 != "0" else 0) * 9 + int(c1) - 1
@@ -536,6 +543,8 @@ def _read_korean(board: Board, cleaned: str, text: str) -> Move:
             raise NotationError(f"unknown piece {piece!r} in {text!r}")
         if named != _kind_of(board, fr):
             raise NotationError(f"{text!r}: the piece on {square_name(fr)} is not a {piece}")
+    if taken.group(1) and _KOREAN_KINDS[taken.group(1)] != abs(board.squares[to]):
+        raise NotationError(f"{text!r}: there is no {taken.group(1)} to take on {square_name(to)}")
     return move
 
 

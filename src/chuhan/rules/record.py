@@ -24,8 +24,14 @@ in its moves (``R9+1(C)``), enough to replay it on a board that learns from them
 
 Reading skips comments (``{…}``, ``;`` to the end of the line), variations (``(…)``), NAGs
 (``$1``) and move numbers; moves are read in the ``Format`` given (detected per move when the
-tag is missing). A record that does not hold together raises :class:`RecordError` naming the
-line and the reason.
+tag is missing; lower-case ICCS such as ``h2e2`` is recognised by the whole record). A
+placeholder for Red's first move (``1. ... 炮8平5``, ``1. .....``) makes Black move first.
+``.gib`` setups are both written from the board's left as Cho sees it, and ``.gib`` moves may
+end with the piece taken and ``장군`` (``65졸55병``). A game that its players went on with
+after our rules ended it (a threefold repetition: other sites and clubs play on) is kept
+move for move; :attr:`GameRecord.rules_end` says where and why our rules would have ended it.
+:func:`write_gib` writes a janggi game as a ``.gib``. A record that does not hold together
+raises :class:`RecordError` naming the line and the reason.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from .jieqi import JieqiBoard, verify_commitment
 from .notation import check_notation, read_move, read_reveal, write_move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+_NO_MOVE_ENDS = ("checkmate", "stalemate")
 # Record format tag values, by notation name.
 FORMAT_TAGS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "korean": "Korean"}
 FORMAT_TAGS["coords"] = "Coords"
@@ -64,9 +71,28 @@ class RecordError(RulesError):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class RulesEnd:
+    """Where our rules would have ended a game that its players played on (E1–E3: a club
+    that does not stop at a threefold repetition): after ``ply`` half-moves, for ``reason``
+    (``Outcome.reason``), won by ``winner`` (a side number, None for a draw)."""
+
+    ply: int
+    reason: str
+    winner: int | None
+
+    def as_json(self, side_names: tuple[str, str]) -> dict[str, object]:
+        winner = None if self.winner is None else side_names[self.winner]
+        return {"ply": self.ply, "reason": self.reason, "winner": winner}
+
+
 @dataclass
 class GameRecord:
-    """A game read from a record: its start, moves, result and tags, and the final board."""
+    """A game read from a record: its start, moves, result and tags, and the final board.
+
+    ``rules_end`` is set when the record goes on past a position where our rules end the
+    game (a repetition, the no-capture limit…): the moves are kept as played.
+    """
 
     variant: str
     start_fen: str
@@ -75,6 +101,7 @@ class GameRecord:
     termination: str | None
     board: Board
     tags: dict[str, str] = field(default_factory=dict)
+    rules_end: RulesEnd | None = None
 
 
 def default_format(variant: str) -> str:
@@ -153,6 +180,62 @@ def write_record(
     return "\n".join(lines) + "\n"
 
 
+_GIB_LETTERS = {"H": "마", "E": "상"}
+_GIB_WINS = {"checkmate": "완승", "resignation": "기권승", "timeout": "시간승"}
+_GIB_WINS.update({"double_pass": "판정승", "repetition": "판정승", "move_limit": "판정승"})
+_GIB_WINS["bikjang"] = "판정승"
+
+
+def write_gib(
+    board: Board, *, result: str | None = None, termination: str | None = None
+) -> str:
+    """The janggi game played on ``board`` as a ``.gib`` file's text (Korean software's
+    record: tags ``초차림``/``한차림``/``대국결과``, then the half-moves numbered one by one in
+    the Korean point notation). ``result``/``termination`` as for :func:`write_record`.
+
+    Raises ValueError for another variant, an unknown result, or a game that did not start
+    from one of the sixteen setups (a ``.gib`` has no FEN).
+    """
+    if board.variant != "janggi":
+        raise ValueError(".gib records are for janggi")
+    start = _start_of(board)
+    setup = getattr(start, "setup", None)
+    if setup is None:
+        raise ValueError("a .gib record starts from a setup; this game starts from a FEN")
+    outcome = board.outcome()
+    result = result or result_text(outcome)
+    if result not in RESULTS:
+        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
+    if termination is None and outcome is not None:
+        termination = outcome.reason
+    cho, han = setup.split(":")
+    # Both setups are written from the board's left as Cho sees it (Han's own left reversed).
+    lines = [
+        f'[초차림 "{"".join(_GIB_LETTERS[c] for c in cho)}"]',
+        f'[한차림 "{"".join(_GIB_LETTERS[c] for c in reversed(han))}"]',
+    ]
+    if result in ("1-0", "0-1"):
+        winner = "초" if result == "1-0" else "한"
+        lines.append(f'[대국결과 "{winner} {_GIB_WINS.get(termination or "", "승")}"]')
+    elif result == "1/2-1/2":
+        lines.append('[대국결과 "무승부"]')
+    lines.append("")
+    moves = _written_moves(start, board.move_stack, "korean")
+    lines.append(" ".join(f"{ply}. {text}" for ply, text in enumerate(moves, start=1)))
+    return "\n".join(lines) + "\n"
+
+
+def _written_moves(start: Board, moves: list[Move], fmt: str) -> list[str]:
+    """``moves`` played from ``start`` (left unchanged) written in ``fmt``, also past our
+    rules' end (:func:`push_played`); jieqi reveals come from ``start``'s own board."""
+    replay = start.copy()
+    out = []
+    for move in moves:
+        out.append(write_move(replay, move, fmt))
+        push_played(replay, move)
+    return out
+
+
 def _options_of(board: Board) -> dict[str, object]:
     bikjang = getattr(board, "bikjang", None)
     return {"bikjang": bikjang} if bikjang not in (None, "off") else {}
@@ -166,7 +249,9 @@ def _reveals(board: Board) -> list[str | None]:
     """What each move of a jieqi game turned face up (public, Q3); None for the others."""
     if not isinstance(board, JieqiBoard):
         return [None] * board.ply
-    view = board.view("all" if board.has_secret else "red")
+    # A board rebuilt from one player's view can only give that view; reveals are in all.
+    knower = "all" if board.has_secret or board.viewer is None else board.viewer
+    view = board.view(knower)
     return [record["reveal"] for record in view["moves"]]
 
 
@@ -181,10 +266,7 @@ def _movetext(
                 yield line
             line = f"{replay.fullmove}."
         line += " " + write_move(replay, move, fmt, reveal=reveal)
-        if isinstance(replay, JieqiBoard) and reveal:
-            replay.push(move, reveal=reveal)
-        else:
-            replay.push(move)
+        push_played(replay, move, reveal)
     if line:
         yield line
 
@@ -277,7 +359,7 @@ def _tokens(lines: list[str], first: int, end: int) -> Iterator[_Token]:
 
 
 # Moves that begin with a digit: WXF soldiers on two files (``33.4``), Korean (``79卒78``).
-_DIGIT_MOVE = re.compile(r"^(?:\d[\d+\-][+\-.=]\d|\d\d\D+\d\d)(?:\(.\))?$")
+_DIGIT_MOVE = re.compile(r"^(?:\d[\d+\-][+\-.=]\d|\d\d\D+\d\d\D*)(?:\(.\))?$")
 
 
 def _split_number(word: str, line: int) -> Iterator[_Token]:
@@ -292,8 +374,9 @@ def _split_number(word: str, line: int) -> Iterator[_Token]:
         yield _Token(word, line)
 
 
-# .gib (Korean janggi) tags: each side's horse/elephant setup, read from its own left (J3),
-# and the result ("초 완승": Cho wins).
+# .gib (Korean janggi) tags: each side's horse/elephant setup and the result ("초 완승": Cho
+# wins). Both setups are written from the board's left as Cho sees it, so Han's reads from
+# Han's own left (J3) reversed: 한차림 "마상마상" is Han's EHEH (only 마상마상/상마상마 differ).
 _GIB_SETUP_TAGS = (("초차림", "초포진"), ("한차림", "한포진"))
 _GIB_PIECES = {"마": "H", "상": "E"}
 
@@ -315,7 +398,7 @@ def _variant_from(tags: dict[str, str], lines_of: dict[str, int]) -> str:
 def _gib_setup(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
     """``"HEEH:EHHE"`` from the .gib tags ``초차림 "마상상마"`` / ``한차림 "상마마상"``."""
     choices = []
-    for names in _GIB_SETUP_TAGS:
+    for han, names in enumerate(_GIB_SETUP_TAGS):
         name = next((n for n in names if n in tags), None)
         if name is None:
             return None
@@ -323,7 +406,7 @@ def _gib_setup(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
         letters = "".join(_GIB_PIECES.get(ch, "?") for ch in value)
         if len(letters) != 4 or "?" in letters:
             raise RecordError(lines_of[name], f"unknown setup {tags[name]!r} (e.g. 마상상마)")
-        choices.append(letters)
+        choices.append(letters[::-1] if han else letters)
     return ":".join(choices)
 
 
@@ -333,7 +416,7 @@ def _gib_result(text: str) -> str:
         return "1-0"
     if text[:1] in ("한", "漢"):
         return "0-1"
-    return "*"
+    return "1/2-1/2" if text.startswith("무승부") else "*"
 
 
 def _format_from(tags: dict[str, str], lines_of: dict[str, int]) -> str | None:
@@ -448,7 +531,8 @@ def _read_game(lines: list[str], begin: int, end: int) -> GameRecord:
             break
         found = _TAG.match(stripped)
         if not found:
-            raise RecordError(index + 1, f"malformed tag {stripped!r} (expected [Name \"value\"])")
+            expected = '(expected [Name "value"])'
+            raise RecordError(index + 1, f"malformed tag {stripped!r} {expected}")
         name, value = found.group(1), re.sub(r"\\(.)", r"\1", found.group(2))
         tags[name] = value
         lines_of[name] = index + 1
@@ -457,32 +541,98 @@ def _read_game(lines: list[str], begin: int, end: int) -> GameRecord:
         lines_of["Result"] = lines_of["대국결과"]
     variant = _variant_from(tags, lines_of)
     notation = _format_from(tags, lines_of)
+    tokens = list(_tokens(lines, first, end))
+    try:
+        return _replay(variant, tags, lines_of, tokens, notation)
+    except RecordError as first_error:
+        # Lower-case ICCS without a Format tag (``h2e2``) reads as coordinates, whose ranks
+        # count from 1: when that fails, the whole record is tried as ICCS once.
+        if notation is not None or not any(_COORDINATE_LIKE.match(t.text) for t in tokens):
+            raise
+        try:
+            return _replay(variant, tags, lines_of, tokens, "iccs")
+        except RecordError:
+            raise first_error from None
+
+
+_COORDINATE_LIKE = re.compile(r"^[a-iA-I](?:10|\d)-?[a-iA-I](?:10|\d)$")
+# A black-first record leaves Red's first move out: ``1. ... 炮8平5``, ``1. .....``.
+_PLACEHOLDER = re.compile(r"^(?:\.{2,}|…+)$")
+
+
+def _replay(
+    variant: str,
+    tags: dict[str, str],
+    lines_of: dict[str, int],
+    tokens: list[_Token],
+    notation: str | None,
+) -> GameRecord:
     board = _start_board(variant, tags, lines_of)
-    start_fen = board.fen()
     moves: list[Move] = []
     text_result: _Token | None = None
-    for token in _tokens(lines, first, end):
+    rules_end: RulesEnd | None = None
+    for token in tokens:
         if token.text.startswith("["):
             raise RecordError(token.line, "malformed tag among the moves")
         if _NAG.match(token.text) or _GIB_MARK.match(token.text):
+            continue
+        if _PLACEHOLDER.match(token.text):
+            if not moves and board.turn == FIRST:
+                board = _black_first(variant, tags, lines_of, token)
             continue
         if token.text in RESULTS:
             text_result = token
             continue
         if text_result is not None:
             raise RecordError(token.line, f"move {token.text!r} after the result")
+        outcome = board.outcome()
+        if outcome is not None and rules_end is None:
+            rules_end = RulesEnd(board.ply, outcome.reason, outcome.winner)
         _play(board, token, notation, len(moves) + 1)
         moves.append(board.move_stack[-1])
-    result = _check_result(board, tags, lines_of, text_result)
+    result = _check_result(board, tags, lines_of, text_result, played_on=rules_end is not None)
     return GameRecord(
         variant=variant,
-        start_fen=start_fen,
+        start_fen=_start_of(board).fen(),
         moves=moves,
         result=result,
         termination=tags.get("Termination") or _termination(board),
         board=board,
         tags=tags,
+        rules_end=rules_end,
     )
+
+
+def _black_first(
+    variant: str, tags: dict[str, str], lines_of: dict[str, int], token: _Token
+) -> Board:
+    """The start board with the second mover to move, for a record whose first move is a
+    placeholder (the game began with Black's move)."""
+    if variant == "janggi":
+        raise RecordError(token.line, "a janggi game starts with Cho's move, not a placeholder")
+    fen = (tags.get("FEN") or make_board(variant).fen()).split()
+    if len(fen) < 2:
+        raise RecordError(lines_of.get("FEN", token.line), "the FEN has no side to move")
+    fen[1] = "b"
+    return _start_board(variant, {**tags, "FEN": " ".join(fen)}, lines_of)
+
+
+def push_played(board: Board, move: Move | str, reveal: str | None = None) -> None:
+    """Play a move as a game record has it, also where our rules had already ended the game
+    (a repetition, the no-capture limit: other sites and clubs play on). ``reveal`` is what a
+    face-down jieqi mover turned out to be (needed on a board without the secret).
+
+    Raises what ``Board.push`` raises for an illegal move or a wrong reveal, and
+    GameOverError only when the side to move has no legal move at all.
+    """
+    if board.outcome() is not None:
+        # Every rule but "no legal move" can end a game that still has moves: the board is
+        # told that it goes on, so that push checks the move (and its reveal) as usual.
+        board._outcome_cache = (board.ply, None)
+    if isinstance(board, JieqiBoard):
+        board.push(move, reveal=reveal)
+    else:
+        board.push(move)
 
 
 def _termination(board: Board) -> str | None:
@@ -491,23 +641,30 @@ def _termination(board: Board) -> str | None:
 
 
 def _play(board: Board, token: _Token, notation: str | None, ply: int) -> None:
-    """Read and play one move; raises RecordError naming the line, the move and why."""
+    """Read and play one move (also past our rules' end: :func:`push_played`); raises
+    RecordError naming the line, the move and why."""
     try:
         move = read_move(board, token.text, notation)
         reveal = read_reveal(token.text)
         if isinstance(board, JieqiBoard) and board.needs_reveal(move.code):
             if reveal is None and not board.has_secret:
                 raise RulesError("the move turns a piece face up: write what it was, e.g. (R)")
-            board.push(move, reveal=reveal)
         else:
-            board.push(move)
+            reveal = None
+        push_played(board, move, reveal)
     except RulesError as exc:
         raise RecordError(token.line, f"{token.text!r} (half-move {ply}): {exc}") from None
 
 
 def _check_result(
-    board: Board, tags: dict[str, str], lines_of: dict[str, int], text_result: _Token | None
+    board: Board,
+    tags: dict[str, str],
+    lines_of: dict[str, int],
+    text_result: _Token | None,
+    played_on: bool = False,
 ) -> str:
+    """The record's result, checked against the final position. A game played on past our
+    rules' end is only held to an end without legal moves (mate, stalemate)."""
     tag_result = tags.get("Result")
     if tag_result is not None and tag_result not in RESULTS:
         raise RecordError(lines_of["Result"], f"Result must be one of {', '.join(RESULTS)}")
@@ -518,6 +675,8 @@ def _check_result(
     result = tag_result if tag_result and tag_result != "*" else None
     result = result or (text_result.text if text_result else None) or "*"
     outcome = board.outcome()
+    if played_on and outcome is not None and outcome.reason not in _NO_MOVE_ENDS:
+        outcome = None
     if outcome is not None and result != "*" and result != result_text(outcome):
         line = lines_of.get("Result") or (text_result.line if text_result else len(tags) + 1)
         raise RecordError(
