@@ -220,7 +220,7 @@ def create_app(
     async def websocket(socket: WebSocket, game_id: str) -> None:
         await game_socket(socket, service, game_id)
 
-    from .rooms import rooms_router  # SPEC R1–R8: online rooms
+    from .rooms.routes import rooms_router  # SPEC R1–R8: online rooms
 
     app.include_router(rooms_router(service))
     _mount_front_end(app, settings)

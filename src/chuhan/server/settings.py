@@ -17,6 +17,11 @@ Environment variables (all optional):
 - ``REDIS_URL``: with it, events cross server instances through Redis pub/sub (several
   ``chuhan serve`` behind one proxy, sharing ``DATABASE_URL``); ``CHUHAN_REDIS_PREFIX`` names
   the channel (default ``chuhan``), so deployments or test runs can share one Redis.
+- Online rooms (:class:`RoomSettings`; shortened by tests only, a client never can):
+  ``CHUHAN_ROOM_TURN_SECONDS`` (90), ``CHUHAN_ROOM_AWAY_BUDGET_SECONDS`` (120),
+  ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
+  ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
+  ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5).
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from .rooms.clocks import ClockRules
+from .rooms.ratelimit import JoinLimits
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60
@@ -37,6 +45,35 @@ def _env_float(name: str, default: float) -> float:
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
+
+
+@dataclass(frozen=True)
+class RoomSettings:
+    """Room timings and limits (SPEC R4, R7, Z3, Z4)."""
+
+    clock: ClockRules = field(default_factory=ClockRules)
+    limits: JoinLimits = field(default_factory=JoinLimits)
+    idle_room_seconds: float = 3600.0  # an unattended open room gives its password back
+    # Z4, R7: every instance says it is alive this often; silent this long, it is dead.
+    heartbeat_seconds: float = 1.0
+    dead_after_seconds: float = 5.0
+
+    @classmethod
+    def from_env(cls) -> RoomSettings:
+        return cls(
+            clock=ClockRules(
+                turn_seconds=_env_float("CHUHAN_ROOM_TURN_SECONDS", 90.0),
+                lag_cap_seconds=_env_float("CHUHAN_ROOM_LAG_CAP_SECONDS", 2.0),
+                away_budget_seconds=_env_float("CHUHAN_ROOM_AWAY_BUDGET_SECONDS", 120.0),
+            ),
+            limits=JoinLimits(
+                per_player=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER", 10),
+                per_address=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS", 30),
+                window_seconds=_env_float("CHUHAN_ROOM_JOIN_WINDOW_SECONDS", 900.0),
+            ),
+            heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
+            dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
+        )
 
 
 @dataclass(frozen=True)
@@ -56,6 +93,7 @@ class Settings:
     ai_retry_seconds: float = 1.0
     max_message_bytes: int = 4096
     web_dir: Path = field(default=WEB_DIR)
+    rooms: RoomSettings = field(default_factory=RoomSettings)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -71,6 +109,7 @@ class Settings:
             ai_shared=os.environ.get("CHUHAN_AI_SHARED", "").lower() in ("1", "true", "yes"),
             redis_url=os.environ.get("REDIS_URL") or None,
             redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
+            rooms=RoomSettings.from_env(),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]

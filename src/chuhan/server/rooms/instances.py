@@ -10,13 +10,27 @@ clocks were kept by no one: that time is charged to no one (Z4), see :func:`outa
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Boolean, Column, DateTime, String, Table, delete, select, update
 
-from ..storage import Store
+from ..games import GameActionError
+from ..storage import Store, utcnow
 from ..tables import metadata
+from . import rules
+from .core import RoomCore
+from .presence import without_instances
+from .store import RoomRecord
+
+if TYPE_CHECKING:
+    from ..settings import RoomSettings
+
+log = logging.getLogger("chuhan.rooms")
 
 server_instances = Table(
     "server_instances",
@@ -113,3 +127,147 @@ class InstanceStore:
                 )
             ).rowcount
         return bool(deleted == 1)
+
+
+class InstanceRegistry:
+    """This instance among the others: its heartbeat, the outage before it started (Z4),
+    and the seats of dead instances (R7).
+
+    ``settle``: presence after seats changed (both away makes the game wait);
+    ``keep_time``: a room whose clock this instance now keeps.
+    """
+
+    def __init__(
+        self,
+        core: RoomCore,
+        settle: Callable[[RoomRecord], Awaitable[None]],
+        keep_time: Callable[[str], None],
+    ) -> None:
+        self.core = core
+        self.settle = settle
+        self.keep_time = keep_time
+        self.store = InstanceStore(core.games.store)
+        self.heartbeat: asyncio.Task[None] | None = None
+        self.recovered = False
+
+    @property
+    def settings(self) -> RoomSettings:
+        return self.core.settings
+
+    async def join(self) -> None:
+        """Say this instance is alive, then move the clocks by an outage of every instance
+        (Z4) and clear the seats dead instances held (R7)."""
+        core = self.core
+        await core.db(self.store.beat, core.instance_id, utcnow())
+        self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
+        live, dead = await self._other_instances()
+        since = outage_since(live, dead)
+        if since is not None:
+            await self._after_outage(since)
+        await self._bury(dead, legacy_seats=True)
+
+    async def leave(self) -> None:
+        """A graceful stop (the heartbeat task was stopped already)."""
+        try:
+            await self.core.db(self.store.stop, self.core.instance_id, utcnow())
+        except Exception:  # the database is gone: the heartbeat ages instead
+            log.exception("could not record this instance's stop")
+
+    async def _beat(self) -> None:
+        """Say this instance is alive; once started, bury the instances that died.
+
+        Only after beating without a failure for ``dead_after_seconds``: when the database
+        was out of reach, every instance's heartbeat aged alike, and the others need that
+        long to be heard again.
+        """
+        core = self.core
+        beating_since = utcnow()
+        while not core.closing:
+            await asyncio.sleep(self.settings.heartbeat_seconds)
+            try:
+                if not await core.db(self.store.beat, core.instance_id, utcnow()):
+                    log.warning("this instance was taken for dead; its heartbeat is back")
+                steady = (utcnow() - beating_since).total_seconds()
+                if self.recovered and steady >= self.settings.dead_after_seconds:
+                    await self._bury_dead_peers()
+            except Exception:
+                beating_since = utcnow()
+                log.exception("heartbeat failed")
+
+    async def _other_instances(self) -> tuple[list[Instance], list[Instance]]:
+        """The other instances, alive and dead, as seen at start-up.
+
+        One whose heartbeat is recent may have just died (this server restarted right after
+        a crash): it is watched until it beats again (alive) or its heartbeat ages (dead),
+        at most ``dead_after_seconds``.
+        """
+        first = {i.id: i for i in await self.core.db(self.store.all)}
+        while True:
+            now = utcnow()
+            live, dead, unsure = [], [], []
+            for instance in await self.core.db(self.store.all):
+                seen = first.get(instance.id)
+                if instance.id == self.core.instance_id:
+                    continue
+                if instance.is_dead(now, self.settings.dead_after_seconds):
+                    dead.append(instance)
+                elif seen is None or instance.alive_at > seen.alive_at:
+                    live.append(instance)
+                else:
+                    unsure.append(instance)
+            if not unsure:
+                return live, dead
+            await asyncio.sleep(self.settings.heartbeat_seconds / 2)
+
+    async def _after_outage(self, since: datetime) -> None:
+        """Z4: move every running clock and setup deadline by the time no instance was
+        alive (each once, even with several instances starting together)."""
+        log.warning("no server was alive since %s: the room clocks wait that long", since)
+        core = self.core
+        for room in await core.db(core.store.active):
+            try:
+                if room.setup is not None:
+                    await core.change_room(
+                        room.id, lambda r: rules.setup_after_outage(r, since, utcnow())
+                    )
+                elif room.game_id is not None:
+                    await core.games.apply(
+                        room.game_id, lambda g: rules.clock_after_outage(g, since, utcnow())
+                    )
+            except GameActionError as exc:
+                log.warning("clock not moved", extra={"room": room.id, "code": exc.code})
+
+    async def _bury_dead_peers(self) -> None:
+        now = utcnow()
+        dead = [
+            instance
+            for instance in await self.core.db(self.store.all)
+            if instance.id != self.core.instance_id
+            and instance.is_dead(now, self.settings.dead_after_seconds)
+        ]
+        if dead:
+            await self._bury(dead, legacy_seats=False)
+            # Their clock keepers died with them: this instance keeps those clocks now.
+            for room in await self.core.db(self.core.store.active):
+                self.keep_time(room.id)
+
+    async def _bury(self, dead: list[Instance], legacy_seats: bool) -> None:
+        """R7: seats held by connections of ``dead`` instances are no longer connected (with
+        ``legacy_seats``, also seats marked before instances were recorded); then both
+        players away makes the game wait. The dead instances' rows are forgotten."""
+        gone: set[str | None] = {instance.id for instance in dead}
+        if legacy_seats:
+            gone.add(None)
+        core = self.core
+        for room in await core.db(core.store.open_rooms):
+            if without_instances(room, gone) is None:
+                continue
+            try:
+                await self.settle(
+                    await core.change_room(room.id, lambda r: without_instances(r, gone))
+                )
+            except GameActionError as exc:
+                log.warning("seats not cleared", extra={"room": room.id, "code": exc.code})
+        for instance in dead:
+            if await core.db(self.store.forget, instance):
+                log.info("instance buried", extra={"instance": instance.id})

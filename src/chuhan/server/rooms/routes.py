@@ -25,9 +25,12 @@ from .. import games as rules_of
 from ..games import GameActionError
 from ..hub import News
 from ..service import GameService, new_id
+from ..settings import RoomSettings
 from ..storage import GameRecord, Player, StoredEvent, iter_events
 from ..ws import COOKIE
-from .service import RoomError, RoomService, RoomSettings, room_key
+from .core import room_key
+from .rules import RoomError
+from .service import RoomService
 
 log = logging.getLogger("chuhan.rooms")
 MESSAGE_TYPES = (
@@ -69,8 +72,9 @@ def _refusal(exc: GameActionError) -> JSONResponse:
 
 
 def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:
-    """The rooms' routes; their clock keepers start and stop with the app."""
-    rooms = RoomService(games, settings or RoomSettings.from_env())
+    """The rooms' routes; their clock keepers start and stop with the app. ``settings``:
+    the game service's own (``Settings.rooms``) unless given."""
+    rooms = RoomService(games, settings or games.settings.rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -1,0 +1,71 @@
+"""What every part of the room service shares: the games, the rooms' storage, the settings.
+
+A room's own facts change by :meth:`RoomCore.change_room`: read, decide (a pure function of
+the room as read, :mod:`.rules`), store conditionally on the room's version, announce on the
+room's hub topic; a change computed from a stale copy is decided again on a fresh read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..storage import GameRecord
+from .rules import RoomError
+from .store import RoomRecord, RoomStore, StaleRoomError
+
+if TYPE_CHECKING:
+    from ..hub import Hub
+    from ..service import GameService
+    from ..settings import RoomSettings
+
+RETRIES = 20
+
+
+def room_key(room_id: str) -> str:
+    """The hub topic of a room's own changes (its games have their own topics)."""
+    return f"room:{room_id}"
+
+
+class RoomCore:
+    def __init__(self, games: GameService, settings: RoomSettings, instance_id: str) -> None:
+        self.games = games
+        self.settings = settings
+        self.store = RoomStore(games.store)
+        self.instance_id = instance_id  # marks the seats its connections hold (R7)
+        self.closing = False
+
+    @property
+    def hub(self) -> Hub:
+        return self.games.hub
+
+    async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await self.games.db(fn, *args)
+
+    async def current_game(self, room: RoomRecord) -> GameRecord | None:
+        if room.game_id is None:
+            return None
+        game: GameRecord | None = await self.db(self.games.store.game, room.game_id)
+        return game
+
+    async def change_room(
+        self, room_id: str, decide: Callable[[RoomRecord], RoomRecord | None]
+    ) -> RoomRecord:
+        """Read, decide, store conditionally, announce; retried on a concurrent change.
+
+        Returns the room as stored (as read when ``decide`` changed nothing). Raises
+        RoomError ``not_found``, ``busy`` or ``decide``'s own refusal."""
+        for _ in range(RETRIES):
+            room = await self.db(self.store.get, room_id)
+            if room is None:
+                raise RoomError("not_found", "no such room", 404)
+            after = decide(room)
+            if after is None:
+                return room
+            try:
+                stored: RoomRecord = await self.db(self.store.replace, room, after)
+            except StaleRoomError:
+                continue
+            await self.hub.publish(room_key(room_id), stored.version)
+            return stored
+        raise RoomError("busy", "the room is changing too fast; retry", 503)

@@ -1,0 +1,104 @@
+"""The clock keeper: one task per room sleeps until the room's next deadline (SPEC R4, R7).
+
+Deadlines are data (the game's ``options["clock"]``, the room's janggi ``setup``); a keeper
+only compares them with the time and, when one has passed, calls ``enforce``, which applies
+the clock's decision through the same conditional update as a move. Whichever instance sees
+a deadline first flags; the others find the game already over and do nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from ..storage import GameRecord, utcnow
+from . import clocks
+from .core import RoomCore
+from .store import RoomRecord
+
+log = logging.getLogger("chuhan.rooms")
+
+
+class ClockKeeper:
+    def __init__(self, core: RoomCore, enforce: Callable[[RoomRecord], Awaitable[None]]) -> None:
+        self.core = core
+        self.enforce = enforce
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self._wake: dict[str, asyncio.Event] = {}
+        # What the next wake of a room's keeper knows: the game just committed here, or
+        # None when something else changed and the room must be read again.
+        self._hints: dict[str, GameRecord | None] = {}
+
+    def keep_time(self, room_id: str, game: GameRecord | None = None) -> None:
+        """Make sure a task watches the room's deadlines (idempotent).
+
+        ``game``: the room's game as just committed here; its clock gives the next moment
+        without reading the room and the game again. Without it, the keeper reads both.
+        """
+        if self.core.closing:
+            return
+        known = room_id not in self._hints or self._hints[room_id] is not None
+        self._hints[room_id] = game if game is not None and game.ongoing and known else None
+        task = self.tasks.get(room_id)
+        if task is not None and not task.done():
+            wake = self._wake.get(room_id)
+            if wake is not None:
+                wake.set()
+            return
+        self._wake.setdefault(room_id, asyncio.Event())
+        self.tasks[room_id] = asyncio.get_running_loop().create_task(self._keep(room_id))
+
+    async def stop(self) -> None:
+        tasks = list(self.tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _keep(self, room_id: str) -> None:
+        wake = self._wake[room_id]
+        room: RoomRecord | None = None  # as last read
+        try:
+            while not self.core.closing:
+                wake.clear()
+                hint = self._hints.pop(room_id, None)
+                if (
+                    room is not None
+                    and hint is not None
+                    and hint.id == room.game_id
+                    and room.setup is None
+                ):
+                    moment: datetime | None = clocks.due(hint.options["clock"])[0]
+                else:
+                    room = await self.core.db(self.core.store.get, room_id)
+                    if room is None or not room.is_open:
+                        return
+                    moment = await self._next_moment(room)
+                if moment is None:
+                    return
+                delay = (moment - utcnow()).total_seconds()
+                if delay > 0:
+                    try:
+                        await asyncio.wait_for(wake.wait(), timeout=delay)
+                    except TimeoutError:
+                        room = None  # the moment came: decide on a fresh read
+                    continue
+                await self.enforce(room)
+                room = None
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room clock failed", extra={"room": room_id})
+        finally:
+            if self.tasks.get(room_id) is asyncio.current_task():
+                del self.tasks[room_id]
+                self._hints.pop(room_id, None)
+
+    async def _next_moment(self, room: RoomRecord) -> datetime | None:
+        if room.setup is not None:
+            return clocks.due(room.setup)[0]
+        game = await self.core.current_game(room)
+        if game is None or not game.ongoing:
+            return None
+        return clocks.due(game.options["clock"])[0]

@@ -1,0 +1,189 @@
+"""The lobby: creating rooms, joining them by password or invite, seats, leaving (SPEC R1,
+R2, R8, Z3).
+
+Each seat change is a pure function of the room as read (:func:`seated`, :func:`vacated`,
+:func:`closed`) applied by :meth:`~.core.RoomCore.change_room`.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from ..service import new_id
+from ..storage import Player, utcnow
+from .core import RoomCore
+from .passwords import PasswordError, normalize_password
+from .ratelimit import JoinLimiter
+from .rules import RoomError
+from .store import PasswordTakenError, RoomRecord
+
+log = logging.getLogger("chuhan.rooms")
+VARIANTS = ("xiangqi", "janggi", "jieqi")
+MAX_ROOM_ID = 32
+MAX_INVITE = 64
+
+
+def new_seat(player_id: str) -> dict[str, Any]:
+    return {"player": player_id, "ready": False, "device": None, "connected": False}
+
+
+def closed(room: RoomRecord) -> RoomRecord:
+    """The room closed: its password is free again (R2) and no setup goes on."""
+    return replace(room, status="closed", open_password=None, setup=None)
+
+
+def seated(room: RoomRecord, player_id: str) -> RoomRecord | None:
+    """R1: the player takes the free seat (None: they already sit here). Raises RoomError
+    ``room_closed`` or ``room_full``."""
+    if room.seat_of(player_id) is not None:
+        return None
+    if not room.is_open:
+        raise RoomError("room_closed", "this room is closed", 410)
+    if len(room.seats) >= 2:
+        raise RoomError("room_full", "this room is full: it already has two players")
+    return replace(room, seats=[*room.seats, new_seat(player_id)])
+
+
+def vacated(room: RoomRecord, player_id: str) -> RoomRecord | None:
+    """R8: the player gives up their seat; whoever stays is not ready, and the last one out
+    closes the room."""
+    if room.seat_of(player_id) is None:
+        return None
+    seats = [{**s, "ready": False} for s in room.seats if s["player"] != player_id]
+    after = replace(room, seats=seats, setup=None)
+    return closed(after) if not seats else after
+
+
+class Lobby:
+    def __init__(self, core: RoomCore, limiter: JoinLimiter) -> None:
+        self.core = core
+        self.limiter = limiter
+
+    async def create(
+        self, player: Player, variant: str, bikjang: str, password: str | None
+    ) -> RoomRecord:
+        """A new open room with the creator in the first seat.
+
+        With ``password`` the room is joined by it (R2), without, by an invite link of 192
+        random bits (Z3). Raises RoomError ``bad_password`` (the reason in the message) or
+        ``password_taken``.
+        """
+        if variant not in VARIANTS:
+            raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi", 400)
+        if bikjang not in ("off", "points"):
+            raise RoomError("bad_request", "bikjang must be off or points", 400)
+        normalized = None
+        if password is not None:
+            try:
+                normalized = normalize_password(password)
+            except PasswordError as exc:
+                raise RoomError("bad_password", str(exc), 400, reason=exc.reason) from None
+        now = utcnow()
+        room = RoomRecord(
+            id=new_id("r"),
+            invite=None if normalized else secrets.token_urlsafe(24),
+            password=normalized,
+            open_password=normalized,
+            variant=variant,
+            options={"bikjang": bikjang} if variant == "janggi" else {},
+            status="open",
+            seats=[new_seat(player.id)],
+            sides=None,
+            setup=None,
+            game_id=None,
+            version=1,
+            created_at=now,
+            updated_at=now,
+        )
+        db, store = self.core.db, self.core.store
+        try:
+            await db(store.insert, room)
+        except PasswordTakenError:
+            if normalized is None or not await self._release_idle(normalized):
+                raise RoomError(
+                    "password_taken",
+                    "another open room uses this password; choose another one",
+                ) from None
+            await db(store.insert, room)
+        log.info("room created", extra={"room": room.id, "variant": variant})
+        return room
+
+    async def _release_idle(self, password: str) -> bool:
+        """Close the open room holding ``password`` if nobody has been in it for long."""
+        holder = await self.core.db(self.core.store.by_open_password, password)
+        if holder is None:
+            return True
+        idle_for = timedelta(seconds=self.core.settings.idle_room_seconds)
+        idle = utcnow() - holder.updated_at > idle_for
+        if not idle or any(seat["connected"] for seat in holder.seats):
+            return False
+        try:
+            await self.core.change_room(holder.id, lambda r: closed(r) if r.is_open else None)
+        except RoomError:
+            return False
+        return True
+
+    async def join_by_password(self, player: Player, password: str, address: str) -> RoomRecord:
+        """Z3: take a seat in the open room with this password; failed tries are limited.
+
+        Raises RoomError ``too_many_attempts`` (429), ``wrong_password`` (404) with
+        ``tries_left``, ``room_full``.
+        """
+        db = self.core.db
+        left = await db(self.limiter.remaining, player.id, address)
+        if left <= 0:
+            raise RoomError(
+                "too_many_attempts",
+                "too many wrong passwords; wait a few minutes before trying again",
+                429,
+                tries_left=0,
+                retry_after=self.limiter.limits.window_seconds,
+            )
+        try:
+            normalized = normalize_password(password)
+        except PasswordError:
+            normalized = None
+        room = await db(self.core.store.by_open_password, normalized) if normalized else None
+        if room is None:
+            left = await db(self.limiter.failed, player.id, address)
+            raise RoomError(
+                "wrong_password",
+                f"no open room has this password; {left} tries left",
+                404,
+                tries_left=left,
+            )
+        return await self.take_seat(player, room.id)
+
+    async def join_by_invite(self, player: Player, invite: str) -> RoomRecord:
+        """Take a seat in the room of an invite link. Raises RoomError ``not_found``,
+        ``room_full``, ``room_closed``."""
+        store = self.core.store
+        room = await self.core.db(store.by_invite, invite) if len(invite) <= MAX_INVITE else None
+        if room is None:
+            raise RoomError("not_found", "this invite link leads to no room", 404)
+        return await self.take_seat(player, room.id)
+
+    async def take_seat(self, player: Player, room_id: str) -> RoomRecord:
+        room = await self.core.change_room(room_id, lambda r: seated(r, player.id))
+        log.info("room joined", extra={"room": room.id, "player": player.id})
+        return room
+
+    async def room_for(self, player: Player, room_id: str) -> RoomRecord:
+        """The room, for one of its two players only (R1: no spectators).
+
+        Raises RoomError ``not_found`` (also for a room the player has no seat in).
+        """
+        store = self.core.store
+        room = await self.core.db(store.get, room_id) if len(room_id) <= MAX_ROOM_ID else None
+        if room is None or room.seat_of(player.id) is None:
+            raise RoomError("not_found", "no such room, or you have no seat in it", 404)
+        return room
+
+    async def vacate(self, player: Player, room_id: str) -> None:
+        """R8: the player's seat is given up (a game in progress was resigned first)."""
+        await self.core.change_room(room_id, lambda r: vacated(r, player.id))
+        log.info("room left", extra={"room": room_id, "player": player.id})

@@ -1,0 +1,364 @@
+"""The rules of a room's games as pure functions (SPEC R3, R4, R5, R7, J3; Z1).
+
+Like :mod:`..games`, nothing here reads the database, the clock or a socket: each function
+takes the room or game as read and the moment ``now``, and returns what should be stored
+(a new :class:`~.store.RoomRecord`, a :class:`~..games.Change`) or None when nothing
+changes, or raises :class:`RoomError`. Randomness (the colour draw, new ids) is passed in,
+so a test can say what the coin showed. The room service reads, calls these, and stores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from ...rules import make_board
+from .. import games as rules_of
+from ..games import Change, GameActionError
+from ..storage import GameRecord
+from . import clocks
+from .clocks import ClockRules
+from .scoring import scored
+from .store import RoomRecord
+
+DRAW_OFFER_GAP = 10  # SPEC R5: half-moves between one player's offers
+JANGGI_DEFAULT_SETUP = "HEHE"  # SPEC R4: what a side that runs out of setup time gets
+SETUPS = rules_of.JANGGI_SETUPS
+
+
+class RoomError(GameActionError):
+    """A room action refused; ``status`` is the HTTP status, ``extra`` more answer fields."""
+
+    def __init__(self, code: str, message: str, status: int = 409, **extra: Any) -> None:
+        super().__init__(code, message)
+        self.status = status
+        self.extra = extra
+
+
+def side_names(variant: str) -> tuple[str, str]:
+    return rules_of.side_names(variant)
+
+
+def both_away(room: RoomRecord) -> bool:
+    """R7: True when no seat of the current game's players has a connected device."""
+    sides = room.sides or []
+    return all(not seat["connected"] for seat in room.seats if seat["player"] in sides)
+
+
+# ---------------------------------------------------------------------- ready, colours (R3)
+
+
+def press_ready(
+    room: RoomRecord,
+    player_id: str,
+    now: datetime,
+    rules: ClockRules,
+    *,
+    swap: bool,
+    game_id: str,
+    expected_game_id: str | None,
+) -> RoomRecord | None:
+    """R3: ``player_id`` is ready. With both seats ready, the readiness resets, colours are
+    drawn (``swap``: the second seat takes side 0) and the game ``game_id`` begins; in janggi
+    the setup choice begins instead (R4, J3: Han first, one turn's time).
+
+    None when the room moved on since the player asked (a game or setup started:
+    ``expected_game_id`` is the game the player saw). Raises RoomError ``not_found``.
+    """
+    index = room.seat_of(player_id)
+    if index is None:
+        raise RoomError("not_found", "you have no seat in this room", 404)
+    if room.setup is not None or room.game_id != expected_game_id:
+        return None
+    seats = [dict(s) for s in room.seats]
+    seats[index]["ready"] = True
+    if len(seats) < 2 or not all(s["ready"] for s in seats):
+        return replace(room, seats=seats)
+    for seat in seats:
+        seat["ready"] = False
+    players = [s["player"] for s in seats]
+    if swap:
+        players.reverse()
+    if room.variant == "janggi":
+        setup = {
+            "turn": "han",
+            "han": None,
+            "cho": None,
+            "deadline": clocks.iso(rules.deadline(now, None)),
+            "away_budget": rules.away_budget_seconds,
+            "both_away_since": None,
+        }
+        return replace(room, seats=seats, sides=players, setup=setup, game_id=None)
+    return replace(room, seats=seats, sides=players, game_id=game_id)
+
+
+# ---------------------------------------------------------------------- janggi setup (R4, J3)
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """The setup choice is over: the room's game to create, with both setups and what is
+    left of the shared away budget (or its wait, R7)."""
+
+    game_id: str
+    setups: dict[str, str]
+    away: dict[str, Any] | None = None
+
+
+def choose_setup(
+    room: RoomRecord,
+    player_id: str | None,
+    choice: str,
+    now: datetime,
+    rules: ClockRules,
+    *,
+    game_id: str,
+    lag_of_cho: float | None = None,
+) -> tuple[RoomRecord | None, GameStart | None]:
+    """R4, J3: record Han's then Cho's setup choice, each within the turn time.
+
+    ``player_id`` None: the clock acts for the side to choose once its deadline has passed
+    (giving it ``choice``, the default setup), or ends the wait of both players away (R7) by
+    starting the game with no budget left, so that its clock ends it as interrupted.
+    Returns the room to store (None: nothing to do) and the game to create, if any.
+    Raises RoomError ``not_now`` or ``not_your_turn``.
+    """
+    setup = room.setup
+    if setup is None or room.sides is None:
+        if player_id is None:
+            return None, None
+        raise RoomError("not_now", "no setup choice is being made")
+    turn = setup["turn"]
+    side = side_names(room.variant).index(turn)
+    if player_id is None:
+        moment, what = clocks.due(setup)
+        if now < moment:
+            return None, None
+        if what == "interrupted":
+            start = GameStart(
+                game_id,
+                {
+                    "cho": setup["cho"] or JANGGI_DEFAULT_SETUP,
+                    "han": setup["han"] or JANGGI_DEFAULT_SETUP,
+                },
+                {"away_budget": 0.0, "both_away_since": clocks.iso(now)},
+            )
+            return replace(room, setup=None, game_id=game_id), start
+    elif room.sides[side] != player_id:
+        raise RoomError("not_your_turn", "it is not your turn to choose a setup")
+    setup = {**clocks.resume(setup, now), turn: choice}
+    if turn == "han":
+        deadline = rules.deadline(now, lag_of_cho)
+        return replace(room, setup={**setup, "turn": "cho", "deadline": clocks.iso(deadline)}), None
+    away = {"away_budget": setup["away_budget"]} if "away_budget" in setup else None
+    start = GameStart(game_id, {"cho": setup["cho"], "han": setup["han"]}, away)
+    return replace(room, setup=None, game_id=game_id), start
+
+
+def setup_presence(room: RoomRecord, now: datetime, rules: ClockRules) -> RoomRecord | None:
+    """R7 during the janggi setup choice: it waits like a turn while both are away, on the
+    same shared budget (what is left goes on to the game)."""
+    setup = room.setup
+    if setup is None or room.sides is None:
+        return None
+    away = both_away(room)
+    if away and not setup.get("both_away_since"):
+        budget = setup.get("away_budget", rules.away_budget_seconds)
+        return replace(room, setup=clocks.pause({**setup, "away_budget": budget}, now))
+    if not away and setup.get("both_away_since"):
+        return replace(room, setup=clocks.resume(setup, now))
+    return None
+
+
+# ---------------------------------------------------------------------- the game (R3, R4)
+
+
+def new_game(
+    room: RoomRecord,
+    start: GameStart,
+    now: datetime,
+    rules: ClockRules,
+    *,
+    ttl_seconds: float,
+    lag_of_first: float | None = None,
+) -> GameRecord:
+    """The room's new game (kind ``online``, no owner), its first turn's clock running."""
+    options: dict[str, Any] = {}
+    board_options: dict[str, Any] = {}
+    if room.variant == "janggi":
+        setups = start.setups
+        bikjang = room.options.get("bikjang", "off")
+        options = {"setup": setups, "bikjang": bikjang}
+        board_options = {"setup": f"{setups['cho']}:{setups['han']}", "bikjang": bikjang}
+    board = make_board(room.variant, **board_options)
+    secret = None
+    if room.variant == "jieqi":
+        arrangement, salt = board.reveal()  # type: ignore[attr-defined]
+        secret = {"arrangement": arrangement, "salt": salt}
+    names = side_names(room.variant)
+    options["clock"] = {**clocks.new_clock(rules, now, lag_of_first), **(start.away or {})}
+    options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
+    return GameRecord(
+        id=start.game_id,
+        kind="online",
+        variant=room.variant,
+        level=None,
+        player_id=None,
+        human_side=None,
+        options=options,
+        secret=secret,
+        start_fen=board.fen(),
+        moves=[],
+        status="ongoing",
+        result=None,
+        practice=False,
+        points_awarded=0,
+        seq=1,
+        created_at=now,
+        expires_at=now + timedelta(seconds=ttl_seconds),
+        updated_at=now,
+    )
+
+
+def after_move(
+    change: Change,
+    sides: list[str] | None,
+    mover: int,
+    now: datetime,
+    rules: ClockRules,
+    lag_of_next: float | None = None,
+) -> Change:
+    """A move's change with the room's part: the next turn's clock (R4), the recipient's
+    offer rejected by their move (R5), and the winner's points (R6)."""
+    names = side_names(change.before.variant)
+    events = list(change.events)
+    after = change.after
+    draw = dict(after.options["draw"])
+    if draw["offer_by"] is not None and draw["offer_by"] != names[mover]:
+        draw["offer_by"] = None
+        rejected = {"type": "draw_rejected", "by": names[mover]}
+        events.insert(1, resnap(rejected, after))
+    clock = after.options["clock"]
+    if after.ongoing:
+        clock = clocks.next_turn(clock, rules, now, lag_of_next)
+    after = replace(
+        after,
+        options={**after.options, "clock": clock, "draw": draw},
+        seq=change.before.seq + len(events),
+    )
+    return scored(Change(change.before, after, events), sides)
+
+
+def overdue(game: GameRecord, sides: list[str] | None, now: datetime) -> Change | None:
+    """The clock's decision once its moment has passed: the side to move loses on time (R4,
+    with the winner's points), or, both players away with the budget spent, the game ends
+    interrupted (R7). None before the moment, or for a game that is over."""
+    clock = game.options.get("clock")
+    if not game.ongoing or clock is None:
+        return None
+    moment, what = clocks.due(clock)
+    if now < moment:
+        return None
+    if what == "interrupted":
+        finished = rules_of._finish(game, game, [], None, "interrupted")
+        return replace(finished, after=set_clock(finished.after, {**clock, "away_budget": 0}))
+    loser = rules_of.turn_of(game)
+    return scored(rules_of._finish(game, game, [], 1 - loser, "timeout"), sides)
+
+
+def presence(game: GameRecord, away: bool, sides: list[str] | None, now: datetime) -> Change | None:
+    """R7: with both players away (``away``) the turn waits; one back, it goes on, the wait
+    drawn from the shared budget. A clock already overdue decides first."""
+    if not game.ongoing:
+        return None
+    decided = overdue(game, sides, now)
+    if decided is not None:
+        return decided
+    clock = game.options["clock"]
+    if away and not clock["both_away_since"]:
+        return with_options(game, "paused", clock=clocks.pause(clock, now))
+    if not away and clock["both_away_since"]:
+        return with_options(game, "resumed", clock=clocks.resume(clock, now))
+    return None
+
+
+def clock_after_outage(game: GameRecord, since: datetime, now: datetime) -> Change | None:
+    """Z4: the game's clock moved by the time no instance was alive (once per outage)."""
+    clock = game.options.get("clock")
+    if clock is None or not game.ongoing:
+        return None
+    moved = clocks.after_outage(clock, since, now)
+    if moved is None:
+        return None
+    down = clocks.parse_iso(moved["deadline"]) - clocks.parse_iso(clock["deadline"])
+    return with_options(game, "outage", {"seconds": down.total_seconds()}, clock=moved)
+
+
+def setup_after_outage(room: RoomRecord, since: datetime, now: datetime) -> RoomRecord | None:
+    """Z4: the setup choice's deadline moved by the time no instance was alive."""
+    setup = room.setup and clocks.after_outage(room.setup, since, now)
+    return replace(room, setup=setup) if setup else None
+
+
+# ---------------------------------------------------------------------- draw offers (R5)
+
+
+def offer_draw(game: GameRecord, side: int) -> Change:
+    """R5: only on your turn, 10 half-moves after your last offer; the clock runs on.
+
+    Raises RoomError ``not_your_turn``, ``already_offered``, ``offer_pending``, ``too_soon``.
+    """
+    names = side_names(game.variant)
+    draw = game.options["draw"]
+    if rules_of.turn_of(game) != side:
+        raise RoomError("not_your_turn", "a draw can be offered only on your own turn")
+    if draw["offer_by"] == names[side]:
+        raise RoomError("already_offered", "your draw offer is still open")
+    if draw["offer_by"] is not None:
+        raise RoomError("offer_pending", "your opponent offers a draw: accept it or play a move")
+    last = draw["last_offer_ply"][names[side]]
+    if last is not None and game.ply - last < DRAW_OFFER_GAP:
+        wait = DRAW_OFFER_GAP - (game.ply - last)
+        raise RoomError(
+            "too_soon",
+            f"{DRAW_OFFER_GAP} half-moves must pass between your offers; {wait} to go",
+        )
+    offered = {
+        "offer_by": names[side],
+        "last_offer_ply": {**draw["last_offer_ply"], names[side]: game.ply},
+    }
+    return with_options(game, "draw_offered", {"by": names[side]}, draw=offered)
+
+
+def accept_draw(game: GameRecord, side: int) -> Change:
+    """R5: the recipient accepts the open offer on their turn: a draw, no points.
+
+    Raises RoomError ``no_offer`` or ``not_your_turn``."""
+    offer_by = game.options["draw"]["offer_by"]
+    if offer_by is None or offer_by == side_names(game.variant)[side]:
+        raise RoomError("no_offer", "there is no draw offer to accept")
+    if rules_of.turn_of(game) != side:
+        raise RoomError("not_your_turn", "accept the offer on your turn")
+    return rules_of.agree_draw(game)
+
+
+# ---------------------------------------------------------------------- changes of options
+
+
+def set_clock(game: GameRecord, clock: dict[str, Any]) -> GameRecord:
+    return replace(game, options={**game.options, "clock": clock})
+
+
+def resnap(event: dict[str, Any], after: GameRecord) -> dict[str, Any]:
+    """The event with the snapshot of ``after``."""
+    return {**event, "snapshot": rules_of.snapshot(after)}
+
+
+def with_options(
+    game: GameRecord, kind: str, fields: dict[str, Any] | None = None, **options: Any
+) -> Change:
+    """A change of the game's room options alone, logged as one ``kind`` event."""
+    after = replace(game, options={**game.options, **options}, seq=game.seq + 1)
+    event = {"type": kind, **(fields or {}), "snapshot": rules_of.snapshot(after)}
+    return Change(game, after, [event])
