@@ -37,7 +37,8 @@ def _add_board_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="janggi only: rule options, e.g. bikjang=off|points",
+        help="rule options: casual|wxf (xiangqi, jieqi: how repetitions are judged, E1), "
+        "janggi: bikjang=off|points",
     )
     parser.add_argument(
         "--seed",
@@ -52,7 +53,7 @@ def board_from_args(args: argparse.Namespace) -> Board:
     if getattr(args, "setup", None):
         options["setup"] = args.setup
     for item in getattr(args, "rules", None) or []:
-        name, _, value = item.partition("=")
+        name, _, value = item.partition("=") if "=" in item else ("rules", "=", item)
         if not value:
             raise RulesError(f"--rules expects NAME=VALUE, got {item!r}")
         options[name.strip()] = value.strip()

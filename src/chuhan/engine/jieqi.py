@@ -112,6 +112,7 @@ class JieqiSearcher(Searcher):
             self.keys.append(board.key)
             self.checks.append(gives_check)
             self.passes.append(False)
+            self.codes.append(code)
             try:
                 if quiescence:
                     v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
@@ -123,6 +124,7 @@ class JieqiSearcher(Searcher):
                 self.keys.pop()
                 self.checks.pop()
                 self.passes.pop()
+                self.codes.pop()
                 board._unmake(undo)
             total += odds * v
         return round(total)

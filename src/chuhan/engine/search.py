@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
+from ..rules.wxf import cycle_loser
 from .evaluation import MOBILITY_MARGIN, Evaluator, general_safety, mobility, piece_counts
 
 MATE = 30_000
@@ -153,6 +154,10 @@ class Searcher:
         self.checks = checks
         # passes[i]: move i was a real pass (janggi J6); null moves of the search are not.
         self.passes = [False] * (len(keys) - len(passes)) + passes
+        # codes[i]: the move that led to keys[i + 1]; the WXF rules judge a cycle by its moves.
+        codes = [undo.code for undo in board._stack]
+        self.codes = [0] * (len(keys) - 1 - len(codes)) + codes
+        self.wxf = getattr(board, "rules", "casual") == "wxf"
         self.repetition_floor = 0
         self.deadline: float | None = None
         self.next_check = 0
@@ -215,6 +220,10 @@ class Searcher:
         for j in range(n - 3, oldest - 1, -2):
             if keys[j] == key:
                 checks = self.checks
+                if self.wxf:  # perpetual check and chase judged (issue 18)
+                    loser = cycle_loser(self.board, self.codes[j:], checks[j + 1 :])
+                    score = self.rules.repetition_score(self.board, loser)
+                    return score or self._draw()
                 # Moves j+1 .. n-1 form the cycle; the last one was by the side not to move.
                 last_mover = 1 - self.board.turn
                 always = [True, True]
@@ -453,6 +462,7 @@ class Searcher:
                 keys.append(board.key)
                 checks.append(False)
                 self.passes.append(False)
+                self.codes.append(0)
                 floor = self.repetition_floor
                 self.repetition_floor = len(keys) - 1
                 try:
@@ -464,6 +474,7 @@ class Searcher:
                     keys.pop()
                     checks.pop()
                     self.passes.pop()
+                    self.codes.pop()
                     toggle_turn(board)
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
@@ -538,6 +549,7 @@ class Searcher:
                 keys.append(board.key)
                 checks.append(gives_check)
                 passes.append(code == PASS_CODE)
+                self.codes.append(code)
                 new_depth = depth - 1
                 if gives_check and ply < self.extension_cap:
                     new_depth += 1
@@ -568,6 +580,7 @@ class Searcher:
                     keys.pop()
                     checks.pop()
                     passes.pop()
+                    self.codes.pop()
                     unmake(undo)
             if noise:
                 v += noise.get(code, 0)

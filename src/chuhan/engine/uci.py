@@ -2,6 +2,7 @@
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption name UCI_Variant value
 xiangqi|janggi|jieqi``, ``setoption name Level value beginner|intermediate|advanced``,
+``setoption name Rules value casual|wxf`` (how repetitions are judged, E1; xiangqi and jieqi),
 ``position startpos|fen <fen> [moves …]``, ``go [movetime N] [depth N] [nodes N]
 [wtime N btime N winc N binc N movestogo N] [infinite]``, ``stop``, ``quit``.
 
@@ -22,6 +23,7 @@ from typing import TextIO
 from ..rules import make_board
 from ..rules.board import PASS_CODE, Board, Move, RulesError
 from ..rules.geometry import square_name
+from ..rules.wxf import RULE_SETS
 from .ai import LEVELS, Level, level_plan
 from .search import MATE, MATE_BOUND, Iteration, Limits
 from .variants import profile_for
@@ -54,6 +56,7 @@ class UciEngine:
         self.lock = threading.Lock()
         self.variant = "xiangqi"
         self.level = DEFAULT_LEVEL
+        self.rules = "casual"
         self.board: Board = make_board(self.variant)
         self.stop_event = threading.Event()
         self.thread: threading.Thread | None = None
@@ -100,6 +103,7 @@ class UciEngine:
         self.send(f"option name UCI_Variant type combo default xiangqi {variants}")
         levels = " ".join(f"var {name}" for name in LEVELS)
         self.send(f"option name Level type combo default {DEFAULT_LEVEL} {levels}")
+        self.send("option name Rules type combo default casual var casual var wxf")
         self.send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -123,6 +127,12 @@ class UciEngine:
             if value not in LEVELS:
                 raise ValueError(f"unknown level {value!r}")
             self.level = value
+        elif name == "rules":
+            if value not in RULE_SETS:
+                raise ValueError(f"unknown rule set {value!r}")
+            self._stop()
+            self.rules = value
+            self.board = self._board_from_fen(None)
         else:
             self.send(f"info string ignored option {name}")
 
@@ -148,14 +158,15 @@ class UciEngine:
         """The variant's board at ``fen`` (its start when None). A jieqi board is built
         without any secret: the engine knows only what the moves reveal (A3).
         """
+        rules = {} if self.variant == "janggi" else {"rules": self.rules}
         if self.variant != "jieqi":
-            return make_board(self.variant, fen)
+            return make_board(self.variant, fen, **rules)
         from ..rules.jieqi import JieqiBoard
 
         start = fen or JieqiBoard.START_FEN
         viewer = "black" if start.split()[1:2] == ["b"] else "red"
         return JieqiBoard.from_view(
-            {"start_fen": start, "moves": [], "viewer": viewer, "commitment": ""}
+            {"start_fen": start, "moves": [], "viewer": viewer, "commitment": "", **rules}
         )
 
     def _play(self, board: Board, text: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .geometry import (
@@ -40,6 +40,7 @@ from .geometry import (
     parse_square,
     square_name,
 )
+from .wxf import RULE_SETS, check_rule_set, game_verdict
 
 PASS_CODE = NUM_POINTS * NUM_POINTS
 
@@ -125,11 +126,14 @@ class Outcome:
     """How a game ended. ``winner`` is 0 (first mover), 1 (second mover) or None for a draw.
 
     ``points`` holds both sides' totals (first mover, second mover) when points decided (J8).
+    ``ruling`` is the evidence of a repetition verdict (E1, the WXF rules: see
+    :func:`chuhan.rules.wxf.ruling_json`), None for any other ending; it is not compared.
     """
 
     winner: int | None
     reason: str
     points: tuple[float, float] | None = None
+    ruling: dict[str, Any] | None = field(default=None, compare=False)
 
 
 def _zobrist_table() -> list[list[int]]:
@@ -171,6 +175,8 @@ class Board:
     )
     FLYING_GENERAL: ClassVar[bool] = True
     NO_CAPTURE_LIMIT: ClassVar[int] = 120
+    # How a repetition is judged (E1): "casual" by default, "wxf" the tournament rules.
+    RULE_SETS: ClassVar[tuple[str, ...]] = RULE_SETS
 
     # Step tables per side and point; ray tables per point. Subclasses replace them.
     KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = _table(
@@ -195,10 +201,18 @@ class Board:
     # Per general point: which points a move must touch to change an attack on it (geometry).
     KING_SAFETY_MASK: ClassVar[list[bytes]] = KING_SAFETY_MASK
 
-    def __init__(self, fen: str | None = None, **options: object) -> None:
+    def __init__(self, fen: str | None = None, *, rules: str = "casual", **options: object) -> None:
+        """``rules``: the rule set that judges repetitions (``casual`` or ``wxf``, E1).
+
+        Raises RulesError for an unknown option or rule set, FenError for a bad FEN.
+        """
         if options:
             names = ", ".join(sorted(options))
             raise RulesError(f"{self.variant} has no option {names}")
+        try:
+            self.rules = check_rule_set(rules, self.RULE_SETS)
+        except ValueError as exc:
+            raise RulesError(f"{self.variant}: {exc}") from None
         self.squares: list[int] = [0] * NUM_POINTS
         self.turn = FIRST
         self.halfmove = 0
@@ -707,22 +721,13 @@ class Board:
         return self._keys.count(self.key)
 
     def _repetition_outcome(self) -> Outcome | None:
-        """E1: third occurrence; a side that checked with every move in the cycle loses."""
+        """E1: at the third occurrence the moves since the first are judged by the board's
+        rule set: ``casual``, a side that checked with every move loses; ``wxf``, the WXF
+        rules (perpetual check and chase, :mod:`chuhan.rules.wxf`)."""
         if self.repetition_count() < 3:
             return None
-        first = self._keys.index(self.key)
-        start_turn = (self.turn - len(self._stack)) % 2
-        checked_always = [True, True]
-        moved = [False, False]
-        for ply in range(first, len(self._stack)):
-            mover = (start_turn + ply) % 2
-            moved[mover] = True
-            if not self._checks[ply]:
-                checked_always[mover] = False
-        perpetual = [s for s in (FIRST, SECOND) if moved[s] and checked_always[s]]
-        if len(perpetual) == 1:
-            return Outcome(1 - perpetual[0], "perpetual_check")
-        return Outcome(None, "repetition")
+        winner, reason, ruling = game_verdict(self, self._keys.index(self.key))
+        return Outcome(winner, reason, ruling=ruling)
 
     def _insufficient_material(self) -> bool:
         """E3 (xiangqi): neither side has a chariot, horse, cannon or soldier."""

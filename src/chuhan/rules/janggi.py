@@ -216,6 +216,7 @@ class JanggiBoard(Board):
     SIDE_NAMES: ClassVar[tuple[str, str]] = ("cho", "han")
     START_FEN: ClassVar[str] = janggi_start_fen()
     FLYING_GENERAL: ClassVar[bool] = False
+    RULE_SETS: ClassVar[tuple[str, ...]] = ("casual",)  # J9 judges repetitions by points
 
     KING_STEPS = PALACE_STEPS
     ADVISOR_STEPS = PALACE_STEPS

@@ -42,6 +42,7 @@ View format (a JSON object; :meth:`JieqiBoard.view`)
                 order they fell, as letters the viewer knows, ``"?"`` where it does not.
 ``commitment``  the SHA-256 hex published at the start (Q7).
 ``finished``    true once the game is over (everything is then revealed to both players).
+``rules``       only when not ``"casual"``: the rule set that judges repetitions (``"wxf"``).
 ``arrangement`` and ``salt``: only when finished or for ``"all"``: the canonical
                 arrangement text and the salt, which verify against ``commitment``.
 ``hidden``      only for ``"all"``: ``{"a1": "C", …}``, what each face-down piece now is.
@@ -248,11 +249,11 @@ class JieqiBoard(Board):
         super().__init__(fen, **options)  # any other option: RulesError
 
     @classmethod
-    def _secretless(cls, fen: str, viewer: int | None) -> JieqiBoard:
+    def _secretless(cls, fen: str, viewer: int | None, rules: str = "casual") -> JieqiBoard:
         board = cls.__new__(cls)
         board._deal = None
         board.viewer = viewer
-        Board.__init__(board, fen)
+        Board.__init__(board, fen, rules=rules)
         return board
 
     # ------------------------------------------------------------------ setup
@@ -622,6 +623,8 @@ class JieqiBoard(Board):
             "commitment": self.commitment,
             "finished": finished,
         }
+        if self.rules != "casual":
+            result["rules"] = self.rules
         if (finished or side is None) and self.hidden is not None:
             result["arrangement"], result["salt"] = self.reveal()
         if side is None and self.hidden is not None:
@@ -663,14 +666,15 @@ class JieqiBoard(Board):
             commitment = str(view["commitment"])
         except (KeyError, TypeError) as exc:
             raise RulesError(f"not a jieqi view: {exc}") from exc
+        rules = str(view.get("rules", "casual"))
         if "arrangement" in view and "salt" in view:
             text, salt = str(view["arrangement"]), str(view["salt"])
             if not verify_commitment(commitment, text, salt):
                 raise RulesError("the arrangement does not match the commitment")
-            board = cls(start_fen, arrangement=text, salt=salt)
+            board = cls(start_fen, arrangement=text, salt=salt, rules=rules)
             board.viewer = side
         else:
-            board = cls._secretless(start_fen, side)
+            board = cls._secretless(start_fen, side, rules)
             board.commitment = commitment
         for index, record in enumerate(records, start=1):
             try:

@@ -238,7 +238,10 @@ def _written_moves(start: Board, moves: list[Move], fmt: str) -> list[str]:
 
 def _options_of(board: Board) -> dict[str, object]:
     bikjang = getattr(board, "bikjang", None)
-    return {"bikjang": bikjang} if bikjang not in (None, "off") else {}
+    options: dict[str, object] = {"bikjang": bikjang} if bikjang not in (None, "off") else {}
+    if board.rules != "casual":
+        options["rules"] = board.rules  # [Rules "rules=wxf"]: the repetition rule set (E1)
+    return options
 
 
 def _rules_of(board: Board) -> str:

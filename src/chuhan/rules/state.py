@@ -12,7 +12,8 @@ def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
 
     Keys: ``fen``, ``turn``, ``status`` (``ongoing``/``finished``), ``winner``, ``reason``,
     ``in_check``, ``legal_moves`` (empty once finished), ``points`` when the end is decided by
-    points (janggi), then the variant's own fields as seen by ``view`` (a side name, or None
+    points (janggi), ``ruling`` when a repetition was judged (:func:`~chuhan.rules.wxf.ruling_json`),
+    then the variant's own fields as seen by ``view`` (a side name, or None
     for everything the board knows).
     """
     outcome = board.outcome()
@@ -26,6 +27,8 @@ def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
         "in_check": board.is_check(),
         "legal_moves": [] if outcome else list(board.legal_move_texts()),
     }
+    if outcome and outcome.ruling is not None:
+        state["ruling"] = outcome.ruling  # the evidence of a repetition verdict (E1, WXF)
     if outcome and outcome.points is not None:
         state["points"] = {names[0]: outcome.points[0], names[1]: outcome.points[1]}
     state.update(board.extra_state(view))
