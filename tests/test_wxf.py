@@ -250,7 +250,7 @@ def test_the_record_carries_the_rule_set() -> None:
 
 
 def test_cli_game_plays_by_the_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
-    moves = "f2d2 d7f7 d2f2 f7d7".split() * 2
+    moves = ["f2d2", "d7f7", "d2f2", "f7d7"] * 2
     args = ["game", "--fen", PROTECTED_CHARIOT, *moves]
     assert cli_main([*args, "--rules", "wxf"]) == 0
     state = json.loads(capsys.readouterr().out)

@@ -201,7 +201,9 @@ class Board:
     # Per general point: which points a move must touch to change an attack on it (geometry).
     KING_SAFETY_MASK: ClassVar[list[bytes]] = KING_SAFETY_MASK
 
-    def __init__(self, fen: str | None = None, *, rules: str = "casual", **options: object) -> None:
+    def __init__(
+        self, fen: str | None = None, *, rules: object = "casual", **options: object
+    ) -> None:
         """``rules``: the rule set that judges repetitions (``casual`` or ``wxf``, E1).
 
         Raises RulesError for an unknown option or rule set, FenError for a bad FEN.

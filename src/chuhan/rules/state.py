@@ -12,9 +12,9 @@ def game_state(board: Board, view: str | None = None) -> dict[str, Any]:
 
     Keys: ``fen``, ``turn``, ``status`` (``ongoing``/``finished``), ``winner``, ``reason``,
     ``in_check``, ``legal_moves`` (empty once finished), ``points`` when the end is decided by
-    points (janggi), ``ruling`` when a repetition was judged (:func:`~chuhan.rules.wxf.ruling_json`),
-    then the variant's own fields as seen by ``view`` (a side name, or None
-    for everything the board knows).
+    points (janggi), ``ruling`` when a repetition was judged (see
+    :func:`~chuhan.rules.wxf.ruling_json`), then the variant's own fields as seen by ``view``
+    (a side name, or None for everything the board knows).
     """
     outcome = board.outcome()
     names = board.SIDE_NAMES

@@ -170,9 +170,9 @@ def capturers(board: Board, side: int, point: int) -> list[int]:
         if b[q] == advisor and point in board._advisor_targets(q, board.ADVISOR_STEPS[side]):
             out.append(q)
     for q, eye in ELEPHANT_MOVES_ANY[point]:
-        if b[q] == elephant and not b[eye]:
-            if any(to == point for to, _, _ in board.ELEPHANT_STEPS[side][q]):
-                out.append(q)
+        steps = board.ELEPHANT_STEPS[side][q]
+        if b[q] == elephant and not b[eye] and any(to == point for to, _, _ in steps):
+            out.append(q)
     for q in ORTHO_STEPS[point]:
         if b[q] == king and point in board.KING_STEPS[side][q]:
             out.append(q)
