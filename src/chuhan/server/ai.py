@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable
@@ -27,7 +29,8 @@ class AIBusyError(Exception):
 
 @dataclass(frozen=True)
 class AIJob:
-    """One engine request. ``kind``: ``move``, ``hint``, ``draw`` (accept a draw?) or ``setup``.
+    """One engine request. ``kind``: ``move``, ``hint``, ``draw`` (accept a draw?), ``setup``
+    or ``analysis`` (one position of a game's analysis, :mod:`chuhan.engine.analysis`).
 
     ``view`` is the jieqi view of the side the engine plays for (SPEC A3: it never sees more).
     """
@@ -42,6 +45,7 @@ class AIJob:
     seed: int = 0
     side: int = 0
     movetime: float | None = None
+    nodes: int | None = None  # ``analysis``: the node budget of one position (issue 17)
 
 
 def _board(job: AIJob) -> Any:
@@ -63,6 +67,10 @@ def run_job(job: AIJob) -> Any:
 
     if job.kind == "setup":
         return _choose_setup(job.side, job.options.get("opponent_setup"), job.seed)
+    if job.kind == "analysis":  # one position of a game's analysis (server/review.py)
+        from ..engine.analysis import run_position
+
+        return run_position(dataclasses.asdict(job), os.environ.get("CHUHAN_ANALYSIS_ENGINE"))
     board = _board(job)
     if job.kind == "move":
         result = engine.choose_move(board, job.level, seed=job.seed, movetime=job.movetime)

@@ -39,7 +39,7 @@ ERROR_STATUS = {
     "pending_game": 409,
     "busy": 503,
 }
-SPA_PREFIXES = ("play", "room")
+SPA_PREFIXES = ("play", "room", "review")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 
 
@@ -223,6 +223,9 @@ def create_app(
     from .rooms.routes import rooms_router  # SPEC R1–R8: online rooms
 
     app.include_router(rooms_router(service))
+    from .review import review_router  # issue 17: records, imports, share links, analysis
+
+    app.include_router(review_router(service, settings.analysis_nodes))
     _mount_front_end(app, settings)
     return app
 

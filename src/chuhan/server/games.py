@@ -16,6 +16,7 @@ from typing import Any
 
 from ..rules import VARIANTS, Board, RulesError, make_board
 from ..rules.notation import write_move
+from ..rules.record import push_played
 from ..rules.state import game_state
 from .storage import Award, GameRecord
 
@@ -137,11 +138,11 @@ def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
         return board
     board = BOARDS.get((game.id, game.start_fen, played[:-1])) if played else None
     if board is not None:
-        board.push(played[-1])
+        push_played(board, played[-1])
     else:
         board = start_board(game)
         for text in played:
-            board.push(text)
+            push_played(board, text)  # an imported game may go on past our rules' end
     BOARDS.put(key, board)
     return board
 

@@ -14,6 +14,9 @@ Environment variables (all optional):
   may run on other machines; ``CHUHAN_AI_QUEUE`` then bounds that shared queue, and
   ``CHUHAN_AI_WORKERS`` is the worker processes this instance runs on it itself (``0``: none,
   the web instance runs no engine).
+- ``CHUHAN_ANALYSIS_NODES``: the engine's node budget per position of a game analysis
+  (default 8000); ``CHUHAN_ANALYSIS_ENGINE``: a UCI engine (e.g. ``/usr/games/fairy-stockfish``)
+  that the AI workers use for xiangqi and janggi analyses instead of ours.
 - ``REDIS_URL``: with it, events cross server instances through Redis pub/sub (several
   ``chuhan serve`` behind one proxy, sharing ``DATABASE_URL``); ``CHUHAN_REDIS_PREFIX`` names
   the channel (default ``chuhan``), so deployments or test runs can share one Redis.
@@ -91,6 +94,7 @@ class Settings:
     redis_url: str | None = None
     redis_prefix: str = "chuhan"
     ai_retry_seconds: float = 1.0
+    analysis_nodes: int = 8_000
     max_message_bytes: int = 4096
     web_dir: Path = field(default=WEB_DIR)
     rooms: RoomSettings = field(default_factory=RoomSettings)
@@ -110,6 +114,7 @@ class Settings:
             redis_url=os.environ.get("REDIS_URL") or None,
             redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
             rooms=RoomSettings.from_env(),
+            analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]

@@ -78,3 +78,26 @@ game_players = Table(
     Column("side", Integer, nullable=False),
     Index("ix_game_players_player", "player_id"),
 )
+
+# After the game (issue 17): a finished game opens read-only for anyone holding its share
+# token (unguessable, 192 random bits), and its engine analysis is kept with it: one entry
+# of ``evaluations`` per evaluated view of a position, so a restarted analysis goes on.
+game_shares = Table(
+    "game_shares",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+game_analyses = Table(
+    "game_analyses",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("status", String(16), nullable=False),
+    Column("engine", String(120), nullable=False),
+    Column("nodes", Integer, nullable=False),
+    Column("positions", Integer, nullable=False),
+    Column("evaluations", JSON, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

@@ -1,0 +1,662 @@
+"""After the game (issue 17): records, imports, share links and engine analysis over HTTP.
+
+- ``GET /api/games/{id}/record?notation=…&format=pgn|gib`` — the game's record (SPEC N4) as
+  ``text/plain``, for its players at any time and for share-link holders (``share=``) once
+  it is over. While a jieqi game is on the record is written from the asking player's view:
+  moves and reveals (public, Q3) and the commitment, never an arrangement (Z2, Q5).
+- ``POST /api/records`` — a record's text (PGN in ICCS/WXF/Chinese/coordinates, ``.gib``)
+  becomes a finished game of kind ``imported`` that its importer may review and share; a bad
+  record is a 400 naming the line.
+- ``POST /api/games/{id}/share`` — the game's share token (192 random bits, made once);
+  ``GET /api/shared/{token}`` — the finished game as anyone holding it may see it (jieqi:
+  everything, with the arrangement and salt to check the commitment, Q7); a game still on
+  answers ``game_ongoing`` and shows nothing.
+- ``POST``/``GET /api/games/{id}/analysis`` — the engine analysis of a finished game
+  (:class:`AnalysisRunner`; :mod:`chuhan.engine.analysis` says how moves are judged).
+
+Every game state sent here is the one per-viewer projection (``games.state_for``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..engine.analysis import ANALYSIS_NODES, clamp, judge
+from ..rules import RulesError, make_board
+from ..rules.jieqi import JieqiBoard
+from ..rules.record import (
+    GameRecord as ReadRecord,
+)
+from ..rules.record import (
+    RecordError,
+    decode_record,
+    default_format,
+    read_record,
+    write_gib,
+    write_record,
+)
+from . import games as rules_of
+from .ai import AIBusyError, AIJob
+from .app import current_player
+from .games import GameActionError
+from .service import GameService, new_id, viewer_of
+from .storage import GameRecord, Player, Store, utcnow
+from .tables import game_analyses, game_players, game_shares, players
+
+log = logging.getLogger("chuhan.review")
+MAX_RECORD_BYTES = 256 * 1024
+SHARE_TOKEN_BYTES = 24  # 192 bits: unguessable (SPEC Z3's standard for invite links)
+DRAW_REASONS = (
+    "agreement",
+    "repetition",
+    "no_capture_limit",
+    "insufficient_material",
+)
+UNDECIDED_REASONS = ("abandoned", "expired", "interrupted", "unfinished")
+RECORD_TAGS = ("Event", "Site", "Date", "Round", "Red", "Black", "RedTeam", "BlackTeam")
+MAX_TAG_LENGTH = 80
+
+
+# ---------------------------------------------------------------------- storage
+
+
+class ReviewStore:
+    """Share tokens and analyses, in the game database (tables ``game_shares`` and
+    ``game_analyses``, migration 0005). Synchronous, like :class:`~.storage.Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def share_of(self, game_id: str) -> str | None:
+        with self.store.reader.connect() as conn:
+            query = select(game_shares.c.token).where(game_shares.c.game_id == game_id)
+            return conn.execute(query).scalar_one_or_none()
+
+    def share(self, game_id: str) -> str:
+        """The game's share token, made on first asking (two askers get the same one)."""
+        token = self.share_of(game_id)
+        if token is not None:
+            return token
+        token = secrets.token_urlsafe(SHARE_TOKEN_BYTES)
+        try:
+            with self.store.engine.begin() as conn:
+                conn.execute(
+                    game_shares.insert().values(token=token, game_id=game_id, created_at=utcnow())
+                )
+        except IntegrityError:
+            existing = self.share_of(game_id)
+            assert existing is not None
+            return existing
+        return token
+
+    def game_of_share(self, token: str) -> str | None:
+        with self.store.reader.connect() as conn:
+            query = select(game_shares.c.game_id).where(game_shares.c.token == token)
+            return conn.execute(query).scalar_one_or_none()
+
+    def online_side(self, game_id: str, player_id: str) -> int | None:
+        with self.store.reader.connect() as conn:
+            query = select(game_players.c.side).where(
+                game_players.c.game_id == game_id, game_players.c.player_id == player_id
+            )
+            return conn.execute(query).scalar_one_or_none()
+
+    def names(self, game_id: str) -> dict[int, str | None]:
+        """The display names of an online game's players by side."""
+        query = (
+            select(game_players.c.side, players.c.name)
+            .join(players, players.c.id == game_players.c.player_id)
+            .where(game_players.c.game_id == game_id)
+        )
+        with self.store.reader.connect() as conn:
+            return {row.side: row.name for row in conn.execute(query)}
+
+    def player_name(self, player_id: str) -> str | None:
+        with self.store.reader.connect() as conn:
+            query = select(players.c.name).where(players.c.id == player_id)
+            return conn.execute(query).scalar_one_or_none()
+
+    def analysis(self, game_id: str) -> StoredAnalysis | None:
+        with self.store.reader.connect() as conn:
+            row = conn.execute(
+                select(game_analyses).where(game_analyses.c.game_id == game_id)
+            ).one_or_none()
+        if row is None:
+            return None
+        return StoredAnalysis(
+            row.game_id,
+            row.status,
+            row.engine,
+            row.nodes,
+            row.positions,
+            list(row.evaluations),
+            row.updated_at,
+        )
+
+    def begin_analysis(self, game_id: str, nodes: int, positions: int) -> bool:
+        """Queue an analysis of the game unless one exists; True when this call queued it."""
+        try:
+            with self.store.engine.begin() as conn:
+                conn.execute(
+                    game_analyses.insert().values(
+                        game_id=game_id,
+                        status="queued",
+                        engine="",
+                        nodes=nodes,
+                        positions=positions,
+                        evaluations=[],
+                        updated_at=utcnow(),
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def save_analysis(
+        self, game_id: str, status: str, engine: str, evaluations: list[dict[str, Any]]
+    ) -> None:
+        with self.store.engine.begin() as conn:
+            conn.execute(
+                update(game_analyses)
+                .where(game_analyses.c.game_id == game_id)
+                .values(status=status, engine=engine, evaluations=evaluations, updated_at=utcnow())
+            )
+
+
+@dataclass(frozen=True)
+class StoredAnalysis:
+    game_id: str
+    status: str  # queued, running, done, failed
+    engine: str
+    nodes: int
+    positions: int
+    evaluations: list[dict[str, Any]]
+    updated_at: datetime
+
+
+# ---------------------------------------------------------------------- records
+
+
+def result_tags(game: GameRecord) -> tuple[str, str | None]:
+    """The record's ``Result`` and ``Termination`` for the stored game (E5)."""
+    if game.ongoing or game.result is None:
+        return "*", None
+    reason = game.result.get("reason")
+    winner = game.result.get("winner")
+    names = rules_of.side_names(game.variant)
+    if winner in names:
+        return ("1-0" if winner == names[0] else "0-1"), reason
+    if reason in UNDECIDED_REASONS:
+        return "*", reason
+    return "1/2-1/2", reason
+
+
+def record_board(game: GameRecord, viewer: int | None) -> Any:
+    """The board a record of the game is written from, as ``viewer`` may know it: while a
+    jieqi game is on, a board rebuilt from that player's view (no secret, Z2)."""
+    board = rules_of.board_of(game)
+    if game.variant == "jieqi" and game.ongoing:
+        knower = board.turn if viewer is None else viewer
+        return JieqiBoard.from_view(board.view(knower, game_over=False))  # type: ignore[attr-defined]
+    return board
+
+
+def record_text(
+    game: GameRecord,
+    viewer: int | None,
+    notation: str,
+    fmt: str,
+    names: dict[int, str | None],
+) -> str:
+    """The game's record (PGN-style, or ``.gib`` for janggi) in ``notation``. Raises
+    NotationError/ValueError for a notation or format the variant does not use."""
+    board = record_board(game, viewer)
+    result, termination = result_tags(game)
+    if fmt == "gib":
+        return write_gib(board, result=result, termination=termination)
+    sides = rules_of.side_names(game.variant)
+    tags: dict[str, str] = {}
+    tags.update(game.options.get("record_tags") or {})
+    tags.setdefault("Site", "Chu-Han")
+    tags.setdefault("Date", game.created_at.strftime("%Y.%m.%d"))
+    for side, color in ((0, "Red"), (1, "Black")):
+        if names.get(side):
+            tags.setdefault(
+                color if game.variant != "janggi" else sides[side].title(), names[side] or ""
+            )
+    if isinstance(board, JieqiBoard) and board.has_secret and not game.ongoing:
+        # The arrangement is public once the game is over (Q5, Q7), however it ended.
+        tags["Arrangement"], tags["Salt"] = board.reveal()
+    return write_record(board, notation, result=result, termination=termination, tags=tags)
+
+
+def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameRecord:
+    """A finished game of kind ``imported`` holding ``record`` (move for move, also past where
+    our rules would have ended it: ``options.rules_end``). Raises GameActionError for a
+    record the server cannot keep as a game."""
+    board = record.board
+    sides = board.SIDE_NAMES
+    options: dict[str, Any] = {}
+    secret: dict[str, Any] | None = None
+    if record.variant == "janggi":
+        start = make_board("janggi", record.start_fen)
+        setup = getattr(start, "setup", None)
+        if setup is None:
+            raise GameActionError(
+                "bad_record", "janggi records that start from a FEN cannot be kept yet"
+            )
+        cho, han = setup.split(":")
+        options = {"setup": {"cho": cho, "han": han}, "bikjang": getattr(board, "bikjang", "off")}
+    if record.variant == "jieqi":
+        if not isinstance(board, JieqiBoard) or not board.has_secret:
+            raise GameActionError(
+                "bad_record",
+                "a jieqi record needs its [Arrangement] and [Salt] tags (a finished game's "
+                "record has them)",
+            )
+        arrangement, salt = board.reveal()
+        secret = {"arrangement": arrangement, "salt": salt}
+    if record.rules_end is not None:
+        options["rules_end"] = record.rules_end.as_json(sides)
+    tags = {
+        name: record.tags[name][:MAX_TAG_LENGTH]
+        for name in RECORD_TAGS
+        if record.tags.get(name, "").strip()
+    }
+    if tags:
+        options["record_tags"] = tags
+    winner = {"1-0": sides[0], "0-1": sides[1]}.get(record.result)
+    reason = (record.termination or "")[:40] or (
+        "unfinished" if record.result == "*" else "unknown"
+    )
+    game = GameRecord(
+        id=new_id("g"),
+        kind="imported",
+        variant=record.variant,
+        level=None,
+        player_id=player.id,
+        human_side=None,
+        options=options,
+        secret=secret,
+        start_fen=record.start_fen,
+        moves=[str(move) for move in record.moves],
+        status="finished",
+        result={"winner": winner, "reason": reason, "points": None},
+        practice=False,
+        points_awarded=0,
+        seq=1,
+        created_at=now,
+        expires_at=now,
+        updated_at=now,
+    )
+    return game
+
+
+# ---------------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation of an analysis: the position after ``ply`` half-moves, as ``view``
+    (a side number: what that player knew then, jieqi) or everything (None)."""
+
+    ply: int
+    view: int | None
+
+
+def analysis_tasks(game: GameRecord) -> list[Task]:
+    """What an analysis evaluates. Every position once; in jieqi each position from its
+    mover's view, and after each move once more from the view of the side that made it, so
+    that a move is judged only by what its player could know (Z2)."""
+    if game.variant != "jieqi":
+        return [Task(ply, None) for ply in range(game.ply + 1)]
+    first = rules_of.first_turn(game.start_fen)
+    tasks = [Task(0, first)]
+    for ply in range(1, game.ply + 1):
+        mover = (first + ply - 1) % 2
+        tasks += [Task(ply, 1 - mover), Task(ply, mover)]
+    return tasks
+
+
+def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answer's ``plies`` from the evaluations made so far: for each position reached,
+    its ``score`` (centipawns for the first mover, within ±SCORE_CAP), the engine's ``best``
+    move there, and for the move that led to it its ``loss`` and ``class``."""
+    first = rules_of.first_turn(game.start_fen)
+    own: dict[int, dict[str, Any]] = {}
+    after: dict[int, dict[str, Any]] = {}
+    for item in evaluations:
+        ply, view = item["ply"], item.get("view")
+        to_move = (first + ply) % 2
+        if view is None or view == to_move:
+            own[ply] = item
+        else:
+            after[ply] = item
+    plies = []
+    for ply in sorted(own):
+        item = own[ply]
+        to_move = (first + ply) % 2
+        score = clamp(item["score"])
+        entry: dict[str, Any] = {
+            "ply": ply,
+            "score": score if to_move == 0 else -score,
+            "best": item["best"],
+            "class": None,
+            "loss": 0,
+        }
+        before = own.get(ply - 1)
+        seen_after = after.get(ply, item if game.variant != "jieqi" else None)
+        if ply > 0 and before is not None and seen_after is not None:
+            loss, kind = judge(
+                before["score"], -seen_after["score"], game.moves[ply - 1], before["best"]
+            )
+            entry["loss"], entry["class"] = loss, kind
+        plies.append(entry)
+    return plies
+
+
+class AnalysisRunner:
+    """Runs analyses in the AI workers at a lower priority than live games.
+
+    An analysis sends one position at a time (a fixed node budget, a fraction of a second)
+    and only when a worker is idle with no live job waiting; it never takes the last worker
+    (with one worker: never while a live job runs), so a live game's AI reply never queues
+    behind more than nothing. At most ``max_running`` analyses run at once per instance;
+    the others wait as ``queued``. Progress is stored after every position, so an analysis
+    cut short (a restart) goes on from where it was when asked again.
+    """
+
+    POLL_SECONDS = 0.05
+    STALE_SECONDS = 30.0  # a running analysis not saved for this long lost its task
+
+    def __init__(
+        self, service: GameService, reviews: ReviewStore, nodes: int, max_running: int = 2
+    ) -> None:
+        self.service = service
+        self.reviews = reviews
+        self.nodes = nodes
+        self._slots = asyncio.Semaphore(max_running)
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._in_flight = 0
+
+    def running(self, game_id: str) -> bool:
+        task = self._tasks.get(game_id)
+        return task is not None and not task.done()
+
+    async def start(self, game: GameRecord) -> StoredAnalysis:
+        """Queue the game's analysis (idempotent) and make sure it runs here."""
+        tasks = analysis_tasks(game)
+        await self.service.db(self.reviews.begin_analysis, game.id, self.nodes, len(tasks))
+        stored = await self.service.db(self.reviews.analysis, game.id)
+        assert stored is not None
+        lost = stored.status != "running" or _stale(stored, self.STALE_SECONDS)
+        if stored.status != "done" and not self.running(game.id) and lost:
+            self._launch(game)
+        return stored
+
+    async def resume_if_lost(self, game: GameRecord, stored: StoredAnalysis) -> None:
+        waiting = stored.status in ("queued", "running") and not self.running(game.id)
+        if waiting and _stale(stored, self.STALE_SECONDS):
+            self._launch(game)
+
+    def _launch(self, game: GameRecord) -> None:
+        self._tasks[game.id] = asyncio.get_running_loop().create_task(self._run(game))
+
+    async def stop(self) -> None:
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _run(self, game: GameRecord) -> None:
+        try:
+            async with self._slots:
+                await self._analyse(game)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("analysis failed", extra={"game": game.id})
+            stored = await self.service.db(self.reviews.analysis, game.id)
+            done = stored.evaluations if stored else []
+            engine = stored.engine if stored else ""
+            await self.service.db(self.reviews.save_analysis, game.id, "failed", engine, done)
+        finally:
+            if self._tasks.get(game.id) is asyncio.current_task():
+                del self._tasks[game.id]
+
+    async def _analyse(self, game: GameRecord) -> None:
+        stored = await self.service.db(self.reviews.analysis, game.id)
+        evaluations = list(stored.evaluations) if stored else []
+        engine = stored.engine if stored else ""
+        tasks = analysis_tasks(game)
+        await self.service.db(self.reviews.save_analysis, game.id, "running", engine, evaluations)
+        for task in tasks[len(evaluations) :]:
+            answer = await self._evaluate(game, task)
+            engine = engine or str(answer.get("engine", ""))
+            evaluations.append(
+                {
+                    "ply": task.ply,
+                    "view": task.view,
+                    "score": answer["score"],
+                    "best": answer["best"],
+                }
+            )
+            status = "done" if len(evaluations) == len(tasks) else "running"
+            await self.service.db(self.reviews.save_analysis, game.id, status, engine, evaluations)
+        if not tasks[len(evaluations) :]:
+            await self.service.db(self.reviews.save_analysis, game.id, "done", engine, evaluations)
+        log.info("analysis done", extra={"game": game.id, "positions": len(tasks)})
+
+    def _job(self, game: GameRecord, task: Task) -> AIJob:
+        moves = tuple(game.moves[: task.ply])
+        if game.variant == "jieqi":
+            board = rules_of.board_of(game, list(moves))
+            view = board.view(task.view, game_over=False)  # type: ignore[attr-defined]
+            return AIJob("analysis", game.variant, view=view, nodes=self.nodes)
+        fen = game.start_fen if game.variant == "xiangqi" else None
+        options = rules_of.board_options(game)
+        return AIJob(
+            "analysis", game.variant, fen=fen, options=options, moves=moves, nodes=self.nodes
+        )
+
+    def _may_send(self) -> bool:
+        """A position goes to the pool only to an idle worker, never to the last one."""
+        pool = self.service.pool
+        if pool.shared:  # the shared queue has its own workers: one position at a time
+            return self._in_flight == 0
+        live = pool.pending - self._in_flight
+        idle = pool.workers - pool.pending
+        if pool.workers == 1:
+            return idle == 1 and live == 0
+        return idle >= 1 and self._in_flight < pool.workers - 1
+
+    async def _evaluate(self, game: GameRecord, task: Task) -> dict[str, Any]:
+        job = self._job(game, task)
+        failures = 0
+        while True:
+            if not self._may_send():
+                await asyncio.sleep(self.POLL_SECONDS)
+                continue
+            self._in_flight += 1
+            try:
+                return dict(await self.service.pool.submit(job))
+            except AIBusyError:
+                await asyncio.sleep(self.POLL_SECONDS * 4)
+            except Exception:
+                failures += 1
+                if failures >= 3:
+                    raise
+                await asyncio.sleep(0.5 * failures)
+            finally:
+                self._in_flight -= 1
+
+
+def _stale(stored: StoredAnalysis, seconds: float) -> bool:
+    moment = (
+        stored.updated_at
+        if stored.updated_at.tzinfo
+        else stored.updated_at.replace(tzinfo=utcnow().tzinfo)
+    )
+    return (utcnow() - moment).total_seconds() > seconds
+
+
+def analysis_answer(game: GameRecord, stored: StoredAnalysis | None) -> dict[str, Any]:
+    if stored is None:
+        return {"status": "none", "progress": 0.0, "engine": None, "plies": []}
+    positions = max(1, stored.positions)
+    status = stored.status
+    return {
+        "status": status,
+        "progress": 1.0 if status == "done" else round(len(stored.evaluations) / positions, 4),
+        "engine": stored.engine or None,
+        "nodes": stored.nodes,
+        "plies": analysis_plies(game, stored.evaluations),
+    }
+
+
+# ---------------------------------------------------------------------- routes
+
+
+def _refuse(code: str, message: str, status: int, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
+
+
+Me = Annotated[Player, Depends(current_player)]
+Share = Annotated[str | None, Query(max_length=64)]
+
+
+def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRouter:
+    """The routes of this module, on ``service``'s store and AI pool."""
+    reviews = ReviewStore(service.store)
+    runner = AnalysisRunner(service, reviews, nodes)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await runner.stop()
+
+    router = APIRouter(lifespan=lifespan)
+
+    async def access(
+        game_id: str, player: Player | None, share: str | None
+    ) -> tuple[GameRecord, int | None]:
+        """The game and the viewer it is shown as: its player's side (None for a local or an
+        imported game), or None for a share-link holder of a finished game. Raises
+        GameActionError ``not_found`` for anyone else (a stranger learns nothing, Z2)."""
+        game = await service.db(service.store.game, game_id) if len(game_id) <= 64 else None
+        if game is not None and player is not None:
+            if game.player_id == player.id:
+                return game, viewer_of(game)
+            if game.kind == "online":
+                side = await service.db(reviews.online_side, game.id, player.id)
+                if side is not None:
+                    return game, side
+        if game is not None and share and not game.ongoing:
+            holder_of = await service.db(reviews.game_of_share, share)
+            if holder_of == game.id:
+                return game, None
+        raise GameActionError("not_found", "no such game")
+
+    async def names_of(game: GameRecord) -> dict[int, str | None]:
+        if game.kind == "online":
+            return await service.db(reviews.names, game.id)
+        if game.kind == "ai" and game.player_id and game.human_side is not None:
+            name = await service.db(reviews.player_name, game.player_id)
+            return {game.human_side: name, 1 - game.human_side: f"Chu-Han AI ({game.level})"}
+        return {}
+
+    @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse)
+    async def get_record(
+        game_id: str,
+        player: Me,
+        notation: Literal["coords", "iccs", "wxf", "chinese", "korean"] | None = None,
+        format: Literal["pgn", "gib"] = "pgn",
+        share: Share = None,
+    ) -> PlainTextResponse:
+        game, viewer = await access(game_id, player, share)
+        chosen = notation or default_format(game.variant)
+        try:
+            text = await asyncio.to_thread(
+                record_text, game, viewer, chosen, format, await names_of(game)
+            )
+        except (RulesError, ValueError) as exc:
+            raise GameActionError("bad_request", str(exc)) from None
+        extension = "gib" if format == "gib" else "pgn"
+        disposition = f'inline; filename="chuhan-{game.id}.{extension}"'
+        return PlainTextResponse(text, headers={"Content-Disposition": disposition})
+
+    @router.post("/api/records", status_code=201, response_model=None)
+    async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
+        data = b""
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_RECORD_BYTES:
+                return _refuse("too_large", f"a record has at most {MAX_RECORD_BYTES} bytes", 413)
+        text = decode_record(data)
+        if not text.strip():
+            return _refuse("bad_record", "line 1: the record is empty", 400, line=1)
+        try:
+            record = await asyncio.to_thread(read_record, text)
+        except RecordError as exc:
+            return _refuse("bad_record", str(exc), 400, line=exc.line)
+        except RulesError as exc:
+            return _refuse("bad_record", str(exc), 400, line=None)
+        try:
+            game = imported_game(record, player, utcnow())
+        except GameActionError as exc:
+            return _refuse(exc.code, exc.message, 400, line=None)
+        start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
+        await service.db(service.store.insert_game, game, [start_event])
+        log.info("record imported", extra={"game": game.id, "player": player.id})
+        return rules_of.state_for(game, None)
+
+    @router.post("/api/games/{game_id}/share")
+    async def share_game(game_id: str, player: Me) -> dict[str, Any]:
+        game, _ = await access(game_id, player, None)
+        token = await service.db(reviews.share, game.id)
+        return {"token": token, "path": f"/review/{token}", "available": not game.ongoing}
+
+    @router.get("/api/shared/{token}", response_model=None)
+    async def shared_game(token: str) -> dict[str, Any] | JSONResponse:
+        game_id = await service.db(reviews.game_of_share, token) if len(token) <= 64 else None
+        game = await service.db(service.store.game, game_id) if game_id else None
+        if game is None:
+            raise GameActionError("not_found", "no such shared game")
+        if game.ongoing:
+            return _refuse(
+                "game_ongoing", "the game is still being played; its review opens at the end", 409
+            )
+        return rules_of.state_for(game, None)
+
+    @router.post("/api/games/{game_id}/analysis", status_code=202, response_model=None)
+    async def start_analysis(
+        game_id: str, player: Me, share: Share = None
+    ) -> dict[str, Any] | JSONResponse:
+        game, _ = await access(game_id, player, share)
+        if game.ongoing:
+            return _refuse("game_ongoing", "a game is analysed once it is over", 409)
+        stored = await runner.start(game)
+        fresh = await service.db(reviews.analysis, game.id)
+        return analysis_answer(game, fresh or stored)
+
+    @router.get("/api/games/{game_id}/analysis")
+    async def get_analysis(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:
+        game, _ = await access(game_id, player, share)
+        stored = await service.db(reviews.analysis, game.id)
+        if stored is not None:
+            await runner.resume_if_lost(game, stored)
+        return analysis_answer(game, stored)
+
+    return router

@@ -1,0 +1,319 @@
+"""After the game over HTTP (issue 17): records (N4), imports, share links and engine analysis,
+for the game's players, strangers (404) and share-link holders, never showing a jieqi secret
+before the end (Z2, Q5, Q7).
+
+Every test runs a real app (lifespan, migrations, SQLite); analysis positions run the real
+engine (a small node budget) in the test's worker threads.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from chuhan.rules import make_board, verify_commitment
+from chuhan.rules.record import read_record
+from chuhan.server.ai import AIJob, run_job
+from chuhan.server.storage import GameRecord, Store, utcnow
+from test_record import PLAYED_ON
+from test_server_support import ScriptedAI, create, game_socket, server
+
+pytestmark = pytest.mark.timeout(120)
+CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
+
+
+class AnalysingAI(ScriptedAI):
+    """The scripted AI for moves; the real engine for analysis positions."""
+
+    def __call__(self, job: AIJob) -> Any:
+        if job.kind == "analysis":
+            self.jobs.append(job)
+            return run_job(job)
+        return super().__call__(job)
+
+
+def _play_local(client: TestClient, moves: list[str], variant: str = "xiangqi") -> dict[str, Any]:
+    game = create(client, kind="local", variant=variant)
+    state = game
+    for ply, move in enumerate(moves):
+        answer = client.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})
+        assert answer.status_code == 200, answer.text
+        state = answer.json()["state"]
+    return state
+
+
+def _stranger(client: TestClient) -> None:
+    client.cookies.clear()
+
+
+def test_a_player_downloads_the_record_in_each_notation_and_it_reimports_n4(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = _play_local(client, CANNON_MATE)
+        assert game["status"] == "finished"
+        for notation, first in (("wxf", "C2+2"), ("chinese", "炮二进二"), ("iccs", "H2-H4")):
+            answer = client.get(f"/api/games/{game['id']}/record", params={"notation": notation})
+            assert answer.status_code == 200
+            assert answer.headers["content-type"].startswith("text/plain")
+            text = answer.text
+            assert f"1. {first} " in text and '[Result "1-0"]' in text
+            assert '[Termination "checkmate"]' in text
+            record = read_record(text)
+            assert [str(m) for m in record.moves] == CANNON_MATE
+            assert record.board.fen() == game["fen"]
+        refused = client.get(f"/api/games/{game['id']}/record", params={"notation": "korean"})
+        assert refused.status_code == 400 and "janggi" in refused.json()["error"]["message"]
+        _stranger(client)
+        assert client.get(f"/api/games/{game['id']}/record").status_code == 404
+
+
+def test_a_janggi_game_downloads_as_gib_too_j3_n4(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = _play_local(client, ["e4e5", "e7e6", "pass"], variant="janggi")
+        answer = client.get(f"/api/games/{game['id']}/record", params={"format": "gib"})
+        assert answer.status_code == 200 and "[초차림 " in answer.text
+        assert "1. 75卒65 2. 45兵55 3. 한수쉼" in answer.text
+        assert read_record(answer.text).board.fen() == game["fen"]
+        pgn = client.get(f"/api/games/{game['id']}/record").text
+        assert '[Format "Korean"]' in pgn and read_record(pgn).board.fen() == game["fen"]
+
+
+def test_a_share_link_opens_the_finished_game_for_anyone_and_nothing_before(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        game = create(client, kind="local", variant="xiangqi")
+        shared = client.post(f"/api/games/{game['id']}/share").json()
+        assert shared["available"] is False and shared["path"] == f"/review/{shared['token']}"
+        assert len(shared["token"]) >= 32  # 192 random bits, URL-safe
+        again = client.post(f"/api/games/{game['id']}/share").json()
+        assert again["token"] == shared["token"]
+        token = shared["token"]
+        player_cookies = dict(client.cookies)
+        _stranger(client)
+        ongoing = client.get(f"/api/shared/{token}")
+        assert ongoing.status_code == 409 and ongoing.json()["error"]["code"] == "game_ongoing"
+        record = client.get(f"/api/games/{game['id']}/record", params={"share": token})
+        assert record.status_code == 404  # before the end: nothing
+        assert client.post(f"/api/games/{game['id']}/share").status_code == 404
+        client.cookies.update(player_cookies)
+        finished = _finish_local(client, game["id"], CANNON_MATE)
+        _stranger(client)
+        view = client.get(f"/api/shared/{token}")
+        assert view.status_code == 200
+        assert view.json()["moves"] == CANNON_MATE and view.json()["status"] == "finished"
+        assert view.json()["fen"] == finished["fen"]
+        text = client.get(f"/api/games/{game['id']}/record", params={"share": token}).text
+        assert [str(m) for m in read_record(text).moves] == CANNON_MATE
+        forged = {"share": "x" * 32}
+        assert client.get(f"/api/games/{game['id']}/record", params=forged).status_code == 404
+        assert client.get(f"/api/shared/{'y' * 32}").status_code == 404
+        assert client.get(f"/api/games/{game['id']}").status_code == 404  # not a player
+
+
+def _finish_local(client: TestClient, game_id: str, moves: list[str]) -> dict[str, Any]:
+    state: dict[str, Any] = {}
+    for ply, move in enumerate(moves):
+        answer = client.post(f"/api/games/{game_id}/moves", json={"ply": ply, "move": move})
+        state = answer.json()["state"]
+    return state
+
+
+JIEQI_MOVES = ["a1a2", "a10a9", "b3b10"]  # Red's cannon-point piece takes a face-down piece
+
+
+def test_a_jieqi_record_reveals_nothing_before_the_end_and_everything_after_z2_q5_q7(tmp_path):
+    ai = ScriptedAI()
+    ai.script = {1: "a10a9"}
+    with server(tmp_path, ai=ai) as (client, _, store):
+        game = create(client, kind="ai", variant="jieqi", level="beginner", color="red")
+        for ply, move in ((0, "a1a2"), (2, "b3b10")):
+            _wait_ply(client, game["id"], ply)
+            answer = client.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})
+            assert answer.status_code == 200, answer.text
+        stored = store.game(game["id"])
+        assert stored is not None and stored.secret is not None
+        text = client.get(f"/api/games/{game['id']}/record", params={"notation": "wxf"}).text
+        assert "[Commitment " in text
+        assert "Arrangement" not in text and stored.secret["salt"] not in text
+        assert stored.secret["arrangement"] not in text
+        token = client.post(f"/api/games/{game['id']}/share").json()["token"]
+        with game_socket(client, game["id"]) as (sock, _):
+            assert sock.request("resign")["type"] == "ack"
+        after = client.get(f"/api/games/{game['id']}/record").text
+        record = read_record(after)  # checks the arrangement against the commitment
+        assert record.board.fen() == client.get(f"/api/games/{game['id']}").json()["fen"]
+        assert f'[Arrangement "{stored.secret["arrangement"]}"]' in after
+        assert '[Result "0-1"]' in after and '[Termination "resignation"]' in after
+        _stranger(client)
+        review = client.get(f"/api/shared/{token}").json()
+        assert review["arrangement"] == stored.secret["arrangement"]
+        assert verify_commitment(review["commitment"], review["arrangement"], review["salt"])
+
+
+def _wait_ply(client: TestClient, game_id: str, ply: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        state = client.get(f"/api/games/{game_id}").json()
+        if state["ply"] == ply and not state["thinking"]:
+            return dict(state)
+        time.sleep(0.05)
+    raise AssertionError(f"the game did not reach ply {ply}")
+
+
+def _online_game(store: Store, red: str, black: str, moves: list[str], status: str) -> str:
+    """An online game between two players, as the rooms store it (game_players rows)."""
+    board = make_board("jieqi", seed=11)
+    arrangement, salt = board.reveal()
+    board.push_many(moves)
+    now = utcnow()
+    game = GameRecord(
+        id="g_online_review",
+        kind="online",
+        variant="jieqi",
+        level=None,
+        player_id=None,
+        human_side=None,
+        options={},
+        secret={"arrangement": arrangement, "salt": salt},
+        start_fen=make_board("jieqi").fen(),
+        moves=moves,
+        status=status,
+        result=None if status == "ongoing" else {"winner": "red", "reason": "timeout"},
+        practice=False,
+        points_awarded=0,
+        seq=1,
+        created_at=now,
+        expires_at=now + timedelta(days=1),
+        updated_at=now,
+    )
+    store.insert_game(game, [{"type": "start"}], [(red, 0), (black, 1)])
+    return game.id
+
+
+def test_online_players_get_their_own_view_of_a_jieqi_record_and_strangers_nothing_z2(tmp_path):
+    with server(tmp_path) as (client, _, store):
+        red = client.get("/api/me").json()["id"]
+        red_cookies = dict(client.cookies)
+        _stranger(client)
+        black = client.get("/api/me").json()["id"]
+        game_id = _online_game(store, red, black, JIEQI_MOVES, "ongoing")
+        text = client.get(f"/api/games/{game_id}/record").text  # Black's, while it is on
+        assert "[Commitment " in text and "Arrangement" not in text
+        assert [str(m) for m in read_record(text).moves] == JIEQI_MOVES
+        _stranger(client)
+        client.get("/api/me")
+        assert client.get(f"/api/games/{game_id}/record").status_code == 404
+        assert client.get(f"/api/games/{game_id}/analysis").status_code == 404
+        client.cookies.clear()
+        client.cookies.update(red_cookies)
+        mine = client.get(f"/api/games/{game_id}/record", params={"notation": "chinese"})
+        assert mine.status_code == 200 and "Arrangement" not in mine.text
+
+
+def test_posting_a_record_makes_an_imported_game_to_review_and_share_n4_e1(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        answer = client.post("/api/records", content=PLAYED_ON.encode("utf-8"))
+        assert answer.status_code == 201, answer.text
+        state = answer.json()
+        assert state["kind"] == "imported" and state["status"] == "finished"
+        assert len(state["moves"]) == 20 and state["legal_moves"] == []
+        assert state["options"]["rules_end"] == {"ply": 15, "reason": "repetition", "winner": None}
+        assert state["result"] == {"winner": None, "reason": "agreement", "points": None}
+        assert client.get(f"/api/games/{state['id']}").json()["moves"] == state["moves"]
+        text = client.get(f"/api/games/{state['id']}/record", params={"notation": "chinese"}).text
+        assert "10. 兵七进一 卒3进1" in text and '[Event "俱乐部快棋赛"]' in text
+        token = client.post(f"/api/games/{state['id']}/share").json()["token"]
+        _stranger(client)
+        assert client.get(f"/api/games/{state['id']}").status_code == 404
+        assert client.get(f"/api/shared/{token}").json()["moves"] == state["moves"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ('[Format "WXF"]\n\n1. C2.5 H8+7\n2. H2+3 R9+9\n', 4, "R9+9"),
+        ("", 1, "empty"),
+        ('[Variant "jieqi"]\n\n1. a1a2(R)\n', None, "Arrangement"),
+    ],
+)
+def test_a_bad_record_is_refused_with_its_line_n4_z5(tmp_path, text, line, reason):
+    with server(tmp_path) as (client, _, _):
+        answer = client.post("/api/records", content=text.encode("utf-8"))
+        assert answer.status_code == 400
+        error = answer.json()["error"]
+        assert reason in error["message"]
+        if line is not None:
+            assert error["code"] == "bad_record" and error["line"] == line
+            assert f"line {line}" in error["message"]
+        huge = client.post("/api/records", content=b"1. h3e3 " * 40_000)
+        assert huge.status_code == 413
+
+
+def _analysis_done(client: TestClient, game_id: str, **params: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    seen = []
+    while time.monotonic() < deadline:
+        answer = client.get(f"/api/games/{game_id}/analysis", params=params).json()
+        seen.append(answer["progress"])
+        if answer["status"] == "done":
+            assert seen == sorted(seen)  # progress only grows
+            return dict(answer)
+        time.sleep(0.05)
+    raise AssertionError(f"the analysis did not finish: {seen[-5:]}")
+
+
+def test_an_analysis_runs_to_done_and_marks_the_blunder(tmp_path):
+    """Black's 2... g7g6?? lets the cannon take the horse with mate: a blunder."""
+    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=400) as (client, _, _):
+        game = _play_local(client, CANNON_MATE)
+        none = client.get(f"/api/games/{game['id']}/analysis").json()
+        assert none == {"status": "none", "progress": 0.0, "engine": None, "plies": []}
+        started = client.post(f"/api/games/{game['id']}/analysis")
+        assert started.status_code == 202
+        assert started.json()["status"] in ("queued", "running", "done")
+        done = _analysis_done(client, game["id"])
+        again = client.post(f"/api/games/{game['id']}/analysis").json()
+        assert again["status"] == "done" and again["plies"] == done["plies"]  # idempotent
+        assert done["progress"] == 1.0 and done["engine"] == "chuhan"
+        plies = done["plies"]
+        assert [p["ply"] for p in plies] == list(range(6))
+        assert plies[4]["class"] == "blunder" and plies[4]["loss"] >= 300
+        assert plies[5]["best"] is None and plies[5]["score"] == 1500  # Red has mated
+        assert plies[0]["class"] is None
+        board = make_board("xiangqi")
+        for entry, move in zip(plies, [*CANNON_MATE, None], strict=True):
+            if entry["best"] is not None:
+                board.parse_move(entry["best"])  # the best move is legal where it is shown
+            if move:
+                board.push(move)
+        token = client.post(f"/api/games/{game['id']}/share").json()["token"]
+        _stranger(client)
+        assert client.get(f"/api/games/{game['id']}/analysis").status_code == 404
+        shared = client.get(f"/api/games/{game['id']}/analysis", params={"share": token}).json()
+        assert shared["plies"] == plies
+
+
+def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2(tmp_path):
+    ai = AnalysingAI()
+    with server(tmp_path, ai=ai, analysis_nodes=200) as (client, _, store):
+        ongoing = create(client, kind="local", variant="xiangqi")
+        refused = client.post(f"/api/games/{ongoing['id']}/analysis")
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "game_ongoing"
+        red = client.get("/api/me").json()["id"]
+        _stranger(client)
+        black_id = client.get("/api/me").json()["id"]
+        game_id = _online_game(store, red, black_id, JIEQI_MOVES, "finished")
+        done = _analysis_done_after_post(client, game_id)
+        assert [p["ply"] for p in done["plies"]] == [0, 1, 2, 3]
+        jobs = [job for job in ai.jobs if job.kind == "analysis"]
+        assert len(jobs) == 7  # the start, then each position before and after each move
+        for job in jobs:
+            assert job.view is not None and job.view["viewer"] in ("red", "black")
+            assert "arrangement" not in job.view and "hidden" not in job.view
+
+
+def _analysis_done_after_post(client: TestClient, game_id: str) -> dict[str, Any]:
+    assert client.post(f"/api/games/{game_id}/analysis").status_code == 202
+    return _analysis_done(client, game_id)
