@@ -317,3 +317,12 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
 def _analysis_done_after_post(client: TestClient, game_id: str) -> dict[str, Any]:
     assert client.post(f"/api/games/{game_id}/analysis").status_code == 202
     return _analysis_done(client, game_id)
+
+
+def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUHAN_ANALYSIS_ENGINE", "/usr/games/fairy-stockfish")
+    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=2_000) as (client, _, _):
+        game = _play_local(client, CANNON_MATE)
+        done = _analysis_done_after_post(client, game["id"])
+        assert done["engine"].startswith("uci:Fairy-Stockfish")
+        assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
