@@ -351,6 +351,11 @@ def test_a_seat_is_held_by_one_connection_and_freed_only_by_it_R7() -> None:
     moved_seat = attached(held, ALICE, "laptop/c3", take=True, instance_id="i9")
     assert moved_seat is not None and moved_seat.seats[0]["device"] == "laptop/c3"
     assert attached(held, ALICE, "phone/c4", take=False, instance_id="i9") is not None
+    # The same socket saying hello again as another device keeps the seat; its close frees it.
+    renamed = attached(held, ALICE, "tablet/c2", take=False, instance_id="i9")
+    assert renamed is not None and renamed.seats[0]["device"] == "tablet/c2"
+    gone = detached(renamed, ALICE, "phone/c2")
+    assert gone is not None and not gone.seats[0]["connected"]
     # Only the holding connection's close frees the seat.
     assert detached(held, ALICE, "laptop/c3") is None
     freed = detached(held, ALICE, "phone/c2")

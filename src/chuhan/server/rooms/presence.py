@@ -1,10 +1,12 @@
 """Presence (SPEC R7): which connection holds each seat, and the game's wait while both
 players are away.
 
-A seat is held by one connection, ``"<device id>/<connection id>"``. A connection of the
-same device takes it back at once (a dropped socket reconnecting), another device only with
-"Continue on this device". While no seat of the game's players is connected the turn waits
-on the shared away budget; one back, it goes on.
+A seat is held by one connection, ``"<device id>/<connection id>"``: the connection id is
+the socket's own, whatever device id the socket says it has (and says again), so the close
+of the socket frees the seat it holds. A connection of the same device takes the seat back
+at once (a dropped socket reconnecting), another device only with "Continue on this device".
+While no seat of the game's players is connected the turn waits on the shared away budget;
+one back, it goes on.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from .store import RoomRecord
 Apply = Callable[[RoomRecord, Callable[[GameRecord], Change | None]], Awaitable[GameRecord]]
 
 
+def connection_of(device: str | None) -> str:
+    """The connection part of a seat's ``device`` (the socket that holds it)."""
+    return (device or "").rsplit("/", 1)[-1]
+
+
 def attached(
     room: RoomRecord, player_id: str, device: str, take: bool, instance_id: str
 ) -> RoomRecord | None:
@@ -38,7 +45,8 @@ def attached(
         return None
     held_by = (seat["device"] or "").split("/")[0]
     same_device = held_by == device.split("/")[0] and held_by != "anonymous"
-    if seat["connected"] and not (take or same_device):
+    same_socket = connection_of(seat["device"]) == connection_of(device)
+    if seat["connected"] and not (take or same_device or same_socket):
         return None
     seats = [dict(s) for s in room.seats]
     # ``instance``: the seat is cleared if this instance dies (R7, Z4).
@@ -47,9 +55,10 @@ def attached(
 
 
 def detached(room: RoomRecord, player_id: str, device: str) -> RoomRecord | None:
-    """The connection ``device`` closed: its seat, if it held it, is away."""
+    """The connection of ``device`` closed: its seat, if it held it, is away (whatever
+    device id the connection gave last)."""
     index = room.seat_of(player_id)
-    if index is None or room.seats[index]["device"] != device:
+    if index is None or connection_of(room.seats[index]["device"]) != connection_of(device):
         return None
     seats = [dict(s) for s in room.seats]
     seats[index]["connected"] = False
@@ -91,11 +100,20 @@ class Presence:
 
     async def detach(self, player: Player, room_id: str, device: str) -> None:
         """The connection ``device`` closed: its seat, if it held it, is away."""
+        freed = False
+
+        def decide(room: RoomRecord) -> RoomRecord | None:
+            nonlocal freed
+            after = detached(room, player.id, device)
+            freed = after is not None
+            return after
+
         try:
-            room = await self.core.change_room(room_id, lambda r: detached(r, player.id, device))
+            room = await self.core.change_room(room_id, decide)
         except GameActionError:
             return
-        await self.settle(room)
+        if freed:
+            await self.settle(room)
 
     # ------------------------------------------------------------------ lag (R4)
 

@@ -183,8 +183,10 @@ class RoomConnection:
         self.room_id = room_id
         self.names_of = names_of
         # "<the client's device id>/<this connection>": a device that reconnects after its
-        # socket dropped takes its seat back at once (R7); another device has to ask.
-        self.device = f"anonymous/{new_id('c')}"
+        # socket dropped takes its seat back at once (R7); another device has to ask. The
+        # connection part is this socket's for its whole life: its close frees its seat.
+        self.connection = new_id("c")
+        self.device = f"anonymous/{self.connection}"
         self.holds_seat = False
         self.game_id: str | None = None
         self.sent_seq: int | None = None
@@ -247,8 +249,9 @@ class RoomConnection:
                 self.hub.unsubscribe(self.game_id, self)
             # Z4: a socket closed by a stopping server keeps its seat until this instance,
             # marked stopped, has its seats cleared by the restart (or by a live instance),
-            # so the time down is not drawn from the shared away budget (R7).
-            if self.holds_seat and not server_stopping:
+            # so the time down is not drawn from the shared away budget (R7). Otherwise the
+            # seat this socket holds is freed, whatever the socket said (per socket, R7).
+            if not server_stopping:
                 await self.rooms.detach(self.player, self.room_id, self.device)
 
     async def _probe_loop(self) -> None:
@@ -414,7 +417,7 @@ class RoomConnection:
             return None
         if kind in ("hello", "take_seat"):
             if kind == "hello" and isinstance(message.get("device"), str):
-                self.device = f"{message['device']}/{new_id('c')}"
+                self.device = f"{message['device']}/{self.connection}"
             self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
             async with self._lock:
                 await self._send_room(follow=False)
