@@ -204,6 +204,20 @@ def test_local_game_both_sides_move_over_http_and_it_is_saved_P6(tmp_path, varia
             assert state["options"]["setup"] == {"cho": "HEHE", "han": "EHHE"}
 
 
+def test_the_state_writes_janggi_moves_in_korean_and_xiangqi_in_wxf_and_chinese_N1_N3(tmp_path):
+    """U6: the move list's notations come with the state; janggi's is Korean (a pass: 한수쉼)."""
+    with server(tmp_path) as (client, _, _):
+        janggi = create(client, kind="local", variant="janggi", setup="HEHE", setup_other="HEHE")
+        url = f"/api/games/{janggi['id']}/moves"
+        client.post(url, json={"ply": 0, "move": "a4a5"})
+        state = client.post(url, json={"ply": 1, "move": "pass"}).json()["state"]
+        assert state["notation"] == {"korean": ["71卒61", "한수쉼"]}
+        xiangqi = create(client, kind="local", variant="xiangqi")
+        url = f"/api/games/{xiangqi['id']}/moves"
+        state = client.post(url, json={"ply": 0, "move": "h3e3"}).json()["state"]
+        assert state["notation"] == {"wxf": ["C2.5"], "chinese": ["炮二平五"]}
+
+
 def test_http_move_errors_carry_the_current_state_Z5(tmp_path):
     with server(tmp_path) as (client, _, _):
         state = create(client, kind="local", variant="xiangqi")

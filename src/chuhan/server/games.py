@@ -148,9 +148,10 @@ def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
 
 
 class NotationCache:
-    """Each game's moves written in WXF and Chinese (SPEC N2, N3), extended move by move."""
+    """Each game's moves written in its variant's notations, extended move by move: WXF and
+    Chinese for xiangqi and jieqi (SPEC N2, N3), Korean for janggi (``79卒78``, 한수쉼)."""
 
-    NOTATIONS = ("wxf", "chinese")
+    NOTATIONS = {"xiangqi": ("wxf", "chinese"), "jieqi": ("wxf", "chinese"), "janggi": ("korean",)}
 
     def __init__(self, size: int = 512) -> None:
         self.size = size
@@ -159,20 +160,20 @@ class NotationCache:
         )
         self._lock = threading.Lock()
 
-    def written(self, game: GameRecord) -> dict[str, list[str]] | None:
-        """``{"wxf": [...], "chinese": [...]}`` for the game's moves; None for janggi."""
-        if game.variant == "janggi":
-            return None
+    def written(self, game: GameRecord) -> dict[str, list[str]]:
+        """``{"wxf": [...], "chinese": [...]}`` (janggi: ``{"korean": [...]}``) for the
+        game's moves."""
+        notations = self.NOTATIONS[game.variant]
         played = tuple(game.moves)
         cache_key = f"{game.id}|{game.start_fen}"
         with self._lock:
-            done, texts = self._written.get(cache_key, ((), {n: [] for n in self.NOTATIONS}))
+            done, texts = self._written.get(cache_key, ((), {n: [] for n in notations}))
         if played[: len(done)] != done:
-            done, texts = (), {n: [] for n in self.NOTATIONS}
+            done, texts = (), {n: [] for n in notations}
         texts = {n: list(v) for n, v in texts.items()}
         for index in range(len(done), len(played)):
             before = board_of(game, list(played[:index]))
-            for name in self.NOTATIONS:
+            for name in notations:
                 texts[name].append(write_move(before, played[index], name))
         with self._lock:
             self._written[cache_key] = (played, texts)
