@@ -218,7 +218,7 @@ def test_janggi_by_password_and_jieqi_by_invite_link_R1_R3(
     first = "cho" if variant == "janggi" else "red"
     if variant == "janggi":
         # Han chooses first; Cho then sees Han's choice and chooses (R4, J3).
-        pages["han"].select_option("[data-setup]", "EHHE")
+        pages["han"].check("[data-setup] input[value=EHHE]")
         pages["han"].click("[data-action=choose-setup]")
         pages["cho"].wait_for_selector("[data-han-setup]")
         assert "EHHE" in pages["cho"].inner_text("[data-han-setup]")

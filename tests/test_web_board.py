@@ -181,7 +181,11 @@ def test_janggi_setup_choice_bikjang_option_and_pass_J3_J6_J7(web_page: Page) ->
     assert [piece_at(web_page, p) for p in ("b1", "c1", "g1", "h1")] == ["N", "B", "B", "N"]
     assert piece_at(web_page, "e2") == "K"
     assert server_state(web_page)["options"]["bikjang"] == "points"
+    # J6, J8: a pass lets the opponent end the game by points; the question says the totals.
     web_page.click("[data-action=pass]")
+    question = web_page.locator("dialog[data-confirm-dialog]")
+    expect(question).to_contain_text("Cho 72, Han 73.5 (Han (red) ahead)")
+    question.locator("[data-action=confirm]").click()
     web_page.wait_for_selector("[data-game][data-ply='1'], [data-game][data-ply='2']")
     expect(web_page.locator(".move-list .move").first).to_have_text("pass")
     wait_my_turn(web_page)

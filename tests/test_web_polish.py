@@ -134,7 +134,7 @@ def test_the_move_list_follows_the_chosen_notation_U6_N1_N2_N3(web_page: Page) -
         web_page.click("dialog[data-settings-dialog] [data-action=close]")
         expect(moves).to_have_text(shown)
     expect(moves.locator(".move").first).to_have_attribute("lang", "zh")
-    expect(web_page.locator(".note")).to_be_hidden()
+    expect(web_page.locator("[data-notation-note]")).to_be_hidden()
 
 
 def test_a_revealing_move_is_announced_as_a_face_down_piece_U9_Q3(web_page: Page) -> None:

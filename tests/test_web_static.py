@@ -28,11 +28,18 @@ FAMILIES = {
         "double_pass", "move_limit", "interrupted", "abandoned", "expired",
     ],
     "status": ["abandoned", "expired", "interrupted"],
+    # Every error code the server sends (docs/protocol.md): shown translated, never the
+    # server's English sentence (Z5, U8).
     "error": [
         "illegal_move", "stale_move", "not_your_turn", "game_over", "nothing_to_undo", "busy",
-        "stale", "not_found", "other",
+        "stale", "not_found", "other", "malformed", "too_large", "bad_request", "invalid_request",
+        "unknown_type", "internal", "server_error", "http_error", "network", "no_player",
+        "elsewhere", "not_now", "already_offered", "offer_pending", "too_soon", "no_offer",
+        "time_out", "room_full", "room_closed", "password_taken", "wrong_password",
+        "too_many_attempts", "pending_game", "bad_password", "bad_password_length",
+        "bad_password_characters", "bad_password_repeated", "bad_password_consecutive",
     ],
-    "settings.notation": ["coordinates", "wxf", "chinese"],
+    "settings.notation": ["coordinates", "wxf", "chinese", "korean"],
     "settings.style": ["characters", "illustrations"],
 }
 

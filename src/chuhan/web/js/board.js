@@ -462,3 +462,47 @@ export class BoardView {
     );
   }
 }
+
+/**
+ * A small picture of a placement (Map point → FEN letter), Red / Cho at the bottom unless
+ * flipped: the jieqi arrangement shown at the end of a game (Q7). Not interactive.
+ */
+export function boardDiagram(placement, variant, style, { flipped = false, label = "" } = {}) {
+  const step = 40;
+  const margin = 24;
+  const width = 8 * step + 2 * margin;
+  const height = 9 * step + 2 * margin;
+  const at = (name) => {
+    const { file, rank } = parsePoint(name);
+    return {
+      x: margin + (flipped ? 8 - file : file) * step,
+      y: margin + (flipped ? rank : 9 - rank) * step,
+    };
+  };
+  const lines = [];
+  const line = (a, b) => {
+    const p = at(a);
+    const q = at(b);
+    lines.push(`M${p.x} ${p.y}L${q.x} ${q.y}`);
+  };
+  const river = variant !== "janggi";
+  for (let rank = 1; rank <= 10; rank++) line(`a${rank}`, `i${rank}`);
+  for (const file of FILES) {
+    if (river && file !== "a" && file !== "i") {
+      line(`${file}1`, `${file}5`);
+      line(`${file}6`, `${file}10`);
+    } else line(`${file}1`, `${file}10`);
+  }
+  line("d1", "f3");
+  line("f1", "d3");
+  line("d8", "f10");
+  line("f8", "d10");
+  let pieces = "";
+  for (const [name, letter] of placement) {
+    const { x, y } = at(name);
+    pieces += `<g transform="translate(${x} ${y}) scale(${(step * 0.46) / 46})">${pieceSvg(letter, variant, style)}</g>`;
+  }
+  return `<svg class="diagram" viewBox="0 0 ${width} ${height}" role="img" aria-label="${label}">
+    <rect width="${width}" height="${height}" rx="8" fill="#e9c58a"/>
+    <path d="${lines.join("")}" stroke="#5b3a17" stroke-width="1.2" fill="none"/>${pieces}</svg>`;
+}

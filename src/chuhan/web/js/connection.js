@@ -1,7 +1,9 @@
-// Talking to the server (docs/protocol.md): JSON over HTTP for games and the profile, a
-// WebSocket per game for moves and events. The server is the authority; this module only
-// delivers messages, and after a failure reconnects, resynchronises and resends (SPEC P5).
-// A move is resent with the same id, which the server acknowledges without applying twice.
+// Talking to the server (docs/protocol.md): JSON over HTTP for games and the profile, and one
+// WebSocket class for both sockets, /ws/games/{id} and /ws/rooms/{id}. The server is the
+// authority; this module only delivers messages, and after a failure reconnects,
+// resynchronises and resends (SPEC P5, R7). A request is resent with the same id, which the
+// server acknowledges without applying it twice.
+import { applyEvent } from "./events.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -38,6 +40,9 @@ export async function api(method, path, body) {
 const REPLY_TIMEOUT_MS = 6000;
 const PING_INTERVAL_MS = 20000;
 const MAX_BACKOFF_MS = 8000;
+// Close codes after which reconnecting is pointless: no such game or seat, or the room
+// continues on another device (R7).
+const FINAL_CLOSE_CODES = new Set([4404, 4409]);
 
 let counter = 0;
 function nextId() {
@@ -45,17 +50,29 @@ function nextId() {
   return `c${Date.now().toString(36)}${counter}`;
 }
 
-export class GameSocket {
-  /**
-   * gameId: the game to follow; lastSeq: the seq of the state already shown.
-   * handlers.onEvent(event): an event (with seq) in order, each once.
-   * handlers.onStatus("connecting" | "online" | "offline"): the link changed.
-   */
-  constructor(gameId, lastSeq, handlers) {
-    this.gameId = gameId;
-    this.lastSeq = lastSeq ?? null;
+/**
+ * One WebSocket to the server, kept open: requests with ids and their replies, events in seq
+ * order each once (a gap asks again with hello), a resend of what is unanswered after a
+ * reconnection, a ping now and then.
+ *
+ * path: "/ws/games/<id>" or "/ws/rooms/<id>".
+ * options.state: the game's state already shown (its seq is where events continue), or null.
+ * options.hello(): extra hello fields (a room: {device}); a room socket also says game_id.
+ * options.room: true for a room socket (events carry game_id; a new game starts over).
+ * handlers.onEvent(event, state): a game event, and the viewer's state after it (events.js).
+ * handlers.onMessage(message): anything else the server says unasked (room, elsewhere…).
+ * handlers.onStatus("connecting" | "online" | "offline" | "closed"): the link changed.
+ */
+export class PlaySocket {
+  constructor(path, options, handlers) {
+    this.path = path;
+    this.room = Boolean(options.room);
+    this.helloFields = options.hello || (() => ({}));
+    this.state = options.state ?? null;
+    this.gameId = this.state?.id ?? null;
+    this.lastSeq = this.state?.seq ?? null;
     this.handlers = handlers;
-    this.outbox = new Map(); // id → {message, resolve, reject, sentAt}
+    this.outbox = new Map(); // id → {message, resolve, sentAt}
     this.socket = null;
     this.backoff = 500;
     this.stopped = false;
@@ -73,20 +90,33 @@ export class GameSocket {
     this.stopped = true;
     clearInterval(this.watchdog);
     clearInterval(this.pinger);
+    for (const entry of this.outbox.values()) entry.resolve({ type: "error", code: "offline" });
+    this.outbox.clear();
     if (this.socket) this.socket.close();
   }
 
   setStatus(status) {
     if (status === this.status) return;
     this.status = status;
-    this.handlers.onStatus(status);
+    this.handlers.onStatus?.(status);
+  }
+
+  hello() {
+    const fields = { ...this.helloFields(), last_seq: this.lastSeq };
+    if (this.room) fields.game_id = this.gameId;
+    this.raw({ id: nextId(), type: "hello", ...fields });
+  }
+
+  /** Ask the server again from the last event held (it resends what was missed). */
+  resync() {
+    this.hello();
   }
 
   open() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     let socket;
     try {
-      socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(this.gameId)}`);
+      socket = new WebSocket(`${scheme}://${location.host}${this.path}`);
     } catch {
       this.scheduleReconnect();
       return;
@@ -95,7 +125,7 @@ export class GameSocket {
     this.setStatus("connecting");
     socket.addEventListener("open", () => {
       this.backoff = 500;
-      this.raw({ id: nextId(), type: "hello", last_seq: this.lastSeq });
+      this.hello();
       for (const entry of this.outbox.values()) {
         entry.sentAt = Date.now();
         this.raw(entry.message);
@@ -103,9 +133,14 @@ export class GameSocket {
       this.setStatus("online");
     });
     socket.addEventListener("message", (event) => this.receive(event.data));
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      if (FINAL_CLOSE_CODES.has(event.code)) {
+        this.stop();
+        this.setStatus("closed");
+        return;
+      }
       if (!this.stopped) {
         this.setStatus("offline");
         this.scheduleReconnect();
@@ -133,15 +168,11 @@ export class GameSocket {
   /** Send a request; resolves with the server's reply (ack, error, hint, pong). */
   request(type, fields = {}) {
     const message = { id: nextId(), type, ...fields };
-    return new Promise((resolve, reject) => {
-      this.outbox.set(message.id, { message, resolve, reject, sentAt: Date.now() });
+    if (this.stopped) return Promise.resolve({ type: "error", code: "offline" });
+    return new Promise((resolve) => {
+      this.outbox.set(message.id, { message, resolve, sentAt: Date.now() });
       this.raw(message);
     });
-  }
-
-  /** Forget a request that is still waiting (e.g. the position changed under it). */
-  abandon(id) {
-    this.outbox.delete(id);
   }
 
   ping() {
@@ -174,30 +205,58 @@ export class GameSocket {
     } catch {
       return;
     }
-    if (message.reply_to !== undefined && message.seq === undefined) {
+    if (message.type === "probe") {
+      // The room measures the round trip for the turn clock's lag allowance (R4).
+      this.raw({ id: nextId(), type: "probe", n: message.n });
+      return;
+    }
+    if (message.reply_to !== undefined && message.reply_to !== null && message.seq === undefined) {
       const entry = this.outbox.get(message.reply_to);
       if (entry) {
         this.outbox.delete(message.reply_to);
         entry.resolve(message);
-      } else if (message.type === "error" && message.state) {
-        this.handlers.onEvent({ type: "state", state: message.state, seq: message.state.seq });
       }
+      // A refusal carries the state as it is now: adopt it (a stale move, a lost event).
+      if (message.type === "error" && message.state) this.adopt({ type: "state", state: message.state });
       return;
     }
     if (typeof message.seq === "number") {
-      if (message.type === "state") {
-        this.lastSeq = message.seq;
-        this.handlers.onEvent(message);
-        return;
-      }
+      this.event(message);
+      return;
+    }
+    this.handlers.onMessage?.(message);
+  }
+
+  event(message) {
+    const newGame = this.room && message.game_id && message.game_id !== this.gameId;
+    if (newGame) {
+      // The room's next game: it starts from its own full state.
+      this.gameId = message.game_id;
+      this.lastSeq = null;
+      this.state = null;
+    }
+    if (message.type !== "state") {
       if (this.lastSeq !== null && message.seq <= this.lastSeq) return;
       if (this.lastSeq !== null && message.seq > this.lastSeq + 1) {
         // A gap: ask again from what we have; the server resends what we missed.
-        this.raw({ id: nextId(), type: "hello", last_seq: this.lastSeq });
+        this.hello();
         return;
       }
-      this.lastSeq = message.seq;
+      if (this.state === null && !message.state) {
+        this.hello();
+        return;
+      }
     }
-    this.handlers.onEvent(message);
+    this.lastSeq = message.seq;
+    this.adopt(message);
+  }
+
+  adopt(event) {
+    this.state = applyEvent(this.state, event);
+    if (this.state?.id) this.gameId = this.state.id;
+    if (typeof this.state?.seq === "number" && (this.lastSeq === null || this.state.seq > this.lastSeq)) {
+      this.lastSeq = this.state.seq;
+    }
+    this.handlers.onEvent(event, this.state);
   }
 }

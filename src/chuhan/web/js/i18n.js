@@ -31,6 +31,11 @@ export async function setLanguage(code) {
   document.documentElement.lang = code;
 }
 
+/** True when the strings have a text for key. */
+export function hasText(key) {
+  return key in strings || key in fallback;
+}
+
 /** The translated string for key with {name} placeholders filled from params. */
 export function t(key, params = {}) {
   const template = strings[key] ?? fallback[key] ?? key;

@@ -32,8 +32,11 @@ export const PIECE_DEFS = `
     <stop offset="0" stop-color="#fbe9c6"/><stop offset="0.7" stop-color="#ecc98f"/>
     <stop offset="1" stop-color="#d4a461"/>
   </radialGradient>
-  <radialGradient id="wood-back" cx="40%" cy="35%" r="75%">
-    <stop offset="0" stop-color="#9a6a3a"/><stop offset="1" stop-color="#5c3816"/>
+  <radialGradient id="back-first" cx="40%" cy="35%" r="75%">
+    <stop offset="0" stop-color="#c8463a"/><stop offset="1" stop-color="#7a1410"/>
+  </radialGradient>
+  <radialGradient id="back-second" cx="40%" cy="35%" r="75%">
+    <stop offset="0" stop-color="#5a5550"/><stop offset="1" stop-color="#1e1c1a"/>
   </radialGradient>
   <filter id="emboss" x="-30%" y="-30%" width="160%" height="160%">
     <feDropShadow dx="0" dy="3" stdDeviation="2.5" flood-color="#3b2410" flood-opacity="0.5"/>
@@ -108,12 +111,12 @@ const ILLUSTRATIONS = {
     <path d="M-9 17 L9 17 L0 26 Z" fill="${ink}"/>`,
 };
 
-// The backs differ by side only in the colour of their pattern: light red for the first
-// mover's pieces, gold for the second's.
+// The backs tell the sides apart at a glance (Q2): red lacquer for the first mover's pieces,
+// black for the second's, each with a gold pattern.
 function back(variant, radius, first) {
   const rim = "#3d240c";
-  const gold = first ? "#ff9e8f" : "#e2bf79";
-  const shape = outline(variant, "hidden", radius, "url(#wood-back)", rim);
+  const gold = first ? "#ffd9a0" : "#e2bf79";
+  const shape = outline(variant, "hidden", radius, first ? "url(#back-first)" : "url(#back-second)", rim);
   return `${shape}
     ${innerRing(variant, radius, gold)}
     <path d="M0 -15 L15 0 L0 15 L-15 0 Z" fill="none" stroke="${gold}" stroke-width="2.5"/>

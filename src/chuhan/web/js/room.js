@@ -1,18 +1,18 @@
 // Online rooms (SPEC R1–R8): create or join a room, then play a friend on the room socket.
 // Routes: "/room" (create, or join by password), "/room/i/<invite>" (an invite link),
 // "/room/<id>" (a room the player has a seat in). The server keeps the clocks and decides
-// everything; this screen shows the confirmed state and sends the player's requests.
-import { BoardView } from "./board.js";
-import { api, ApiError } from "./connection.js";
+// everything. The game itself is the play view (play.js) on the room socket; this module adds
+// what only rooms have: seats and names, ready, the janggi setup choice, draw offers (R5),
+// the turn clock (R4), another device (R7) and leaving (R8).
+import { api, ApiError, PlaySocket } from "./connection.js";
+import { apiErrorText, refusal } from "./errors.js";
 import { t } from "./i18n.js";
-import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
-import { settings } from "./settings.js";
-import { playSound } from "./sound.js";
+import { PlayView } from "./play.js";
+import { sideNames } from "./position.js";
+import { setupChoice, VARIANTS } from "./screens.js";
 import { announce, confirmDialog, el } from "./ui.js";
 
-const VARIANTS = ["xiangqi", "janggi", "jieqi"];
-const SETUPS = ["HEHE", "EHEH", "HEEH", "EHHE"];
-const MAX_BACKOFF_MS = 8000;
+const DRAW_OFFER_GAP = 10; // SPEC R5: half-moves between one player's offers
 
 function stylesheet() {
   if (document.querySelector("link[data-room-css]")) return;
@@ -30,22 +30,6 @@ function deviceId() {
   return id;
 }
 
-/** The player's language for a refusal the server explains (its English text otherwise). */
-function errorText(error) {
-  if (!(error instanceof ApiError) || error.status === 0) return t("room.error_network");
-  const body = error.body || {};
-  const known = {
-    bad_password: () => t(`room.password_${body.reason}`),
-    password_taken: () => t("room.password_taken"),
-    wrong_password: () => t("room.wrong_password", { tries: body.tries_left }),
-    too_many_attempts: () => t("room.too_many_attempts"),
-    room_full: () => t("room.full"),
-    not_found: () => t("room.not_found"),
-  }[error.code];
-  const text = known ? known() : "";
-  return text && !text.startsWith("room.") ? text : error.message || error.code;
-}
-
 /** Open whichever room screen the address asks for. Returns the RoomScreen, if any. */
 export async function openRoomRoute(root) {
   stylesheet();
@@ -61,7 +45,8 @@ export async function openRoomRoute(root) {
       history.replaceState(null, "", `/room/${room.id}`);
       return new RoomScreen(root, room);
     } catch (error) {
-      showRoomHome(root, errorText(error));
+      if (error instanceof ApiError && error.code === "room_full") showRoomFull(root);
+      else showRoomHome(root, apiErrorText(error));
       return null;
     }
   }
@@ -69,12 +54,25 @@ export async function openRoomRoute(root) {
     const room = await api("GET", `/api/rooms/${encodeURIComponent(parts[1])}`);
     return new RoomScreen(root, room);
   } catch (error) {
-    showRoomHome(root, errorText(error));
+    showRoomHome(root, apiErrorText(error));
     return null;
   }
 }
 
 // ---------------------------------------------------------------------- create / join
+
+/** R1: an invite link to a room that already has two players. */
+function showRoomFull(root) {
+  root.innerHTML = "";
+  const card = el("section", { class: "card room-full", "data-room-full": "", role: "alert",
+    "aria-labelledby": "room-full-heading" });
+  card.append(el("h1", { id: "room-full-heading" }, t("room.full_title")),
+    el("p", {}, t("room.full_lead")),
+    el("div", { class: "room-full-actions" },
+      el("a", { class: "button primary", href: "/room", "data-action": "new-room" }, t("room.create")),
+      el("a", { class: "button", href: "/" }, t("room.back_home"))));
+  root.append(el("div", { class: "room-full-page" }, card));
+}
 
 function radio(name, value, label, checked) {
   const id = `${name}-${value}`;
@@ -146,7 +144,7 @@ export function showRoomHome(root, problem = "") {
       const room = await api("POST", "/api/rooms", body);
       location.href = `/room/${room.id}`;
     } catch (error) {
-      say(errorText(error));
+      say(apiErrorText(error));
     }
   });
   joinForm.addEventListener("submit", async (event) => {
@@ -156,237 +154,195 @@ export function showRoomHome(root, problem = "") {
       const room = await api("POST", "/api/rooms/join", { password });
       location.href = `/room/${room.id}`;
     } catch (error) {
-      say(errorText(error));
+      say(apiErrorText(error));
     }
   });
-}
-
-// ---------------------------------------------------------------------- the room socket
-
-let counter = 0;
-function nextId() {
-  counter += 1;
-  return `r${Date.now().toString(36)}${counter}`;
-}
-
-class RoomSocket {
-  /** handlers.onMessage(message), handlers.onStatus("online" | "offline"); hello() fields. */
-  constructor(roomId, handlers, hello) {
-    this.roomId = roomId;
-    this.handlers = handlers;
-    this.hello = hello;
-    this.waiting = new Map();
-    this.backoff = 500;
-    this.stopped = false;
-    this.socket = null;
-  }
-
-  start() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/rooms/${encodeURIComponent(this.roomId)}`);
-    this.socket = socket;
-    socket.addEventListener("open", () => {
-      this.backoff = 500;
-      this.raw({ id: nextId(), type: "hello", ...this.hello() });
-      this.handlers.onStatus("online");
-    });
-    socket.addEventListener("message", (event) => this.receive(event.data));
-    socket.addEventListener("close", (event) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      for (const resolve of this.waiting.values()) resolve({ type: "error", code: "offline", message: t("notice.offline") });
-      this.waiting.clear();
-      if (this.stopped || event.code === 4409 || event.code === 4404) return;
-      this.handlers.onStatus("offline");
-      setTimeout(() => !this.stopped && !this.socket && this.start(), this.backoff);
-      this.backoff = Math.min(MAX_BACKOFF_MS, this.backoff * 2);
-    });
-  }
-
-  stop() {
-    this.stopped = true;
-    if (this.socket) this.socket.close();
-  }
-
-  raw(message) {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
-  }
-
-  request(type, fields = {}) {
-    const message = { id: nextId(), type, ...fields };
-    return new Promise((resolve) => {
-      this.waiting.set(message.id, resolve);
-      this.raw(message);
-    });
-  }
-
-  receive(text) {
-    let message;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (message.type === "probe") {
-      this.raw({ id: nextId(), type: "probe", n: message.n });
-      return;
-    }
-    if (message.reply_to && this.waiting.has(message.reply_to)) {
-      const resolve = this.waiting.get(message.reply_to);
-      this.waiting.delete(message.reply_to);
-      resolve(message);
-      return;
-    }
-    this.handlers.onMessage(message);
-  }
 }
 
 // ---------------------------------------------------------------------- the room screen
 
 export class RoomScreen {
   constructor(root, room) {
-    this.root = root;
     this.room = room;
-    this.game = null; // the current game's state, as this player may see it
-    this.gameId = null;
-    this.seq = null;
-    this.selected = null;
-    this.notice = "";
     this.holds = true;
     this.detached = false;
     this.offset = 0; // server clock minus ours, in ms
-    this.endAnnounced = null;
+    this.view = new PlayView(root, {
+      kind: "room",
+      variant: room.variant,
+      attributes: { "data-room": room.id },
+      send: (type, fields) => this.socket.request(type, fields),
+      resync: () => this.socket.resync(),
+      mayAct: () => this.holds && !this.detached,
+      you: () => this.room.you,
+      playerName: (side) => this.playerName(side),
+      playerBadges: (side) => this.playerBadges(side),
+      clockText: (side) => this.clockText(side),
+      statusText: () => this.statusText(),
+      waitingText: () => t("room.their_turn"),
+      pointsText: (s) => (s.result?.winner && s.result.winner === s.you && s.points_awarded
+        ? t("room.points_won", { points: s.points_awarded }) : ""),
+      heading: () => t("room.heading", { variant: t(`variant.${this.room.variant}`) }),
+      onRender: () => this.renderRoom(),
+    });
     this.build();
-    this.socket = new RoomSocket(room.id, {
+    this.socket = new PlaySocket(`/ws/rooms/${encodeURIComponent(room.id)}`, {
+      room: true, hello: () => ({ device: deviceId() }),
+    }, {
+      onEvent: (event, state) => this.onEvent(event, state),
       onMessage: (message) => this.onMessage(message),
-      onStatus: (status) => this.onStatus(status),
-    }, () => ({ device: deviceId(), game_id: this.gameId, last_seq: this.seq }));
+      onStatus: (status) => this.view.setLink(status === "closed" ? "online" : status),
+    });
     this.socket.start();
-    this.ticker = setInterval(() => this.renderClock(), 250);
-    this.render();
+    this.ticker = setInterval(() => this.tick(), 250);
+    this.view.render();
   }
 
-  get variant() {
-    return this.room.variant;
+  get state() {
+    return this.view.state;
+  }
+
+  get board() {
+    return this.view.board;
+  }
+
+  get you() {
+    return this.state?.you ?? this.room.you;
+  }
+
+  get ongoing() {
+    return this.state?.status === "ongoing";
+  }
+
+  /** The language changed: draw everything again. */
+  render() {
+    this.lobbyKey = null;
+    this.view.render();
   }
 
   // ------------------------------------------------------------------ layout
 
   build() {
-    this.root.innerHTML = "";
-    const layout = el("div", { class: "game-layout room-layout", "data-room": this.room.id });
-    this.layoutElement = layout;
-    const main = el("div", { class: "game-main" });
-    this.statusLine = el("p", { class: "status-line", role: "status", "data-room-status": "" });
-    this.clockLine = el("p", { class: "room-clock", "data-clock": "", "aria-live": "off" });
-    this.noticeLine = el("p", { class: "notice", "data-notice": "", hidden: "" });
-    this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "" });
-    this.boardBox = el("div", { class: "board-box" });
-    const view = el("div", { class: "view-controls" });
-    const viewButton = (key, icon, action) => {
-      const button = el("button", { type: "button", class: "icon-button", "aria-label": t(key), title: t(key) }, icon);
-      button.addEventListener("click", action);
-      return button;
-    };
-    view.append(
-      viewButton("view.zoom_in", "+", () => this.board.zoom(1.4)),
-      viewButton("view.zoom_out", "−", () => this.board.zoom(1 / 1.4)),
-      viewButton("view.full", "⤢", () => this.board.resetView()),
-      viewButton("view.flip", "⇅", () => {
-        this.flippedByPlayer = !this.flippedByPlayer;
-        this.renderBoard();
-      }),
-    );
-    main.append(this.statusLine, this.clockLine, this.noticeLine, this.offerBar, this.boardBox, view);
-    const side = el("aside", { class: "side-panel room-panel" });
+    const view = this.view;
     this.share = el("div", { class: "room-share", "data-share": "" });
+    view.panelTop.append(this.share);
     this.seats = el("div", { class: "players", "data-seats": "" });
     this.lobby = el("div", { class: "room-lobby", "data-lobby": "" });
-    this.controls = el("div", { class: "controls", "data-controls": "" });
-    this.moveList = el("ol", { class: "move-list", "aria-label": t("moves.heading") });
-    side.append(this.share, this.seats, this.lobby, this.controls, this.moveList);
-    layout.append(main, side);
-    this.root.append(layout);
-    this.board = new BoardView(this.boardBox, {
-      onActivate: (point) => this.activate(point),
-      onCancel: () => this.cancel(),
-      describe: (point, letter) => `${point}, ${letter ? this.pieceName(letter) : t("point.empty")}`,
-    });
-    this.board.setVariant(this.variant);
-    this.board.setStyle(settings.pieceStyle);
+    this.leaveButton = view.button("room.leave", () => this.leave(), { "data-action": "leave" });
+    view.panelMiddle.append(this.seats, this.lobby, this.leaveButton);
+    this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "" });
+    view.topSlot.append(this.offerBar);
+    this.drawButton = view.button("action.draw", () => this.act("draw_offer"), { "data-action": "draw" });
+    view.addControls(this.drawButton);
   }
 
-  pieceName(letter) {
-    const kind = kindOf(letter);
-    const side = t(`side.${sideOf(letter, this.variant)}`);
-    return kind === "hidden" ? t("piece.hidden", { side }) : t("piece.named", { side, piece: t(`kind.${kind}`) });
+  playerName(side) {
+    const seat = this.room.seats.find((s) => s.side === side);
+    const sideName = t(`side.${side}`);
+    if (!seat) return sideName;
+    if (seat.you) return seat.name ? t("room.player_you_named", { name: seat.name, side: sideName }) : t("room.player_you", { side: sideName });
+    return seat.name ? t("room.player_named", { name: seat.name, side: sideName }) : t("room.player_friend", { side: sideName });
   }
 
-  button(key, action, handler, extra = {}) {
-    const button = el("button", { type: "button", class: "button", "data-action": action, ...extra }, t(key));
-    button.addEventListener("click", handler);
-    return button;
+  playerBadges(side) {
+    const seat = this.room.seats.find((s) => s.side === side);
+    return seat && !seat.connected ? [el("span", { class: "badge away" }, t("room.away"))] : [];
+  }
+
+  // ------------------------------------------------------------------ the clock (R4, R7)
+
+  deadline() {
+    if (this.room.setup) {
+      return { at: Date.parse(this.room.setup.deadline), paused: Boolean(this.room.setup.both_away_since) };
+    }
+    const clock = this.ongoing ? this.state.options?.clock : null;
+    if (!clock) return null;
+    return { at: Date.parse(clock.deadline), paused: Boolean(clock.both_away_since) };
+  }
+
+  secondsLeft() {
+    const deadline = this.deadline();
+    if (!deadline || Number.isNaN(deadline.at)) return null;
+    return { seconds: Math.max(0, Math.ceil((deadline.at - (Date.now() + this.offset)) / 1000)), paused: deadline.paused };
+  }
+
+  /** The time left for the side to move (null: the setup choice's), as shown beside it. */
+  clockText(side) {
+    const left = this.secondsLeft();
+    if (!left || (side !== null && side !== this.state?.turn)) return "";
+    return left.paused ? t("room.clock_paused") : t("room.seconds", { seconds: left.seconds });
+  }
+
+  tick() {
+    const left = this.secondsLeft();
+    const text = left ? `${left.seconds}|${left.paused}` : "";
+    if (text === this.shownClock) return;
+    this.shownClock = text;
+    this.view.renderStatus();
+    this.view.renderPlayers();
+    this.view.clock.dataset.seconds = left ? String(left.seconds) : "";
+    this.view.clock.classList.toggle("low", Boolean(left && left.seconds <= 10));
   }
 
   // ------------------------------------------------------------------ what is shown
 
-  get you() {
-    return this.game?.you ?? this.room.you;
+  statusText() {
+    if (this.detached) return t("room.detached");
+    if (this.room.setup) return t("room.status_setup");
+    if (!this.state) return this.room.seats.length < 2 ? t("room.waiting_friend") : t("room.status_ready");
+    return null;
   }
 
-  get ongoing() {
-    return this.game?.status === "ongoing";
-  }
-
-  get myTurn() {
-    return this.ongoing && this.game.turn === this.game.you;
-  }
-
-  render() {
-    // Test hooks: what the confirmed state says, readable without parsing the text.
-    Object.assign(this.layoutElement.dataset, {
+  renderRoom() {
+    if (!this.lobby) return;
+    const draw = this.ongoing ? this.state.options?.draw || {} : {};
+    Object.assign(this.view.layout.dataset, {
       phase: this.room.setup ? "setup" : this.ongoing ? "playing" : "lobby",
       you: this.you || "",
-      ply: String(this.game?.ply ?? ""),
-      status: this.game?.status || "",
-      reason: this.game?.result?.reason || "",
-      winner: this.game?.result?.winner || "",
-      myTurn: String(Boolean(this.myTurn)),
-      offerBy: (this.ongoing && this.game.options?.draw?.offer_by) || "",
+      offerBy: draw.offer_by || "",
     });
     this.renderShare();
-    this.renderSeats();
     this.renderLobby();
-    this.renderControls();
-    this.renderBoard();
-    this.renderStatus();
-    this.renderClock();
+    this.renderDraw(draw);
+    this.tick();
   }
 
   renderShare() {
     const room = this.room;
+    const key = `${room.access}|${room.password}|${document.documentElement.lang}`;
+    if (this.shareKey === key) return;
+    this.shareKey = key;
     this.share.innerHTML = "";
     this.share.append(el("h2", { class: "panel-heading" }, t("room.heading", { variant: t(`variant.${room.variant}`) })));
     if (room.access === "password") {
       this.share.append(el("p", {}, t("room.share_password"), " ", el("strong", { "data-room-password": "" }, room.password)));
-    } else {
-      const link = `${location.origin}/room/i/${room.invite}`;
-      const input = el("input", { class: "room-link", readonly: "", value: link, "data-invite-link": "", "aria-label": t("room.share_link") });
-      const copy = this.button("room.copy", "copy-link", async () => {
-        try {
-          await navigator.clipboard.writeText(link);
-          announce(t("room.copied"));
-        } catch {
-          input.select();
-        }
-      });
-      this.share.append(el("p", {}, t("room.share_link")), el("div", { class: "room-link-row" }, input, copy));
+      return;
     }
+    const link = `${location.origin}/room/i/${room.invite}`;
+    const input = el("input", { class: "room-link", readonly: "", value: link, "data-invite-link": "", "aria-label": t("room.share_link") });
+    const copy = this.view.button("room.copy", async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        announce(t("room.copied"));
+      } catch {
+        input.select();
+      }
+    }, { "data-action": "copy-link" });
+    this.share.append(el("p", {}, t("room.share_link")), el("div", { class: "room-link-row" }, input, copy));
   }
 
-  renderSeats() {
+  // The seats, ready, the setup choice: drawn again only when they change, so a choice
+  // being made and the keyboard focus survive every clock tick and event.
+  renderLobby() {
+    const room = this.room;
+    const key = JSON.stringify([room.seats, room.setup, room.you, this.holds, this.detached,
+      this.ongoing, Boolean(this.state), document.documentElement.lang]);
+    if (this.lobbyKey === key) return;
+    this.lobbyKey = key;
     this.seats.innerHTML = "";
-    for (const seat of this.room.seats) {
+    this.lobby.innerHTML = "";
+    this.seats.hidden = this.ongoing;
+    for (const seat of room.seats) {
       const who = seat.you ? t("room.you") : (seat.name || t("room.friend"));
       const row = el("div", { class: `player${seat.side ? ` side-${seat.side}` : ""}`, "data-seat": seat.you ? "you" : "friend" });
       row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name" }, who));
@@ -395,199 +351,88 @@ export class RoomScreen {
       if (!seat.connected) row.append(el("span", { class: "badge away" }, t("room.away")));
       this.seats.append(row);
     }
-    if (this.room.seats.length < 2) this.seats.append(el("p", { class: "muted", "data-waiting": "" }, t("room.waiting_friend")));
-  }
-
-  renderLobby() {
-    this.lobby.innerHTML = "";
-    const room = this.room;
+    if (room.seats.length < 2) this.seats.append(el("p", { class: "muted", "data-waiting": "" }, t("room.waiting_friend")));
     if (this.detached) {
       this.lobby.append(el("p", { class: "notice", "data-detached": "" }, t("room.detached")));
       return;
     }
     if (!this.holds) {
       this.lobby.append(el("p", {}, t("room.elsewhere")),
-        this.button("room.continue_here", "take-seat", () => this.takeSeat(), { class: "button primary" }));
+        this.view.button("room.continue_here", () => this.act("take_seat"), { "data-action": "take-seat", class: "button primary" }));
       return;
     }
     if (room.setup) {
       this.renderSetup();
       return;
     }
-    if (this.game && !this.ongoing) {
-      this.lobby.append(el("p", { class: "room-result", "data-result": "" }, this.resultText()));
-    }
     if (!this.ongoing) {
       const mine = room.seats.find((seat) => seat.you);
-      const ready = this.button("room.ready", "ready", () => this.send("ready"), {
-        class: "button primary", disabled: mine?.ready || room.seats.length < 2 ? "" : null,
-      });
-      this.lobby.append(ready);
+      this.lobby.append(this.view.button("room.ready", () => this.act("ready"), {
+        "data-action": "ready", class: "button primary", disabled: mine?.ready || room.seats.length < 2 ? "" : null,
+      }));
       if (mine?.ready) this.lobby.append(el("p", { class: "muted" }, t("room.waiting_ready")));
     }
   }
 
+  // J3: Han chooses first, then Cho, who sees Han's choice; the four setups as pictures.
   renderSetup() {
     const setup = this.room.setup;
-    const mine = setup.turn === this.room.you;
-    if (setup.han) this.lobby.append(el("p", { "data-han-setup": "" }, t("room.han_chose", { setup: t(`setup.${setup.han}`), code: setup.han })));
-    if (!mine) {
+    if (setup.han) {
+      this.lobby.append(el("p", { "data-han-setup": "" }, t("room.han_chose", { setup: t(`setup.${setup.han}`), code: setup.han })));
+    }
+    if (setup.turn !== this.room.you) {
       this.lobby.append(el("p", {}, t("room.setup_waiting", { side: t(`side.${setup.turn}`) })));
       return;
     }
-    const select = el("select", { id: "room-setup", "data-setup": "" });
-    for (const s of SETUPS) select.append(el("option", { value: s }, `${t(`setup.${s}`)} (${s})`));
-    this.lobby.append(el("div", { class: "field" }, el("label", { for: "room-setup" }, t("field.setup")), select),
-      this.button("room.choose_setup", "choose-setup", () => this.send("setup", { setup: select.value }), { class: "button primary" }));
-  }
-
-  renderControls() {
-    this.controls.innerHTML = "";
-    if (this.holds && !this.detached && this.ongoing) {
-      const draw = this.game.options?.draw || {};
-      const offeredByMe = draw.offer_by === this.you;
-      if (this.variant === "janggi") {
-        this.controls.append(this.button("action.pass", "pass", () => this.play("pass"), {
-          disabled: this.myTurn && (this.game.legal_moves || []).includes("pass") ? null : "",
-        }));
-      }
-      this.controls.append(
-        this.button("action.draw", "draw", () => this.send("draw_offer"), {
-          disabled: this.myTurn && !draw.offer_by ? null : "",
-        }),
-        this.button("action.resign", "resign", () => this.resign(), { class: "button danger" }),
-      );
-      if (offeredByMe) this.controls.append(el("p", { class: "muted", "data-offer-open": "" }, t("room.offer_open")));
-    }
-    this.controls.append(this.button("room.leave", "leave", () => this.leave()));
-    this.offerBar.innerHTML = "";
-    const offer = this.ongoing ? this.game.options?.draw?.offer_by : null;
-    this.offerBar.hidden = !(offer && offer !== this.you);
-    if (!this.offerBar.hidden) {
-      this.offerBar.append(el("span", {}, this.myTurn ? t("room.offer_received") : t("room.offer_received_wait")));
-      this.offerBar.append(this.button("room.accept_draw", "accept-draw", () => this.send("draw_accept"), {
-        class: "button primary", disabled: this.myTurn ? null : "",
-      }));
-    }
-    this.moveList.innerHTML = "";
-    const moves = this.game?.moves || [];
-    for (let i = 0; i < moves.length; i += 2) {
-      this.moveList.append(el("li", {}, ...moves.slice(i, i + 2).map((m) => el("span", { class: "move" }, m === "pass" ? t("move.pass") : m))));
-    }
-  }
-
-  renderBoard() {
-    const [, second] = sideNames(this.variant);
-    // R3: your own side at the bottom by default; U5: the player may flip the view.
-    const flipped = (this.you === second) !== Boolean(this.flippedByPlayer);
-    if (flipped !== this.board.flipped) this.board.setFlipped(flipped);
-    const pieces = placementFromFen(this.game?.fen || "");
-    this.board.setLabel(t("board.label", { variant: t(`variant.${this.variant}`) }));
-    this.board.setPieces(pieces);
-    const last = parseMove(this.game?.last_move);
-    this.board.setMarks({
-      selected: this.selected,
-      destinations: new Set(this.selected ? this.legalFrom(this.selected) : []),
-      lastMove: last && !last.pass ? last : null,
-      check: null,
-      hint: null,
+    const form = el("form", { class: "play-form is-janggi room-setup", "data-form": "room-setup" });
+    const [cho] = sideNames("janggi");
+    const choice = setupChoice("room-setup", "room.setup_heading", "room", this.room.you === cho);
+    choice.dataset.setup = "";
+    form.append(choice, el("button", { type: "submit", class: "button primary", "data-action": "choose-setup" }, t("room.choose_setup")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.act("setup", { setup: new FormData(form).get("room-setup") });
     });
-    this.boardBox.classList.toggle("waiting", !this.game);
+    this.lobby.append(form);
   }
 
-  renderStatus() {
-    let text;
-    if (this.detached) text = t("room.detached");
-    else if (this.room.setup) text = t("room.status_setup");
-    else if (!this.game) text = this.room.seats.length < 2 ? t("room.waiting_friend") : t("room.status_ready");
-    else if (!this.ongoing) text = this.resultText();
-    else text = this.myTurn ? t("status.your_turn") : t("room.their_turn");
-    if (this.ongoing && this.game.in_check) text += ` — ${t("status.check")}`;
-    this.statusLine.textContent = text;
-    this.noticeLine.textContent = this.notice;
-    this.noticeLine.hidden = !this.notice;
-  }
-
-  renderClock() {
-    const now = Date.now() + this.offset;
-    let deadline = null;
-    let paused = false;
-    if (this.room.setup) deadline = Date.parse(this.room.setup.deadline);
-    else if (this.ongoing) {
-      const clock = this.game.options?.clock;
-      paused = Boolean(clock?.both_away_since);
-      deadline = clock ? Date.parse(clock.deadline) : null;
+  // R5: the button says why an offer is not possible now instead of letting the server refuse.
+  renderDraw(draw) {
+    const s = this.state;
+    const myTurn = this.view.myTurn;
+    const me = this.you;
+    const last = draw.last_offer_ply?.[me];
+    const wait = this.ongoing && last !== null && last !== undefined ? DRAW_OFFER_GAP - (s.ply - last) : 0;
+    this.drawButton.disabled = !(myTurn && !draw.offer_by && wait <= 0);
+    let note = "";
+    if (this.ongoing && this.holds) {
+      if (draw.offer_by === me) note = t("room.offer_open");
+      else if (draw.offer_by) note = "";
+      else if (!myTurn) note = t("room.draw_own_turn");
+      else if (wait > 0) note = t("room.draw_wait", { count: wait });
     }
-    if (deadline === null || Number.isNaN(deadline)) {
-      this.clockLine.textContent = "";
-      this.clockLine.hidden = true;
-      return;
+    const control = this.view.controlNote;
+    control.textContent = note;
+    control.hidden = !note;
+    control.toggleAttribute("data-offer-open", draw.offer_by === me && Boolean(me));
+    this.offerBar.innerHTML = "";
+    this.offerBar.hidden = !(draw.offer_by && draw.offer_by !== me);
+    if (!this.offerBar.hidden) {
+      this.offerBar.append(el("span", {}, myTurn ? t("room.offer_received") : t("room.offer_received_wait")));
+      const accept = this.view.button("room.accept_draw", () => this.act("draw_accept"), {
+        "data-action": "accept-draw", class: "button primary", disabled: myTurn ? null : "",
+      });
+      this.offerBar.append(accept);
     }
-    const left = Math.max(0, Math.ceil((deadline - now) / 1000));
-    this.clockLine.hidden = false;
-    this.clockLine.dataset.seconds = String(left);
-    this.clockLine.classList.toggle("low", left <= 10);
-    this.clockLine.textContent = paused ? t("room.clock_paused") : t("room.clock", { seconds: left });
   }
 
-  resultText() {
-    const result = this.game?.result || {};
-    let title;
-    if (!result.winner) title = t("result.draw");
-    else title = result.winner === this.you ? t("result.you_win") : t("result.you_lose");
-    const reason = result.reason ? ` ${t(`reason.${result.reason}`)}` : "";
-    const points = result.winner && result.winner === this.you && this.game.points_awarded
-      ? ` ${t("room.points_won", { points: this.game.points_awarded })}` : "";
-    const stop = /[.!?]$/.test(title) ? "" : ".";
-    return `${title}${stop}${reason}${points}`;
-  }
+  // ------------------------------------------------------------------ requests
 
-  legalFrom(point) {
-    if (!this.myTurn || !this.holds) return [];
-    return (this.game.legal_moves || []).map(parseMove)
-      .filter((m) => m && !m.pass && m.from === point).map((m) => m.to);
-  }
-
-  // ------------------------------------------------------------------ input
-
-  activate(point) {
-    if (!this.myTurn) {
-      announce(this.ongoing ? t("announce.not_your_turn") : t("room.status_ready"));
-      return;
-    }
-    if (this.selected && this.legalFrom(this.selected).includes(point)) {
-      this.play(this.selected + point);
-      return;
-    }
-    this.selected = this.legalFrom(point).length && this.selected !== point ? point : null;
-    this.renderBoard();
-  }
-
-  cancel() {
-    this.selected = null;
-    this.renderBoard();
-  }
-
-  async play(move) {
-    this.selected = null;
-    await this.send("move", { ply: this.game.ply, move });
-  }
-
-  async send(type, fields = {}) {
+  async act(type, fields = {}) {
     const reply = await this.socket.request(type, fields);
-    this.notice = reply.type === "error" ? t("notice.refused", { message: reply.message || reply.code }) : "";
-    if (this.notice) announce(this.notice);
-    this.render();
+    if (reply.type === "error") this.view.say(refusal(reply));
+    else if (this.view.notice) this.view.say("");
     return reply;
-  }
-
-  async resign() {
-    const ok = await confirmDialog(t("resign.title"), t("resign.question"), t("resign.confirm"));
-    if (ok) await this.send("resign");
-  }
-
-  async takeSeat() {
-    await this.send("take_seat");
   }
 
   /** R8: leave the room (resigning a game in progress) and go back to the pending AI game. */
@@ -612,9 +457,10 @@ export class RoomScreen {
 
   // ------------------------------------------------------------------ messages
 
-  onStatus(status) {
-    this.notice = status === "offline" ? t("notice.offline") : "";
-    this.renderStatus();
+  onEvent(event, state) {
+    if (event.type === "draw_offered" && event.by !== state?.you) announce(t("room.offer_received"));
+    if (event.type === "draw_rejected") announce(t("room.offer_rejected"));
+    this.view.update(state, event);
   }
 
   onMessage(message) {
@@ -623,7 +469,8 @@ export class RoomScreen {
         this.room = message.room;
         this.holds = message.room.holds_seat !== false;
         this.offset = Date.parse(message.room.now) - Date.now();
-        if (this.gameId && message.room.game_id !== this.gameId && message.room.setup) this.game = null;
+        // A new janggi game begins with the setup choice: the last game's board goes.
+        if (this.state && message.room.setup && message.room.game_id !== this.state.id) this.view.update(null);
         break;
       case "elsewhere":
         this.holds = false;
@@ -637,34 +484,14 @@ export class RoomScreen {
         this.socket.stop();
         break;
       default:
-        if (message.state && message.game_id) this.adopt(message);
-        else return;
+        return;
     }
-    this.render();
-  }
-
-  adopt(message) {
-    const before = this.game;
-    if (message.game_id !== this.gameId) this.selected = null;
-    this.gameId = message.game_id;
-    this.seq = message.seq;
-    this.game = message.state;
-    if (message.type === "move") {
-      playSound(this.game.in_check ? "check" : "move");
-      announce(t("room.moved", { move: message.move }));
-    }
-    if (message.type === "draw_offered" && message.by !== this.you) announce(t("room.offer_received"));
-    if (message.type === "draw_rejected") announce(t("room.offer_rejected"));
-    if (this.game.status !== "ongoing" && this.endAnnounced !== this.gameId && before) {
-      this.endAnnounced = this.gameId;
-      playSound("end");
-      announce(this.resultText());
-    }
-    if (this.selected && !this.legalFrom(this.selected).length) this.selected = null;
+    this.view.render();
   }
 
   destroy() {
     clearInterval(this.ticker);
     this.socket.stop();
+    this.view.destroy();
   }
 }

@@ -1,6 +1,7 @@
 // The screens around the board: home (choose a game), settings, and opening a game from a
 // /play/... address (resuming the pending AI game when it matches, SPEC P2).
 import { api, ApiError } from "./connection.js";
+import { apiErrorText } from "./errors.js";
 import { GameScreen } from "./game.js";
 import { LANGUAGES, language, t, translateTree } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
@@ -33,7 +34,7 @@ function setupLabel(setup) {
 
 // J3: the four horse/elephant setups as choices, each with a small picture of the back rank
 // (the 2nd, 3rd, 7th and 8th points, read from the player's own left).
-function setupChoice(name, legendKey, prefix, upper) {
+export function setupChoice(name, legendKey, prefix, upper) {
   const fieldset = el("fieldset", { class: "choice setup-choice janggi-only" });
   fieldset.append(el("legend", {}, t(legendKey)));
   for (const setup of SETUPS) {
@@ -266,7 +267,7 @@ export async function openGame(root, kind, params) {
         else state = await choosePending(pending, request);
       } else {
         root.innerHTML = "";
-        root.append(el("p", { class: "notice", role: "alert" }, t("error.start", { message: error.message })),
+        root.append(el("p", { class: "notice", role: "alert" }, t("error.start", { message: apiErrorText(error) })),
           el("a", { class: "button", href: "/" }, t("end.home")));
         return null;
       }
@@ -331,14 +332,19 @@ export function showSettings(onLanguage) {
   style.addEventListener("change", () => updateSettings({ pieceStyle: formValue(body, "pieceStyle") }));
   body.append(style);
 
-  const notation = el("select", { id: "settings-notation", "data-setting": "notation" });
-  for (const value of ["coordinates", "wxf", "chinese"]) {
-    const option = el("option", { value }, t(`settings.notation_${value}`));
-    if (settings.notation === value) option.selected = true;
-    notation.append(option);
-  }
-  notation.addEventListener("change", () => updateSettings({ notation: notation.value }));
-  body.append(el("div", { class: "field" }, el("label", { for: "settings-notation" }, t("settings.notation")), notation));
+  // U6, N1–N3: WXF and Chinese are xiangqi's and jieqi's; janggi has the Korean notation.
+  const notationChoice = (setting, id, labelKey, values) => {
+    const select = el("select", { id, "data-setting": setting });
+    for (const value of values) {
+      const option = el("option", { value }, t(`settings.notation_${value}`));
+      if (settings[setting] === value) option.selected = true;
+      select.append(option);
+    }
+    select.addEventListener("change", () => updateSettings({ [setting]: select.value }));
+    return el("div", { class: "field" }, el("label", { for: id }, t(labelKey)), select);
+  };
+  body.append(notationChoice("notation", "settings-notation", "settings.notation", ["coordinates", "wxf", "chinese"]),
+    notationChoice("janggiNotation", "settings-janggi-notation", "settings.janggi_notation", ["coordinates", "korean"]));
 
   const confirm = el("input", { type: "checkbox", id: "settings-confirm", "data-setting": "confirmMove" });
   confirm.checked = settings.confirmMove;
@@ -357,6 +363,7 @@ export function showSettings(onLanguage) {
   volume.value = String(Math.round(settings.volume * 100));
   volume.addEventListener("input", () => updateSettings({ volume: Number(volume.value) / 100 }));
   body.append(el("div", { class: "field" }, el("label", { for: "settings-volume" }, t("settings.volume")), volume));
+  body.append(nameField());
   translateTree(body);
   return showDialog({
     title: t("settings.title"),
@@ -364,4 +371,34 @@ export function showSettings(onLanguage) {
     attributes: { "data-settings-dialog": "" },
     actions: [{ label: t("dialog.close"), primary: true, attributes: { "data-action": "close" } }],
   });
+}
+
+// S1: the display name, kept by the server with the player identity; the opponent in a room
+// sees it. Saved with its button or Enter.
+function nameField() {
+  const input = el("input", {
+    id: "settings-name", name: "name", maxlength: "40", autocomplete: "nickname", "data-setting": "name",
+  });
+  const status = el("p", { class: "muted", "data-name-status": "", role: "status" });
+  const save = el("button", { type: "button", class: "button", "data-action": "save-name" }, t("settings.name_save"));
+  const submit = async () => {
+    try {
+      const me = await api("PATCH", "/api/me", { name: input.value.trim() || null });
+      input.value = me.name || "";
+      status.textContent = t("settings.name_saved");
+    } catch (error) {
+      status.textContent = apiErrorText(error);
+    }
+  };
+  save.addEventListener("click", submit);
+  input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    submit();
+  });
+  api("GET", "/api/me").then((me) => {
+    if (!input.value) input.value = me.name || "";
+  }).catch(() => {});
+  return el("div", { class: "field" }, el("label", { for: "settings-name" }, t("settings.name")),
+    el("div", { class: "name-row" }, input, save), status);
 }

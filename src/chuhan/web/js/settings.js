@@ -1,11 +1,12 @@
-// Player preferences kept in this browser (SPEC U2, U4, U7): piece style, notation, confirm
+// Player preferences kept in this browser (SPEC U2, U4, U6, U7): piece style, notations, confirm
 // before move, sound and language survive reloads.
 const STORAGE_KEY = "chuhan.settings";
 
 const DEFAULTS = {
   language: null, // null: follow the browser
   pieceStyle: "characters", // "characters" | "illustrations"
-  notation: "coordinates", // "coordinates" | "wxf" | "chinese"
+  notation: "coordinates", // xiangqi and jieqi: "coordinates" | "wxf" | "chinese"
+  janggiNotation: "coordinates", // janggi: "coordinates" | "korean"
   confirmMove: false,
   muted: false,
   volume: 0.6,
