@@ -249,8 +249,7 @@ def _new_chases(
     b = board.squares
     _shift(board, fr, to)
     if wanted is None:
-        sign = -1 if side == FIRST else 1
-        wanted = [p for p in range(NUM_POINTS) if b[p] * sign > 0]
+        wanted = _attacked_enemies(board, side)
     found: list[tuple[int, list[int]]] = []
     for point in wanted:
         after = chasers(board, side, point)
@@ -267,6 +266,21 @@ def _new_chases(
                 out.append(Chase(abs(b[fr if q == to else q]), q, abs(b[point]), point))
     _shift(board, fr, to)
     return out
+
+
+def _attacked_enemies(board: Board, side: int) -> list[int]:
+    """Points of the enemy pieces that ``side`` could take by piece movement: one pseudo-legal
+    generation, cheaper than asking each enemy piece who attacks it."""
+    turn = board.turn
+    board.turn = side
+    try:
+        codes = board._pseudo_codes()
+    finally:
+        board.turn = turn
+    b = board.squares
+    sign = -1 if side == FIRST else 1
+    limit = NUM_POINTS * NUM_POINTS  # a janggi pass is no capture
+    return sorted({c % NUM_POINTS for c in codes if c < limit and b[c % NUM_POINTS] * sign > 0})
 
 
 def judge(
