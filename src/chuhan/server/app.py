@@ -51,6 +51,7 @@ class CreateGameBody(BaseModel):
     setup: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
     setup_other: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
     bikjang: Literal["off", "points"] = "off"
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
     abandon_pending: bool = False
 
 

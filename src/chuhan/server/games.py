@@ -87,7 +87,9 @@ def board_options(game: GameRecord) -> dict[str, Any]:
     if game.variant == "janggi":
         options["setup"] = f"{game.options['setup']['cho']}:{game.options['setup']['han']}"
         options["bikjang"] = game.options.get("bikjang", "off")
-    elif game.variant == "jieqi" and game.secret:
+    else:
+        options["rules"] = game.options.get("rules", "casual")  # E1, issue 18
+    if game.variant == "jieqi" and game.secret:
         options["arrangement"] = game.secret["arrangement"]
         options["salt"] = game.secret["salt"]
     return options
@@ -232,6 +234,8 @@ def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) 
         "commitment": None,
         "notation": NOTATIONS.written(game),
     }
+    if "ruling" in rules_state:  # a repetition judged: its rule and evidence (E1, issue 18)
+        state["ruling"] = rules_state["ruling"]
     if game.variant == "jieqi" and knower is not None:
         # Z2: the stored status decides, not the board. The move that ends a game is logged
         # before its `end` event; that move's state must not reveal the arrangement yet.
@@ -247,6 +251,8 @@ def public_options(game: GameRecord) -> dict[str, Any]:
     options = dict(game.options)
     options.setdefault("setup", None)
     options.setdefault("bikjang", "off")
+    if game.variant != "janggi":
+        options.setdefault("rules", "casual")
     return options
 
 

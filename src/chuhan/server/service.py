@@ -59,6 +59,7 @@ class NewGame:
     setup: str | None = None
     setup_other: str | None = None
     bikjang: str = "off"
+    rules: str = "casual"
     abandon_pending: bool = False
 
 
@@ -306,6 +307,8 @@ class GameService:
                 "setup": f"{setups['cho']}:{setups['han']}",
                 "bikjang": request.bikjang,
             }
+        else:
+            options, board_options = {"rules": request.rules}, {"rules": request.rules}
         board = make_board(request.variant, **board_options)
         if request.variant == "jieqi":
             arrangement, salt = board.reveal()  # type: ignore[attr-defined]
@@ -568,3 +571,7 @@ def _validate_new_game(request: NewGame) -> None:
                 raise GameActionError("bad_request", f"setup must be one of {', '.join(SETUPS)}")
         if request.bikjang not in ("off", "points"):
             raise GameActionError("bad_request", "bikjang must be off or points")
+    if request.rules not in ("casual", "wxf") or (
+        request.variant == "janggi" and request.rules != "casual"
+    ):
+        raise GameActionError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)")

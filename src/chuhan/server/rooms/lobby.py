@@ -64,7 +64,8 @@ class Lobby:
         self.limiter = limiter
 
     async def create(
-        self, player: Player, variant: str, bikjang: str, password: str | None
+        self, player: Player, variant: str, bikjang: str, password: str | None,
+        rules: str = "casual",
     ) -> RoomRecord:
         """A new open room with the creator in the first seat.
 
@@ -76,6 +77,8 @@ class Lobby:
             raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi", 400)
         if bikjang not in ("off", "points"):
             raise RoomError("bad_request", "bikjang must be off or points", 400)
+        if rules not in ("casual", "wxf") or (variant == "janggi" and rules != "casual"):
+            raise RoomError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)", 400)
         normalized = None
         if password is not None:
             try:
@@ -89,7 +92,7 @@ class Lobby:
             password=normalized,
             open_password=normalized,
             variant=variant,
-            options={"bikjang": bikjang} if variant == "janggi" else {},
+            options={"bikjang": bikjang} if variant == "janggi" else {"rules": rules},
             status="open",
             seats=[new_seat(player.id)],
             sides=None,

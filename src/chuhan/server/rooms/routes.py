@@ -56,6 +56,7 @@ MAX_REPLAY = 200
 class CreateRoomBody(BaseModel):
     variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
     bikjang: Literal["off", "points"] = "off"
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
     password: str | None = Field(default=None, max_length=40)
 
 
@@ -106,7 +107,9 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
     async def create(body: CreateRoomBody, request: Request) -> Any:
         try:
             player = await player_of(request.cookies.get(COOKIE))
-            room = await rooms.create(player, body.variant, body.bikjang, body.password)
+            room = await rooms.create(
+                player, body.variant, body.bikjang, body.password, rules=body.rules
+            )
             return JSONResponse(await view(room.id, player), status_code=201)
         except GameActionError as exc:
             return _refusal(exc)

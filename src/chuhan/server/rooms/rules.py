@@ -191,6 +191,9 @@ def new_game(
         bikjang = room.options.get("bikjang", "off")
         options = {"setup": setups, "bikjang": bikjang}
         board_options = {"setup": f"{setups['cho']}:{setups['han']}", "bikjang": bikjang}
+    else:
+        options = {"rules": room.options.get("rules", "casual")}  # E1, issue 18
+        board_options = dict(options)
     board = make_board(room.variant, **board_options)
     secret = None
     if room.variant == "jieqi":

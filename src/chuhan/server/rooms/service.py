@@ -123,9 +123,10 @@ class RoomService:
     # ------------------------------------------------------------------ lobby (R1, R2, R8)
 
     async def create(
-        self, player: Player, variant: str, bikjang: str, password: str | None
+        self, player: Player, variant: str, bikjang: str, password: str | None,
+        rules: str = "casual",
     ) -> RoomRecord:
-        return await self.lobby.create(player, variant, bikjang, password)
+        return await self.lobby.create(player, variant, bikjang, password, rules)
 
     async def join_by_password(self, player: Player, password: str, address: str) -> RoomRecord:
         return await self.lobby.join_by_password(player, password, address)

@@ -1,0 +1,65 @@
+"""The ``rules`` option of games and rooms (issue 18, SPEC E1): chosen at creation, carried in
+the state's ``options``, given to the AI, and judging the game's repetitions (Z5 for bad input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from chuhan.server import games as rules_of
+from chuhan.server.rooms import rules
+from chuhan.server.rooms.rules import GameStart
+from test_rooms_rules import CLOCK, T0, room
+from test_server_support import create, server
+from test_wxf import PROTECTED_CHARIOT
+
+
+def test_a_game_carries_its_rule_set(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        assert create(client, kind="local", variant="xiangqi")["options"]["rules"] == "casual"
+        state = create(client, kind="local", variant="jieqi", rules="wxf", abandon_pending=True)
+        assert state["options"]["rules"] == "wxf"
+        again = client.get(f"/api/games/{state['id']}").json()
+        assert again["options"]["rules"] == "wxf"
+
+
+def test_the_ai_plays_by_the_games_rule_set(tmp_path):
+    with server(tmp_path) as (client, ai, _):
+        create(client, kind="ai", variant="xiangqi", level="beginner", color="black",
+               rules="wxf")
+        for _ in range(50):
+            if any(job.kind == "move" for job in ai.jobs):
+                break
+            client.get("/api/me")
+        moves = [job for job in ai.jobs if job.kind == "move"]
+        assert moves and moves[0].options["rules"] == "wxf"
+
+
+def test_bad_rule_sets_are_refused_Z5(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        for body in (
+            {"kind": "local", "variant": "xiangqi", "rules": "fide"},
+            {"kind": "local", "variant": "janggi", "rules": "wxf"},
+        ):
+            answer = client.post("/api/games", json=body)
+            assert answer.status_code in (400, 422), body
+            assert "rules" in answer.text
+
+
+def test_a_room_game_is_judged_by_the_rooms_rule_set():
+    """A room created with ``rules=wxf``: its games carry the option, and a perpetual chase
+    ends one with the chaser's loss and the evidence in the state."""
+    r = room(options={"rules": "wxf"}, sides=["p_alice", "p_bob"], game_id="g_1")
+    game = rules.new_game(r, GameStart("g_1", {}), T0, CLOCK, ttl_seconds=3600)
+    assert game.options["rules"] == "wxf"
+    assert rules_of.board_of(game).rules == "wxf"
+    game = replace(game, start_fen=PROTECTED_CHARIOT + " - - 0 1")
+    for text in ["f2d2", "d7f7", "d2f2", "f7d7"] * 2:
+        change = rules_of.play_move(game, game.ply, text, rules_of.turn_of(game))
+        assert change is not None
+        game = change.after
+    state = rules_of.state_for(game, 0)
+    assert state["status"] == "finished"
+    assert state["result"]["reason"] == "perpetual_chase"
+    assert state["ruling"]["piece"] == "cannon" and state["ruling"]["target"] == "chariot"
+    assert state["options"]["rules"] == "wxf"
