@@ -49,8 +49,8 @@ def test_bad_rule_sets_are_refused_Z5(tmp_path):
 def test_a_room_game_is_judged_by_the_rooms_rule_set():
     """A room created with ``rules=wxf``: its games carry the option, and a perpetual chase
     ends one with the chaser's loss and the evidence in the state."""
-    r = room(options={"rules": "wxf"}, sides=["p_alice", "p_bob"], game_id="g_1")
-    game = rules.new_game(r, GameStart("g_1", {}), T0, CLOCK, ttl_seconds=3600)
+    r = room(options={"rules": "wxf"}, sides=["p_alice", "p_bob"], game_id="g_wxf")
+    game = rules.new_game(r, GameStart("g_wxf", {}), T0, CLOCK, ttl_seconds=3600)
     assert game.options["rules"] == "wxf"
     assert rules_of.board_of(game).rules == "wxf"
     game = replace(game, start_fen=PROTECTED_CHARIOT + " - - 0 1")
