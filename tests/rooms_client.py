@@ -28,6 +28,7 @@ import httpx
 from websockets.sync.client import connect
 
 from chuhan.rules import make_board
+from chuhan.server.protocol import check_server_message
 
 WAIT = 10.0
 _devices = itertools.count(1)
@@ -205,6 +206,7 @@ class RoomSocket:
         self.received_at: list[float] = []  # time.time() of each message's arrival
         self.closed = False
         self.answer_probes = True
+        self.invalid: list[str] = []  # messages that do not fit the protocol's models
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -214,6 +216,10 @@ class RoomSocket:
             while True:
                 text = self.ws.recv()
                 message = json.loads(text)
+                try:
+                    check_server_message(message)  # every message fits docs/protocol.md (Z5)
+                except ValueError as exc:
+                    self.invalid.append(f"{text}: {exc}")
                 if message.get("type") == "probe" and self.answer_probes:
                     self.send("probe", n=message["n"])
                 with self._changed:
@@ -239,6 +245,7 @@ class RoomSocket:
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
+                assert not self.invalid, self.invalid
                 for message in self.messages[start:]:
                     if accept(message):
                         return message

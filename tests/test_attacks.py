@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
-from chuhan.server.rooms.routes import MESSAGE_TYPES
+from chuhan.server.protocol import GAME_MESSAGES, ROOM_MESSAGES
 from rooms_client import RoomSocket, jieqi_views
 from test_scale_support import Cluster, cluster, game_socket, open_room, player_on
 
@@ -28,7 +28,8 @@ pytestmark = pytest.mark.timeout(120)
 
 TRIES_PER_PLAYER = 4
 TRIES_PER_ADDRESS = 6
-GAME_MESSAGE_TYPES = ("hello", "move", "undo", "hint", "draw_offer", "resign", "ping")
+MESSAGE_TYPES = ROOM_MESSAGES.types
+GAME_MESSAGE_TYPES = GAME_MESSAGES.types
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from chuhan.server import Settings, create_app
 from chuhan.server.ai import AIJob, AIPool, _board
+from chuhan.server.protocol import check_server_message
 from chuhan.server.storage import StaleGameError, Store, utcnow
 
 
@@ -101,6 +102,7 @@ class GameSocket:
 
     def _next(self) -> dict[str, Any]:
         message = dict(self.ws.receive_json())
+        check_server_message(message)  # every message fits docs/protocol.md (Z5)
         self.received.append(message)
         if "seq" in message and "reply_to" not in message:
             self.events.append(message)

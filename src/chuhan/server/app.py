@@ -25,6 +25,7 @@ from .ai_queue import pool_for
 from .games import GameActionError
 from .hub import Hub, LocalHub
 from .metrics import CONTENT_TYPE, Metrics
+from .protocol import error_body
 from .redis_hub import RedisHub
 from .service import GameService, NewGame, PendingGameError
 from .settings import Settings
@@ -72,7 +73,7 @@ class AnalysisBody(BaseModel):
 
 
 def _error(code: str, message: str, status: int | None = None, **extra: Any) -> JSONResponse:
-    body = {"error": {"code": code, "message": message}, **extra}
+    body = error_body(code, message, **extra)
     return JSONResponse(body, status_code=status or ERROR_STATUS.get(code, 409))
 
 

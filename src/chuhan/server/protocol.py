@@ -1,22 +1,43 @@
-"""Client messages of the game WebSocket: parsing and validation (SPEC Z5).
+"""The messages of both WebSockets, typed: what a client sends to ``/ws/games/{id}`` and
+``/ws/rooms/{id}``, and what the server answers (SPEC Z5, P5; docs/protocol.md).
 
-Every problem becomes a :class:`ProtocolError` with a code and a human message; nothing here
-touches a game.
+Client messages are pydantic models in two discriminated unions (:data:`GameMessage`,
+:data:`RoomMessage`) that share one base (an ``id`` and a ``type``) and one ``hello``;
+:func:`parse` reads a frame into one of them or raises :class:`ProtocolError`. Server
+messages are built by the functions at the end (:func:`error_reply` is the one way to build
+an error) and described by the models of :data:`ServerMessage`, from which the message
+tables of docs/protocol.md are generated (``python -m chuhan.server.protocol --write``; a
+test checks that the file matches). Nothing here touches a game.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-MESSAGE_TYPES = ("hello", "move", "undo", "hint", "draw_offer", "resign", "ping")
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
 MAX_ID_LENGTH = 64
 MAX_MOVE_LENGTH = 16
-MAX_PLY = 100_000
+MAX_NUMBER = 100_000
+JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")  # SPEC J3
+
+MessageId = Annotated[str, StringConstraints(strict=True, min_length=1, max_length=MAX_ID_LENGTH)]
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_NUMBER)]
+MoveText = Annotated[str, StringConstraints(strict=True, min_length=1, max_length=MAX_MOVE_LENGTH)]
+DeviceId = Annotated[
+    str, StringConstraints(strict=True, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
+]
+GameId = Annotated[str, StringConstraints(strict=True, max_length=32)]
 
 
 class ProtocolError(Exception):
+    """A client message that cannot be read: ``code`` for the error reply, ``reply_to`` the
+    message's id when it could be read (None otherwise)."""
+
     def __init__(self, code: str, message: str, reply_to: str | None = None) -> None:
         super().__init__(message)
         self.code = code
@@ -24,29 +45,173 @@ class ProtocolError(Exception):
         self.reply_to = reply_to
 
 
+# ---------------------------------------------------------------------- client → server
+
+
+class ClientMessage(BaseModel):
+    """Every client message: a client-chosen ``id`` (echoed as ``reply_to``) and a ``type``.
+    Unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: MessageId
+
+
+class Hello(ClientMessage):
+    """Say it first, and again to resync (SPEC P5). ``last_seq`` null: the server answers
+    with a full ``state`` event. A number: the events after it, then an ``ack`` with
+    ``last_seq`` (a full ``state`` instead when more than 200 were missed or the number is
+    ahead of the server)."""
+
+    type: Literal["hello"]
+    last_seq: Count | None = Field(None, description="the seq of the last event the client holds")
+
+
+class RoomHello(Hello):
+    """Open the room (R7): a device that already held the seat takes it back at once (a
+    dropped socket reconnecting); the server answers ``room``, then the missed events of the
+    room's game (``last_seq`` counts only when ``game_id`` names the current game), or a full
+    ``state``."""
+
+    device: DeviceId | None = Field(None, description="this tab's id, 1–40 letters or digits")
+    game_id: GameId | None = Field(None, description="the game ``last_seq`` belongs to")
+
+
+class Move(ClientMessage):
+    """Play a move (SPEC Z1, P5). A repeat of an accepted move (same ``ply``, same text) is
+    acknowledged again, never applied twice. In a room, refused with ``time_out`` once the
+    turn's deadline has passed (the server flags instead)."""
+
+    type: Literal["move"]
+    ply: Count = Field(description="the ply it applies to: the number of moves already played")
+    move: MoveText = Field(description="canonical text (``h3e3``), ``pass`` in janggi")
+
+
+class Undo(ClientMessage):
+    """SPEC P3. AI game: takes back your last move and the AI's reply (or only your move
+    while the AI thinks); if you play second the AI's opening move stays; the game becomes
+    practice for good. Local game: takes back the last half-move."""
+
+    type: Literal["undo"]
+
+
+class Hint(ClientMessage):
+    """SPEC A4: on your turn (local: the side to move); answered by a ``hint`` reply."""
+
+    type: Literal["hint"]
+
+
+class DrawOffer(ClientMessage):
+    """AI game (A5): the engine accepts (``end``, reason ``agreement``) or declines
+    (``draw_declined``). Local game: both people agreed, the game ends drawn. Room (R5): on
+    your own turn, at least 10 half-moves after your previous offer; the clock runs on."""
+
+    type: Literal["draw_offer"]
+
+
+class Resign(ClientMessage):
+    """SPEC E4: you lose (local game: the side to move loses)."""
+
+    type: Literal["resign"]
+
+
+class Ping(ClientMessage):
+    """Keep-alive; answered by ``pong``."""
+
+    type: Literal["ping"]
+
+
+class TakeSeat(ClientMessage):
+    """ "Continue on this device" (R7): the seat moves here; the other device gets
+    ``detached`` and its socket closes (code 4409)."""
+
+    type: Literal["take_seat"]
+
+
+class Ready(ClientMessage):
+    """R3; when both are ready, colours are drawn at random and the game (janggi: the setup
+    choice) starts."""
+
+    type: Literal["ready"]
+
+
+class Setup(ClientMessage):
+    """Janggi (J3, R4): Han chooses first, then Cho, who sees Han's choice; each has one
+    turn's time, then gets ``HEHE``."""
+
+    type: Literal["setup"]
+    setup: Literal["HEHE", "EHEH", "HEEH", "EHHE"] = Field(description="the horse/elephant order")
+
+
+class DrawAccept(ClientMessage):
+    """R5: by the recipient, on their turn, while the offer is open."""
+
+    type: Literal["draw_accept"]
+
+
+class Leave(ClientMessage):
+    """R8: give up the seat (a game in progress is resigned); acknowledged, then ``left``."""
+
+    type: Literal["leave"]
+
+
+class Probe(ClientMessage):
+    """The answer to the server's ``probe``: its round trip measures the lag allowance (R4)."""
+
+    type: Literal["probe"]
+    n: Count | None = Field(None, description="the number of the server's probe")
+
+
+GameMessage = Annotated[
+    Hello | Move | Undo | Hint | DrawOffer | Resign | Ping, Field(discriminator="type")
+]
+RoomMessage = Annotated[
+    RoomHello
+    | TakeSeat
+    | Ready
+    | Setup
+    | Move
+    | DrawOffer
+    | DrawAccept
+    | Resign
+    | Leave
+    | Ping
+    | Probe,
+    Field(discriminator="type"),
+]
+
+
 @dataclass(frozen=True)
-class ClientMessage:
-    id: str
-    type: str
-    ply: int | None = None
-    move: str | None = None
-    last_seq: int | None = None
+class MessageSet:
+    """The messages one socket understands."""
+
+    name: str
+    models: tuple[type[ClientMessage], ...]
+    adapter: TypeAdapter[Any]
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(_type_of(model) for model in self.models)
 
 
-def _int_field(data: dict[str, Any], name: str, reply_to: str, required: bool) -> int | None:
-    value = data.get(name)
-    if value is None:
-        if required:
-            raise ProtocolError("bad_request", f"'{name}' is required", reply_to)
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PLY:
-        raise ProtocolError("bad_request", f"'{name}' must be a whole number ≥ 0", reply_to)
-    return value
+def _type_of(model: type[BaseModel]) -> str:
+    return str(model.model_fields["type"].annotation.__args__[0])  # type: ignore[union-attr]
 
 
-def parse_message(raw: str | bytes, max_bytes: int) -> ClientMessage:
-    """Read one client message. Raises ProtocolError: ``too_large``, ``malformed``,
-    ``bad_request`` (missing or wrong fields) or ``unknown_type``."""
+def _models(union: Any) -> tuple[type[ClientMessage], ...]:
+    return tuple(union.__origin__.__args__)
+
+
+GAME_MESSAGES = MessageSet("game", _models(GameMessage), TypeAdapter(GameMessage))
+ROOM_MESSAGES = MessageSet("room", _models(RoomMessage), TypeAdapter(RoomMessage))
+_ENVELOPE = TypeAdapter(MessageId)
+
+
+def parse(raw: str | bytes, max_bytes: int, messages: MessageSet = GAME_MESSAGES) -> Any:
+    """Read one client message of ``messages``. Raises ProtocolError (SPEC Z5):
+    ``too_large``, ``malformed`` (not one JSON object), ``bad_request`` (no usable id, or
+    missing or wrong fields) or ``unknown_type``; ``reply_to`` is None when the id could not
+    be read."""
     size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
     if size > max_bytes:
         raise ProtocolError("too_large", f"messages are at most {max_bytes} bytes")
@@ -56,26 +221,345 @@ def parse_message(raw: str | bytes, max_bytes: int) -> ClientMessage:
         raise ProtocolError("malformed", "a message is one JSON object") from None
     if not isinstance(data, dict):
         raise ProtocolError("malformed", "a message is one JSON object")
-    message_id = data.get("id")
-    if not isinstance(message_id, str) or not 0 < len(message_id) <= MAX_ID_LENGTH:
+    try:
+        message_id: str = _ENVELOPE.validate_python(data.get("id"))
+    except ValidationError:
         raise ProtocolError(
             "bad_request", f"every message needs an 'id': a string of 1 to {MAX_ID_LENGTH} chars"
-        )
+        ) from None
     kind = data.get("type")
-    if kind not in MESSAGE_TYPES:
+    if not isinstance(kind, str) or kind not in messages.types:
         raise ProtocolError(
             "unknown_type",
-            f"unknown message type {str(kind)[:32]!r}; known: {', '.join(MESSAGE_TYPES)}",
+            f"unknown message type {str(kind)[:32]!r}; known: {', '.join(messages.types)}",
             message_id,
         )
-    if kind == "hello":
-        return ClientMessage(
-            message_id, kind, last_seq=_int_field(data, "last_seq", message_id, False)
+    try:
+        return messages.adapter.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError("bad_request", _problems(exc), message_id) from None
+
+
+def _problems(exc: ValidationError) -> str:
+    """A pydantic error as one line a client developer can act on."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        field = ".".join(str(p) for p in error["loc"][1:]) or "message"
+        parts.append(f"'{field}': {error['msg'].lower()}")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------- server → client
+
+
+def error_reply(
+    code: str, message: str, reply_to: str | None = None, **fields: Any
+) -> dict[str, Any]:
+    """The one error reply of both sockets (``fields``: the game socket's ``state``)."""
+    return {"type": "error", "reply_to": reply_to, "code": code, "message": message, **fields}
+
+
+def error_body(code: str, message: str, **fields: Any) -> dict[str, Any]:
+    """The HTTP API's error answer: ``{"error": {"code", "message"}, …fields}``."""
+    return {"error": {"code": code, "message": message}, **fields}
+
+
+def ack(reply_to: str, **fields: Any) -> dict[str, Any]:
+    """An acknowledgement (``ply`` for a move, ``last_seq`` after a replay)."""
+    return {"type": "ack", "reply_to": reply_to, **fields}
+
+
+def pong(reply_to: str) -> dict[str, Any]:
+    return {"type": "pong", "reply_to": reply_to}
+
+
+def hint_reply(reply_to: str, move: str) -> dict[str, Any]:
+    return {"type": "hint", "reply_to": reply_to, "move": move}
+
+
+def state_event(seq: int, state: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The full state for one viewer, as an event (``reply_to`` when it answers a hello)."""
+    return {"type": "state", "seq": seq, **fields, "state": state}
+
+
+class ServerModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AckReply(ServerModel):
+    """A request was done: for a move, only after it is committed to the database (Z4)."""
+
+    type: Literal["ack"]
+    reply_to: str
+    ply: int | None = Field(None, description="the move's ply (move)")
+    last_seq: int | None = Field(None, description="the last event replayed (hello)")
+
+
+class ErrorReply(ServerModel):
+    """A request refused, or a message that could not be read (Z5); the game goes on."""
+
+    type: Literal["error"]
+    reply_to: str | None = Field(description="null when the id could not be read")
+    code: str
+    message: str = Field(description="for developers; clients show a text per code")
+    state: dict[str, Any] | None = Field(None, description="game socket: the current state")
+
+
+class PongReply(ServerModel):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"]
+    reply_to: str
+
+
+class HintReply(ServerModel):
+    """The answer to ``hint``."""
+
+    type: Literal["hint"]
+    reply_to: str
+    move: str
+
+
+class BusyNotice(ServerModel):
+    """Every AI worker is busy; the server retries the AI's move by itself."""
+
+    type: Literal["busy"]
+    message: str
+    retry_in: float
+
+
+class RoomNotice(ServerModel):
+    """The room as this player sees it (after every change of the room)."""
+
+    type: Literal["room"]
+    room: dict[str, Any]
+
+
+class ElsewhereNotice(ServerModel):
+    """The seat is held by another connected device: offer "Continue on this device"."""
+
+    type: Literal["elsewhere"]
+    message: str
+
+
+class DetachedNotice(ServerModel):
+    """The seat moved to another device; this socket closes (4409)."""
+
+    type: Literal["detached"]
+    message: str
+
+
+class LeftNotice(ServerModel):
+    """This player left the room; the socket closes."""
+
+    type: Literal["left"]
+
+
+class ProbeNotice(ServerModel):
+    """Answer with a ``probe`` of the same ``n`` (lag measurement, R4)."""
+
+    type: Literal["probe"]
+    n: int
+
+
+class GameEvent(ServerModel):
+    """A logged game event: ``seq`` counts the game's events; in a room also ``game_id``."""
+
+    seq: int
+    game_id: str | None = Field(None, description="room socket: the game the event belongs to")
+    state: dict[str, Any] | None = Field(None, description="the viewer's state after the event")
+
+
+class StateEvent(GameEvent):
+    """The full state (the answer to ``hello``, or a resync)."""
+
+    type: Literal["state"]
+    reply_to: str | None = Field(None, description="the hello it answers")
+    state: dict[str, Any]
+
+
+class StartEvent(GameEvent):
+    """The game was created (seq 1)."""
+
+    type: Literal["start"]
+
+
+class MoveEvent(GameEvent):
+    """A move was played."""
+
+    type: Literal["move"]
+    ply: int = Field(description="the ply it applied to")
+    move: str
+    by: str = Field(description="the mover's side name")
+
+
+class ThinkingEvent(GameEvent):
+    """The AI started computing its move."""
+
+    type: Literal["thinking"]
+    ply: int
+
+
+class UndoEvent(GameEvent):
+    """The game went back to ``ply`` moves."""
+
+    type: Literal["undo"]
+    ply: int
+
+
+class DrawDeclinedEvent(GameEvent):
+    """The AI declined a draw offer."""
+
+    type: Literal["draw_declined"]
+
+
+class EndEvent(GameEvent):
+    """The game ended."""
+
+    type: Literal["end"]
+    result: dict[str, Any]
+    points_awarded: int
+
+
+class DrawOfferedEvent(GameEvent):
+    """Room: a draw is offered (R5)."""
+
+    type: Literal["draw_offered"]
+    by: str
+
+
+class DrawRejectedEvent(GameEvent):
+    """Room: the recipient moved instead of accepting (R5)."""
+
+    type: Literal["draw_rejected"]
+    by: str
+
+
+class PausedEvent(GameEvent):
+    """Room: both players are away; the turn waits on the shared budget (R7)."""
+
+    type: Literal["paused"]
+
+
+class ResumedEvent(GameEvent):
+    """Room: a player is back; the turn goes on (R7)."""
+
+    type: Literal["resumed"]
+
+
+class OutageEvent(GameEvent):
+    """Room: no server was alive for ``seconds``; the clock moved by as much (Z4)."""
+
+    type: Literal["outage"]
+    seconds: float
+
+
+REPLIES = (AckReply, ErrorReply, PongReply, HintReply)
+NOTICES = (BusyNotice, RoomNotice, ElsewhereNotice, DetachedNotice, LeftNotice, ProbeNotice)
+EVENTS = (
+    StateEvent,
+    StartEvent,
+    MoveEvent,
+    ThinkingEvent,
+    UndoEvent,
+    DrawDeclinedEvent,
+    EndEvent,
+    DrawOfferedEvent,
+    DrawRejectedEvent,
+    PausedEvent,
+    ResumedEvent,
+    OutageEvent,
+)
+_SERVER_MODELS = (*REPLIES, *NOTICES, *EVENTS)
+ServerMessage = Annotated[
+    AckReply
+    | ErrorReply
+    | PongReply
+    | HintReply
+    | BusyNotice
+    | RoomNotice
+    | ElsewhereNotice
+    | DetachedNotice
+    | LeftNotice
+    | ProbeNotice
+    | StateEvent
+    | StartEvent
+    | MoveEvent
+    | ThinkingEvent
+    | UndoEvent
+    | DrawDeclinedEvent
+    | EndEvent
+    | DrawOfferedEvent
+    | DrawRejectedEvent
+    | PausedEvent
+    | ResumedEvent
+    | OutageEvent,
+    Field(discriminator="type"),
+]
+SERVER_MESSAGES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+
+
+def check_server_message(message: dict[str, Any]) -> Any:
+    """Validate one message the server sent (tests). Raises ValidationError."""
+    return SERVER_MESSAGES.validate_python(message)
+
+
+# ---------------------------------------------------------------------- docs/protocol.md
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
+BEGIN = "<!-- generated by `python -m chuhan.server.protocol --write`: do not edit -->"
+END = "<!-- end of generated tables -->"
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split()).replace("``", "`").replace("|", "\\|")
+
+
+def _field_text(model: type[BaseModel], skip: tuple[str, ...]) -> str:
+    parts = []
+    for name, info in model.model_fields.items():
+        if name in skip:
+            continue
+        text = f"`{name}`"
+        if info.description:
+            text += f" ({_one_line(info.description)})"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _table(title: str, models: tuple[type[BaseModel], ...], skip: tuple[str, ...]) -> list[str]:
+    lines = [f"#### {title}", "", "| type | fields | meaning |", "| --- | --- | --- |"]
+    for model in models:
+        lines.append(
+            f"| `{_type_of(model)}` | {_field_text(model, skip)} | {_one_line(model.__doc__)} |"
         )
-    if kind == "move":
-        move = data.get("move")
-        if not isinstance(move, str) or not 0 < len(move) <= MAX_MOVE_LENGTH:
-            raise ProtocolError("bad_request", "'move' must be a move text like 'h3e3'", message_id)
-        ply = _int_field(data, "ply", message_id, True)
-        return ClientMessage(message_id, kind, ply=ply, move=move)
-    return ClientMessage(message_id, kind)
+    return [*lines, ""]
+
+
+def generated_tables() -> str:
+    """The message tables of docs/protocol.md, from the models of this module."""
+    skip = ("id", "type")
+    lines = [BEGIN, ""]
+    lines += _table("Game socket `/ws/games/{id}`: client → server", GAME_MESSAGES.models, skip)
+    lines += _table("Room socket `/ws/rooms/{id}`: client → server", ROOM_MESSAGES.models, skip)
+    lines += _table("Replies (server → client, with `reply_to`)", REPLIES, ("type",))
+    lines += _table("Notices (neither `seq` nor `reply_to`)", NOTICES, ("type",))
+    lines += _table("Game events (with `seq`)", EVENTS, ("type", "seq", "game_id"))
+    return "\n".join([*lines, END])
+
+
+def docs_with_tables(text: str) -> str:
+    """``text`` (docs/protocol.md) with its generated section replaced by a fresh one.
+    Raises ValueError when the markers are missing."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError("docs/protocol.md has no generated section")
+    return text[:start] + generated_tables() + text[end + len(END) :]
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintainer's command
+    fresh = docs_with_tables(DOCS.read_text(encoding="utf-8"))
+    if "--write" in sys.argv:
+        DOCS.write_text(fresh, encoding="utf-8")
+    else:
+        sys.stdout.write(generated_tables() + "\n")

@@ -17,7 +17,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from . import games as rules_of
 from .games import GameActionError
 from .hub import News
-from .protocol import ClientMessage, ProtocolError, parse_message
+from .protocol import (
+    GAME_MESSAGES,
+    Hello,
+    Move,
+    ProtocolError,
+    ack,
+    error_reply,
+    hint_reply,
+    parse,
+    pong,
+    state_event,
+)
 from .service import GameService, viewer_of
 from .storage import GameRecord, Player, iter_events
 
@@ -78,7 +89,7 @@ class GameConnection:
             await self._send(rules_of.render_event(game, stored.seq, stored.payload, self.viewer))
             self.sent_seq = stored.seq
 
-    async def hello(self, message: ClientMessage) -> None:
+    async def hello(self, message: Hello) -> None:
         """Resend what the client missed since ``last_seq``, or the full state (SPEC P5)."""
         game = await self.service.current_game(self.game_id)
         self.service.ensure_ai(game)  # after a failed AI attempt, a reconnect tries again
@@ -86,27 +97,23 @@ class GameConnection:
             last = message.last_seq
             if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
                 state = rules_of.state_for(game, self.viewer)
-                await self._send(
-                    {"type": "state", "seq": game.seq, "reply_to": message.id, "state": state}
-                )
+                await self._send(state_event(game.seq, state, reply_to=message.id))
                 self.sent_seq = game.seq
                 return
             self.sent_seq = last
             await self._catch_up()
-            await self._send({"type": "ack", "reply_to": message.id, "last_seq": self.sent_seq})
+            await self._send(ack(message.id, last_seq=self.sent_seq))
 
     async def error(self, code: str, text: str, reply_to: str | None) -> None:
         state = None
         game = await self.service.db(self.service.store.game, self.game_id)
         if game is not None:
             state = rules_of.state_for(game, self.viewer)
-        await self.reply(
-            {"type": "error", "reply_to": reply_to, "code": code, "message": text, "state": state}
-        )
+        await self.reply(error_reply(code, text, reply_to, state=state))
 
     async def handle(self, raw: str) -> None:
         try:
-            message = parse_message(raw, self.service.settings.max_message_bytes)
+            message = parse(raw, self.service.settings.max_message_bytes, GAME_MESSAGES)
         except ProtocolError as exc:
             await self.error(exc.code, exc.message, exc.reply_to)
             return
@@ -120,33 +127,32 @@ class GameConnection:
             log.exception("message failed", extra={"game": self.game_id, "type": message.type})
             await self.error("internal", "the server could not handle this message", message.id)
 
-    async def _dispatch(self, message: ClientMessage) -> None:
+    async def _dispatch(self, message: Any) -> None:
         service = self.service
         if message.type == "ping":
-            await self.reply({"type": "pong", "reply_to": message.id})
+            await self.reply(pong(message.id))
             return
-        if message.type == "hello":
+        if isinstance(message, Hello):
             await self.hello(message)
             return
         game = await service.current_game(self.game_id)
         if self.sent_seq is None:  # no hello yet: events start from here
             self.sent_seq = game.seq
-        if message.type == "move":
-            assert message.ply is not None and message.move is not None
+        if isinstance(message, Move):
             _, ply = await service.move(game, message.ply, message.move)
-            await self.reply({"type": "ack", "reply_to": message.id, "ply": ply})
+            await self.reply(ack(message.id, ply=ply))
         elif message.type == "undo":
             await service.undo(game)
-            await self.reply({"type": "ack", "reply_to": message.id})
+            await self.reply(ack(message.id))
         elif message.type == "resign":
             await service.resign(game)
-            await self.reply({"type": "ack", "reply_to": message.id})
+            await self.reply(ack(message.id))
         elif message.type == "draw_offer":
             await service.offer_draw(game)
-            await self.reply({"type": "ack", "reply_to": message.id})
+            await self.reply(ack(message.id))
         elif message.type == "hint":
             move = await service.hint(game)
-            await self.reply({"type": "hint", "reply_to": message.id, "move": move})
+            await self.reply(hint_reply(message.id, move))
         # Events the change produced reached this socket through the hub, like any other.
 
 
@@ -157,17 +163,7 @@ async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> 
     try:
         game = await service.game_for(player, game_id)
     except GameActionError as exc:
-        await socket.send_text(
-            json.dumps(
-                {
-                    "type": "error",
-                    "reply_to": None,
-                    "code": exc.code,
-                    "message": exc.message,
-                    "state": None,
-                }
-            )
-        )
+        await socket.send_text(json.dumps(error_reply(exc.code, exc.message, state=None)))
         await socket.close(NOT_FOUND_CLOSE)
         return
     connection = GameConnection(socket, service, game)

@@ -24,6 +24,20 @@ from starlette.websockets import WebSocketDisconnect
 from .. import games as rules_of
 from ..games import GameActionError
 from ..hub import News
+from ..protocol import (
+    ROOM_MESSAGES,
+    Move,
+    Probe,
+    ProtocolError,
+    RoomHello,
+    Setup,
+    TakeSeat,
+    ack,
+    error_body,
+    error_reply,
+    parse,
+    state_event,
+)
 from ..service import GameService, new_id
 from ..settings import RoomSettings
 from ..storage import GameRecord, Player, StoredEvent, iter_events
@@ -33,19 +47,6 @@ from .rules import RoomError
 from .service import RoomService
 
 log = logging.getLogger("chuhan.rooms")
-MESSAGE_TYPES = (
-    "hello",
-    "ready",
-    "setup",
-    "move",
-    "draw_offer",
-    "draw_accept",
-    "resign",
-    "leave",
-    "take_seat",
-    "ping",
-    "probe",
-)
 PROBE_EVERY_SECONDS = 10.0
 NOT_FOUND_CLOSE = 4404
 DETACHED_CLOSE = 4409
@@ -67,9 +68,7 @@ class JoinBody(BaseModel):
 def _refusal(exc: GameActionError) -> JSONResponse:
     status = exc.status if isinstance(exc, RoomError) else 409
     extra = exc.extra if isinstance(exc, RoomError) else {}
-    return JSONResponse(
-        {"error": {"code": exc.code, "message": exc.message}, **extra}, status_code=status
-    )
+    return JSONResponse(error_body(exc.code, exc.message, **extra), status_code=status)
 
 
 def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:
@@ -158,9 +157,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
             player = await player_of(websocket.cookies.get(COOKIE))
             room = await rooms.room_for(player, room_id)
         except GameActionError as exc:
-            await websocket.send_text(
-                json.dumps({"type": "error", "code": exc.code, "message": exc.message})
-            )
+            await websocket.send_text(json.dumps(error_reply(exc.code, exc.message)))
             await websocket.close(NOT_FOUND_CLOSE)
             return
         connection = RoomConnection(websocket, rooms, player, room.id, names_of)
@@ -314,7 +311,7 @@ class RoomConnection:
             return
         if last_seq is None or last_seq > game.seq or game.seq - last_seq > MAX_REPLAY:
             state = rules_of.state_for(game, await self._viewer())
-            await self._send({"type": "state", "seq": game.seq, "game_id": game_id, "state": state})
+            await self._send(state_event(game.seq, state, game_id=game_id))
             self.sent_seq = game.seq
         else:
             self.sent_seq = last_seq
@@ -375,60 +372,47 @@ class RoomConnection:
 
     async def handle(self, raw: str) -> None:
         try:
-            message = _parse(raw, self.rooms.games.settings.max_message_bytes)
-        except RoomError as exc:
-            await self.notice(
-                {
-                    "type": "error",
-                    "reply_to": exc.extra.get("reply_to"),
-                    "code": exc.code,
-                    "message": exc.message,
-                }
-            )
+            message = parse(raw, self.rooms.games.settings.max_message_bytes, ROOM_MESSAGES)
+        except ProtocolError as exc:
+            await self.notice(error_reply(exc.code, exc.message, exc.reply_to))
             return
-        reply_to = message["id"]
+        reply_to = message.id
         try:
             answer = await self._dispatch(message)
         except GameActionError as exc:
-            await self.notice(
-                {"type": "error", "reply_to": reply_to, "code": exc.code, "message": exc.message}
-            )
+            await self.notice(error_reply(exc.code, exc.message, reply_to))
             return
-        except Exception:
+        except Exception:  # a bug must not take the connection down with it (SPEC Z5)
             log.exception("room action failed", extra={"room": self.room_id})
             await self.notice(
-                {
-                    "type": "error",
-                    "reply_to": reply_to,
-                    "code": "server_error",
-                    "message": "the server could not do this; try again",
-                }
+                error_reply("internal", "the server could not handle this message", reply_to)
             )
             return
         if answer is not None:
             await self.notice({**answer, "reply_to": reply_to})
 
-    async def _dispatch(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        kind = message["type"]
+    async def _dispatch(self, message: Any) -> dict[str, Any] | None:
+        kind = message.type
         rooms, player, room_id = self.rooms, self.player, self.room_id
         if kind == "ping":
             return {"type": "pong"}
-        if kind == "probe":
-            sent = self._probes.pop(int(message.get("n") or 0), None)
+        if isinstance(message, Probe):
+            sent = self._probes.pop(message.n or 0, None)
             if sent is not None:
                 rooms.record_lag(room_id, player.id, (time.monotonic() - sent) / 2)
             return None
-        if kind in ("hello", "take_seat"):
-            if kind == "hello" and isinstance(message.get("device"), str):
-                self.device = f"{message['device']}/{self.connection}"
+        if isinstance(message, RoomHello | TakeSeat):
+            if isinstance(message, RoomHello) and message.device is not None:
+                self.device = f"{message.device}/{self.connection}"
             self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
             async with self._lock:
                 await self._send_room(follow=False)
                 if self.holds_seat:
                     room = await rooms.db(rooms.store.get, room_id)
                     if room is not None and room.game_id is not None:
-                        same = message.get("game_id") == room.game_id
-                        await self._follow(room.game_id, message.get("last_seq") if same else None)
+                        same = isinstance(message, RoomHello) and message.game_id == room.game_id
+                        last_seq = message.last_seq if isinstance(message, RoomHello) else None
+                        await self._follow(room.game_id, last_seq if same else None)
                 else:
                     await self._send(
                         {"type": "elsewhere", "message": "this room is open on another device"}
@@ -438,11 +422,11 @@ class RoomConnection:
             raise RoomError("elsewhere", "this room is open on another device")
         if kind == "ready":
             await rooms.ready(player, room_id)
-        elif kind == "setup":
-            await rooms.choose_setup(player, room_id, str(message.get("setup")))
-        elif kind == "move":
-            await rooms.move(player, room_id, message["ply"], message["move"])
-            return {"type": "ack", "ply": message["ply"]}
+        elif isinstance(message, Setup):
+            await rooms.choose_setup(player, room_id, message.setup)
+        elif isinstance(message, Move):
+            await rooms.move(player, room_id, message.ply, message.move)
+            return {"type": "ack", "ply": message.ply}
         elif kind == "draw_offer":
             await rooms.offer_draw(player, room_id)
         elif kind == "draw_accept":
@@ -451,51 +435,7 @@ class RoomConnection:
             await rooms.resign(player, room_id)
         elif kind == "leave":
             # Acknowledged first: leaving closes this socket with a "left" message (R8).
-            await self.notice({"type": "ack", "reply_to": message["id"]})
+            await self.notice(ack(message.id))
             await rooms.leave(player, room_id)
             return None
         return {"type": "ack"}
-
-
-def _parse(raw: str, max_bytes: int) -> dict[str, Any]:
-    """One client message. Raises RoomError ``too_large``, ``malformed``, ``bad_request``
-    or ``unknown_type`` (Z5)."""
-    if len(raw.encode("utf-8")) > max_bytes:
-        raise RoomError("too_large", f"messages are at most {max_bytes} bytes")
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise RoomError("malformed", "a message is one JSON object") from None
-    if not isinstance(data, dict):
-        raise RoomError("malformed", "a message is one JSON object")
-    message_id = data.get("id")
-    if not isinstance(message_id, str) or not 0 < len(message_id) <= 64:
-        raise RoomError("bad_request", "every message needs an 'id' of 1 to 64 characters")
-    kind = data.get("type")
-    if kind not in MESSAGE_TYPES:
-        raise RoomError(
-            "unknown_type",
-            f"unknown message type; known: {', '.join(MESSAGE_TYPES)}",
-            reply_to=message_id,
-        )
-    for name in ("ply", "last_seq", "n"):
-        value = data.get(name)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000
-        ):
-            raise RoomError("bad_request", f"'{name}' must be a whole number", reply_to=message_id)
-    if kind == "move":
-        move = data.get("move")
-        if not isinstance(move, str) or not 0 < len(move) <= 16 or data.get("ply") is None:
-            raise RoomError("bad_request", "a move needs 'ply' and 'move'", reply_to=message_id)
-    device = data.get("device")
-    if device is not None and (
-        not isinstance(device, str)
-        or not 0 < len(device) <= 40
-        or not device.replace("-", "").replace("_", "").isalnum()
-    ):
-        raise RoomError("bad_request", "'device' is 1 to 40 letters or digits", reply_to=message_id)
-    game_id = data.get("game_id")
-    if game_id is not None and (not isinstance(game_id, str) or len(game_id) > 32):
-        raise RoomError("bad_request", "'game_id' must be a game id", reply_to=message_id)
-    return data
