@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install services clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -20,7 +20,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
-test: $(STAMP)
+# Chromium, CJK fonts, nginx, PostgreSQL and Redis: installed and started when missing (as
+# root), or one message naming the command to run.
+services:
+	tools/test-services
+
+test: $(STAMP) services
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --timeout 600
