@@ -21,7 +21,7 @@ import redis
 from sqlalchemy import create_engine, text
 from websockets.sync.client import connect
 
-from rooms_client import Player, RoomSocket, ServerProcess
+from rooms_client import Player, RoomSocket, ServerProcess, free_port
 
 POSTGRES_URL = os.environ.get(
     "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -30,9 +30,12 @@ REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 class Instance(ServerProcess):
-    """One ``chuhan serve`` of the cluster, in its own process group (its AI workers too)."""
+    """One ``chuhan serve`` of the cluster, in its own process group (its AI workers too),
+    with ``/metrics`` on its own operator port (as a deployment has it)."""
 
     def __init__(self, name: str, env: dict[str, str], log_dir: Path) -> None:
+        self.ops_port = free_port()
+        env = {**env, "CHUHAN_OPS_PORT": str(self.ops_port)}
         super().__init__(log_dir, env, log_dir / f"{name}.log", stop_whole_group=True)
         self.name = name
 
@@ -40,7 +43,7 @@ class Instance(ServerProcess):
         return dict(httpx.get(f"{self.url}/health", timeout=5).json())
 
     def metrics(self) -> str:
-        return httpx.get(f"{self.url}/metrics", timeout=5).text
+        return httpx.get(f"http://127.0.0.1:{self.ops_port}/metrics", timeout=5).text
 
 
 class Cluster:

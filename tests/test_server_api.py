@@ -256,7 +256,7 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
     (web / "js").mkdir(parents=True)
     (web / "index.html").write_text("<!doctype html><title>Chu-Han</title>")
     (web / "js" / "app.js").write_text("console.log('hi')")
-    with server(tmp_path, web_dir=web) as (client, _, _):
+    with server(tmp_path, web_dir=web, ops_on_app_port=True) as (client, _, _):
         health = client.get("/health").json()
         assert health["status"] == "ok" and health["db"] == "ok"
         schema = client.get("/openapi.json").json()

@@ -23,6 +23,7 @@ from ..rules import RulesError, make_board
 from .ai import AIPool
 from .ai_queue import pool_for
 from .games import GameActionError
+from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
 from .metrics import CONTENT_TYPE, Metrics
 from .protocol import error_body
@@ -42,6 +43,21 @@ ERROR_STATUS = {
 }
 SPA_PREFIXES = ("play", "room", "review")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
+# What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
+FRONT_END_SUFFIXES = frozenset(
+    (".html", ".js", ".css", ".json", ".svg", ".png", ".webp", ".ico", ".woff2", ".woff",
+     ".ttf", ".otf", ".txt", ".mp3", ".ogg", ".wav")
+)  # fmt: skip
+
+
+class FrontEndFiles(StaticFiles):
+    """``StaticFiles`` limited to the front end's kinds of file (no tools, no sources)."""
+
+    async def get_response(self, path: str, scope: Any) -> Response:
+        name = path.rsplit("/", 1)[-1]
+        if name.startswith(".") or not any(name.endswith(s) for s in FRONT_END_SUFFIXES):
+            raise StarletteHTTPException(404, "not found")
+        return await super().get_response(path, scope)
 
 
 class CreateGameBody(BaseModel):
@@ -129,6 +145,7 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     app.add_middleware(metrics.middleware)
+    app.add_middleware(Guard, settings=guard_settings(settings))  # outermost: every request
 
     @app.exception_handler(GameActionError)
     async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
@@ -235,7 +252,7 @@ def create_app(
 def _mount_front_end(app: FastAPI, settings: Settings) -> None:
     """The single-page front end: ``/static/…`` files; ``/`` and its routes give index.html."""
     web_dir = settings.web_dir
-    app.mount("/static", StaticFiles(directory=web_dir, check_dir=False), name="static")
+    app.mount("/static", FrontEndFiles(directory=web_dir, check_dir=False), name="static")
 
     def index() -> FileResponse:
         page = web_dir / "index.html"

@@ -4,11 +4,29 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
 
 _STANDARD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
+# Paths that carry a secret: an invite link's token (SPEC Z3) must not reach the logs.
+_SECRET_PATH = re.compile(r"(/room/i/|/api/rooms/invite/)[^/?#\s]+")
+
+
+def redact_path(path: str) -> str:
+    """The path as logged: invite tokens replaced by ``…``, the query string dropped."""
+    return _SECRET_PATH.sub(r"\1…", path.partition("?")[0])
+
+
+class RedactSecrets(logging.Filter):
+    """Rewrites uvicorn's access-log arguments ``(client, method, path, version, status)``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], redact_path(args[2]), *args[3:])
+        return True
 
 
 class JsonLinesFormatter(logging.Formatter):
@@ -36,11 +54,17 @@ def log_config(level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": f"{__name__}.JsonLinesFormatter"}},
+        "filters": {"secrets": {"()": f"{__name__}.RedactSecrets"}},
         "handlers": {"stderr": handler},
         "loggers": {
             "chuhan": {"handlers": ["stderr"], "level": level, "propagate": False},
             "uvicorn": {"handlers": ["stderr"], "level": level, "propagate": False},
             "uvicorn.error": {"level": level},
-            "uvicorn.access": {"handlers": ["stderr"], "level": level, "propagate": False},
+            "uvicorn.access": {
+                "handlers": ["stderr"],
+                "filters": ["secrets"],
+                "level": level,
+                "propagate": False,
+            },
         },
     }

@@ -25,6 +25,20 @@ Environment variables (all optional):
   ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
   ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
   ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5).
+
+Limits and exposure (SPEC Z3, Z5; README "Limits"):
+
+- ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
+- ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64.
+- ``CHUHAN_HEADER_SECONDS`` (10): a request's headers must arrive within this time.
+- ``CHUHAN_IDLE_SOCKET_SECONDS`` (120): a WebSocket that sends nothing this long is closed.
+- ``CHUHAN_ALLOWED_ORIGINS``: comma-separated origins whose pages may open WebSockets besides
+  the site's own (``https://chuhan.example``).
+- ``CHUHAN_TRUSTED_PROXIES``: comma-separated proxy addresses whose ``X-Forwarded-For`` and
+  ``X-Forwarded-Proto`` are believed (none by default: the peer address is the client).
+- ``CHUHAN_OPS_PORT``: a second port (on ``CHUHAN_OPS_HOST``, default 127.0.0.1) for
+  ``/metrics``, ``/docs`` and ``/openapi.json``; ``CHUHAN_OPS_ON_APP_PORT=1`` serves them on
+  the app port instead. By default neither: they answer 404.
 """
 
 from __future__ import annotations
@@ -48,6 +62,14 @@ def _env_float(name: str, default: float) -> float:
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() in ("1", "true", "yes")
+
+
+def _env_list(name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
 
 
 @dataclass(frozen=True)
@@ -98,6 +120,15 @@ class Settings:
     max_message_bytes: int = 4096
     web_dir: Path = field(default=WEB_DIR)
     rooms: RoomSettings = field(default_factory=RoomSettings)
+    max_body_bytes: int = 64 * 1024
+    connections_per_address: int = 64
+    header_seconds: float = 10.0
+    idle_socket_seconds: float = 120.0
+    allowed_origins: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
+    ops_port: int | None = None
+    ops_host: str = "127.0.0.1"
+    ops_on_app_port: bool = False
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -110,11 +141,20 @@ class Settings:
             ai_workers=_env_int("CHUHAN_AI_WORKERS", 2),
             ai_queue=_env_int("CHUHAN_AI_QUEUE", 16),
             ai_movetime=float(movetime) if movetime else None,
-            ai_shared=os.environ.get("CHUHAN_AI_SHARED", "").lower() in ("1", "true", "yes"),
+            ai_shared=_env_flag("CHUHAN_AI_SHARED"),
             redis_url=os.environ.get("REDIS_URL") or None,
             redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
             rooms=RoomSettings.from_env(),
             analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
+            max_body_bytes=_env_int("CHUHAN_MAX_BODY_BYTES", 64 * 1024),
+            connections_per_address=_env_int("CHUHAN_CONNECTIONS_PER_ADDRESS", 64),
+            header_seconds=_env_float("CHUHAN_HEADER_SECONDS", 10.0),
+            idle_socket_seconds=_env_float("CHUHAN_IDLE_SOCKET_SECONDS", 120.0),
+            allowed_origins=_env_list("CHUHAN_ALLOWED_ORIGINS"),
+            trusted_proxies=_env_list("CHUHAN_TRUSTED_PROXIES"),
+            ops_port=_env_int("CHUHAN_OPS_PORT", 0) or None,
+            ops_host=os.environ.get("CHUHAN_OPS_HOST") or "127.0.0.1",
+            ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ outlines are taken once from Noto Serif CJK Bold (SIL Open Font License 1.1, see
 ``web/fonts/OFL.txt``) and shipped as path data. Run from the repository root::
 
     .venv/bin/pip install fonttools   # only needed for this script
-    .venv/bin/python src/chuhan/web/tools/make_glyphs.py [path/to/NotoSerifCJK-Bold.ttc]
+    .venv/bin/python tools/make_glyphs.py [path/to/NotoSerifCJK-Bold.ttc]
 
 Writes ``src/chuhan/web/js/glyphs.js``; every path lives in a 1000×1000 box, y downwards.
 """
@@ -23,7 +23,7 @@ from fontTools.ttLib import TTCollection
 
 CHARACTERS = "帥將仕士相象傌馬俥車炮砲兵卒楚漢包河界"
 DEFAULT_FONT = "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc"
-OUTPUT = Path(__file__).resolve().parent.parent / "js" / "glyphs.js"
+OUTPUT = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web" / "js" / "glyphs.js"
 
 
 def traditional_chinese_font(collection: TTCollection) -> Any:

@@ -1,0 +1,134 @@
+"""Connection limits below the ASGI app (SPEC Z5): what uvicorn leaves open.
+
+uvicorn gives a connection no deadline until its first request is complete, and counts no
+connections per client. :func:`guarded_http_protocol` wraps uvicorn's HTTP protocol class so
+that each connection
+
+- counts against its client's address block (an IPv4 address, an IPv6 /64): beyond
+  ``per_address`` open connections (WebSockets included) a new one is closed at once;
+- must finish each request's headers within ``header_seconds`` of opening, or of the end of
+  its previous response (a bare TCP connection or a slow-header client is closed).
+
+Idle WebSockets are closed by the ASGI layer (``guard.py``), which sees their messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def address_block(host: str) -> str:
+    """The unit one client is counted in: an IPv4 address, or the /64 of an IPv6 address
+    (one machine often holds a whole /64). Anything else (a Unix socket) counts as itself."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:64]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
+    return str(address)
+
+
+@dataclass
+class ConnectionGuard:
+    """Open connections per address block, shared by every connection of one server."""
+
+    per_address: int = 64
+    header_seconds: float = 10.0
+    open: Counter[str] = field(default_factory=Counter)
+
+    def admit(self, block: str) -> bool:
+        if self.open[block] >= self.per_address:
+            return False
+        self.open[block] += 1
+        return True
+
+    def release(self, block: str) -> None:
+        self.open[block] -= 1
+        if self.open[block] <= 0:
+            del self.open[block]
+
+
+def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[asyncio.Protocol]:
+    """``base`` (uvicorn's h11 or httptools protocol) with ``guard``'s limits."""
+
+    class GuardedProtocol(base):
+        _block: str | None = None
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            block = address_block(self.client[0] if self.client else "unknown")
+            if not guard.admit(block):
+                transport.abort()
+                return
+            self._block = block
+            self._arm_header_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_header_timer()
+            self._release()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm_header_timer()
+
+        def handle_websocket_upgrade(self, *args: Any) -> None:
+            """The WebSocket protocol takes the transport over: it carries the count on and
+            gives it back when that connection is lost."""
+            self._disarm_header_timer()
+            super().handle_websocket_upgrade(*args)
+            block, self._block = self._block, None
+            socket_protocol = self.transport.get_protocol()
+            if block is None or socket_protocol is self:
+                return
+            lost = socket_protocol.connection_lost
+
+            def release_then_lost(exc: Exception | None) -> None:
+                guard.release(block)
+                lost(exc)
+
+            socket_protocol.connection_lost = release_then_lost
+
+        def _release(self) -> None:
+            if self._block is not None:
+                guard.release(self._block)
+                self._block = None
+
+        def _arm_header_timer(self) -> None:
+            self._disarm_header_timer()
+            waiting_for = self.cycle  # a new request replaces the cycle
+            self._header_timer = self.loop.call_later(
+                guard.header_seconds, self._headers_too_slow, waiting_for
+            )
+
+        def _disarm_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self, waiting_for: Any) -> None:
+            self._header_timer = None
+            if self.cycle is waiting_for and not self.transport.is_closing():
+                self.transport.close()
+
+    GuardedProtocol.__name__ = f"Guarded{base.__name__}"
+    return GuardedProtocol
+
+
+def default_http_protocol() -> type[Any]:
+    """The class uvicorn's ``http="auto"`` would pick: httptools when installed, else h11."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # pragma: no cover - httptools is in uvicorn[standard]
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        return H11Protocol
+    return HttpToolsProtocol

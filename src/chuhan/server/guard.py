@@ -1,0 +1,211 @@
+"""The ASGI layer in front of the app: what every request and socket goes through (SPEC Z5).
+
+- Security headers on every HTTP response: a strict Content-Security-Policy (the front end
+  loads only its own files; no inline script or style), ``frame-ancestors 'none'`` and
+  ``X-Frame-Options``, ``nosniff``, ``Referrer-Policy: no-referrer`` (invite links carry
+  their token in the path).
+- Request bodies over ``max_body_bytes`` get 413 before they are read whole: at once when
+  ``Content-Length`` says so, else as soon as the bytes read pass the limit.
+- A WebSocket whose ``Origin`` is not this site's own (nor listed in ``allowed_origins``) is
+  refused before it is accepted; clients that send no Origin (not browsers) are let in.
+- A WebSocket that sends nothing for ``idle_socket_seconds`` is closed (the front end pings
+  every 20 s; room sockets also answer probes).
+- Operator routes (``/metrics``, ``/docs``, ``/openapi.json``…) answer 404 unless the request
+  came in on the operator port (``ops_port``) or ``ops_on_app_port`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CSP = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "media-src 'self' data: blob:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
+]
+OPS_PATHS = ("/metrics", "/docs", "/redoc", "/openapi.json")
+IDLE_CLOSE = 4408  # the socket said nothing for too long
+ORIGIN_CLOSE = 4403
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    max_body_bytes: int = 64 * 1024
+    idle_socket_seconds: float = 120.0
+    allowed_origins: tuple[str, ...] = ()
+    ops_port: int | None = None
+    ops_on_app_port: bool = False
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _netloc(scheme: str, host: str) -> str:
+    """``host[:port]`` lower-cased, without the scheme's default port."""
+    host = host.strip().lower()
+    default = {"http": ":80", "https": ":443", "ws": ":80", "wss": ":443"}.get(scheme)
+    if default and host.endswith(default):
+        host = host[: -len(default)]
+    return host
+
+
+def same_site(origin: str, host: str | None, scope_scheme: str, allowed: Iterable[str]) -> bool:
+    """Whether a WebSocket's ``Origin`` is this site: the Host it asked for, or allowed."""
+    if origin.rstrip("/").lower() in {o.rstrip("/").lower() for o in allowed}:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc or host is None:
+        return False
+    host_scheme = "https" if scope_scheme in ("https", "wss") else "http"
+    return _netloc(parts.scheme, parts.netloc) in (
+        _netloc(parts.scheme, host),
+        _netloc(host_scheme, host),
+    )
+
+
+def _is_ops_path(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in OPS_PATHS)
+
+
+class Guard:
+    """The pure ASGI middleware described in the module docstring."""
+
+    def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _ops_allowed(self, scope: Scope) -> bool:
+        if self.settings.ops_on_app_port:
+            return True
+        server = scope.get("server") or (None, None)
+        return self.settings.ops_port is not None and server[1] == self.settings.ops_port
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
+            await send(message)
+
+        if _is_ops_path(scope["path"]) and not self._ops_allowed(scope):
+            await _plain(send_with_headers, 404, "not_found", "no such page")
+            return
+        limit = self.settings.max_body_bytes
+        length = _header(scope, b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _plain(send_with_headers, 413, "too_large", f"the body exceeds {limit} bytes")
+            return
+        answered = False
+        started = False
+        read = 0
+
+        async def limited_receive() -> Message:
+            nonlocal answered, read
+            if answered:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                read += len(message.get("body", b""))
+                if read > limit:
+                    if not started:
+                        answered = True
+                        await _plain(
+                            send_with_headers, 413, "too_large", f"the body exceeds {limit} bytes"
+                        )
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if answered:
+                return  # the app's answer to a body it could not read whole
+            started = True
+            await send_with_headers(message)
+
+        await self.app(scope, limited_receive, guarded_send)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        origin = _header(scope, b"origin")
+        host = _header(scope, b"host")
+        scheme = scope.get("scheme", "ws")
+        allowed = self.settings.allowed_origins
+        if origin is not None and not same_site(origin, host, scheme, allowed):
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": ORIGIN_CLOSE})
+            return
+        idle = self.settings.idle_socket_seconds
+        closed = False
+
+        async def idle_receive() -> Message:
+            nonlocal closed
+            if closed:
+                return {"type": "websocket.disconnect", "code": IDLE_CLOSE}
+            try:
+                return await asyncio.wait_for(receive(), idle)
+            except TimeoutError:
+                closed = True
+                await send({"type": "websocket.close", "code": IDLE_CLOSE, "reason": "idle"})
+                return {"type": "websocket.disconnect", "code": IDLE_CLOSE}
+
+        async def guarded_send(message: Message) -> None:
+            if not closed:
+                await send(message)
+
+        await self.app(scope, idle_receive, guarded_send)
+
+
+async def _plain(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 413:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard_settings(values: Any) -> GuardSettings:
+    """The guard's part of the server :class:`~chuhan.server.settings.Settings`."""
+    return GuardSettings(
+        max_body_bytes=values.max_body_bytes,
+        idle_socket_seconds=values.idle_socket_seconds,
+        allowed_origins=tuple(values.allowed_origins),
+        ops_port=values.ops_port,
+        ops_on_app_port=values.ops_on_app_port,
+    )
+
