@@ -195,9 +195,11 @@ def test_forwarded_addresses_only_from_configured_proxies_and_no_tokens_in_logs_
         httpx.get(f"{url}/room/i/SecretInviteToken123")
         httpx.post(f"{url}/api/rooms/invite/SecretInviteToken456")
         httpx.get(f"{url}/health?token=SecretQuery789")
+        httpx.get(f"{url}/api/shared/SecretShareToken1")
     log = (tmp_path / "direct" / "server.log").read_text()
     assert "127.0.0.1" in log and "203.0.113.9" not in log
     assert "SecretInviteToken" not in log and "SecretQuery" not in log
+    assert "SecretShareToken" not in log
     assert "/room/i/…" in log
     with running_server(tmp_path / "proxied", CHUHAN_TRUSTED_PROXIES="127.0.0.1") as url:
         httpx.get(f"{url}/health", headers=spoofed)
