@@ -30,10 +30,10 @@ give (a new attacker on V, or V newly unprotected), and the rules count it:
 - the capture must be legal: a pinned attacker does not attack;
 - V must be unprotected — no piece of its side reaches its point as the board stands (a line
   that the taker's leaving would open does not count: diagrams 39–41) with a recapture that
-  is legal once V is taken (a "false root" does not protect: diagram 29) — unless
-  the attacker is worth less than V (a horse or cannon chasing a chariot counts, protected or
-  not: rule 15, diagrams 18–25); values: soldier 1, advisor and elephant 2, horse and cannon 4,
-  chariot 9;
+  is legal once V is taken (a "false root" does not protect: diagram 29) — except where the
+  rules let a weaker piece chase a stronger one: a horse or a cannon chasing a chariot counts,
+  protected or not (rule 15, diagrams 18–25). No other pair is named by the rules, so an
+  advisor or elephant attacking a protected piece does not chase;
 - a piece attacking one of its own kind that can take it back is offering an exchange, not
   chasing (rule 24: chariot–chariot, cannon–cannon, horse–horse); a blocked horse or a
   screenless cannon cannot take back, so chasing it counts (diagrams 53, 55);
@@ -79,7 +79,9 @@ if TYPE_CHECKING:
 
 RULE_SETS = ("casual", "wxf")
 KIND_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
-# "Lower value" (rule 15): a chase of a protected piece counts when the chaser is worth less.
+# Rule 15: a horse or cannon chasing a chariot chases even a protected one.
+CHASES_PROTECTED = frozenset({(HORSE, CHARIOT), (CANNON, CHARIOT)})
+# Which chased piece a ruling names first (the most valuable).
 VALUES = (0, 0, 2, 2, 4, 9, 4, 1)
 CHECK, CHASE, IDLE = "check", "chase", "idle"
 
@@ -207,7 +209,7 @@ def chasers(board: Board, side: int, point: int) -> list[int]:
             continue
         if attacker_kind == kind and _can_take_back(board, enemy, point, q):
             continue  # an exchange offered, not a chase (rule 24)
-        if VALUES[attacker_kind] < VALUES[kind]:
+        if (attacker_kind, kind) in CHASES_PROTECTED:
             out.append(q)
             continue
         # Protectors are the pieces that reach the point as the board stands: a line that only

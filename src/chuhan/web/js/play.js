@@ -558,6 +558,14 @@ export class PlayView {
       const parts = Object.entries(result.points).map(([side, value]) => `${t(`side.${side}`)} ${value}`);
       reason += ` (${parts.join(" – ")})`;
     }
+    const ruling = s.ruling; // issue 18: a repetition verdict names its evidence
+    if (ruling?.rule === "perpetual_chase" && result.reason === "perpetual_chase") {
+      reason += ` ${t("ruling.perpetual_chase", {
+        piece: t(`kind.${ruling.piece}`), square: ruling.square, target: t(`kind.${ruling.target}`),
+        target_square: ruling.target_square, move: ruling.chase_move })}`;
+    } else if (ruling?.rule === "perpetual_check" && result.reason === "perpetual_check") {
+      reason += ` ${t("ruling.perpetual_check", { move: ruling.from_move })}`;
+    }
     return { title, reason };
   }
 

@@ -110,7 +110,10 @@ export function showRoomHome(root, problem = "") {
     el("input", { id: "room-new-password", name: "password", autocomplete: "off", maxlength: "20",
       "aria-describedby": "room-password-rules" }),
     el("p", { class: "muted", id: "room-password-rules" }, t("room.password_rules")));
-  createForm.append(variants, bikjang, access, passwordField,
+  const wxf = el("div", { class: "field check xiangqi-only" },
+    el("input", { type: "checkbox", id: "room-rules", name: "rules", value: "wxf" }),
+    el("label", { for: "room-rules" }, t("field.rules_wxf")));
+  createForm.append(variants, bikjang, wxf, access, passwordField,
     el("button", { type: "submit", class: "button primary", "data-action": "create-room" }, t("room.create_button")));
   createCard.append(createForm);
 
@@ -139,6 +142,7 @@ export function showRoomHome(root, problem = "") {
     event.preventDefault();
     const data = new FormData(createForm);
     const body = { variant: data.get("room-variant"), bikjang: data.get("bikjang") ? "points" : "off" };
+    if (data.get("rules") && body.variant !== "janggi") body.rules = "wxf"; // issue 18
     if (data.get("room-access") === "password") body.password = String(data.get("password") || "");
     try {
       const room = await api("POST", "/api/rooms", body);

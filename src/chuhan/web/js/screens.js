@@ -54,6 +54,13 @@ export function setupChoice(name, legendKey, prefix, upper) {
   return fieldset;
 }
 
+// E1, issue 18: repetitions are judged by the casual rule unless the WXF rules are chosen.
+function rulesChoice(prefix) {
+  const id = `${prefix}-rules`;
+  const box = el("input", { type: "checkbox", id, name: "rules", value: "wxf" });
+  return el("div", { class: "field check xiangqi-only" }, box, el("label", { for: id }, t("field.rules_wxf")));
+}
+
 // J7: bikjang is off unless chosen when the game is created.
 function bikjangChoice(prefix) {
   const id = `${prefix}-bikjang`;
@@ -84,7 +91,8 @@ export async function showHome(root) {
     radioGroup("level", "field.level", LEVELS, (v) => t(`level.${v}`), "beginner"),
   );
   const colorHolder = el("div", {});
-  aiForm.append(colorHolder, setupChoice("setup", "field.setup", "ai", true), bikjangChoice("ai"));
+  aiForm.append(colorHolder, setupChoice("setup", "field.setup", "ai", true), bikjangChoice("ai"),
+    rulesChoice("ai"));
   aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
   aiCard.append(aiForm);
   home.append(aiCard);
@@ -97,6 +105,7 @@ export async function showHome(root) {
     setupChoice("setup", "field.setup_cho", "local", true),
     setupChoice("setup_other", "field.setup_han", "local", false),
     bikjangChoice("local"),
+    rulesChoice("local"),
     el("button", { type: "submit", class: "button primary" }, t("home.start_local")),
   );
   localCard.append(localForm);
@@ -137,7 +146,7 @@ export async function showHome(root) {
     if (variant === "janggi") {
       query.set("setup", formValue(aiForm, "setup"));
       if (formValue(aiForm, "bikjang")) query.set("bikjang", "points");
-    }
+    } else if (formValue(aiForm, "rules")) query.set("rules", "wxf");
     location.href = `/play/ai?${query}`;
   });
   localForm.addEventListener("submit", (event) => {
@@ -148,7 +157,7 @@ export async function showHome(root) {
       query.set("setup", formValue(localForm, "setup"));
       query.set("setup_other", formValue(localForm, "setup_other"));
       if (formValue(localForm, "bikjang")) query.set("bikjang", "points");
-    }
+    } else if (formValue(localForm, "rules")) query.set("rules", "wxf");
     location.href = `/play/local?${query}`;
   });
 
@@ -253,7 +262,7 @@ export async function openGame(root, kind, params) {
       if (params.get("bikjang") === "points") request.bikjang = "points";
       const other = params.get("setup_other");
       if (kind === "local" && SETUPS.includes(other)) request.setup_other = other;
-    }
+    } else if (params.get("rules") === "wxf") request.rules = "wxf";
     try {
       // Ask for a pending game first: meeting it as a refused request (409) logs an error.
       const pending = kind === "ai" ? await pendingGame() : null;
