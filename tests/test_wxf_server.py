@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chuhan.server import games as rules_of
+from chuhan.server import views
 from chuhan.server.rooms import rules
 from chuhan.server.rooms.rules import GameStart
 from test_rooms_rules import CLOCK, T0, room
@@ -58,7 +59,7 @@ def test_a_room_game_is_judged_by_the_rooms_rule_set():
         change = rules_of.play_move(game, game.ply, text, rules_of.turn_of(game))
         assert change is not None
         game = change.after
-    state = rules_of.state_for(game, 0)
+    state = views.state_for(game, 0)
     assert state["status"] == "finished"
     assert state["result"]["reason"] == "perpetual_chase"
     assert state["ruling"]["piece"] == "cannon" and state["ruling"]["target"] == "chariot"

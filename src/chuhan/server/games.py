@@ -1,5 +1,6 @@
-"""Games as the server keeps them: building boards, per-viewer state, and the changes that
-moves, undo, resignation, draws, abandonment and expiry make (SPEC P1–P6, Z1, Z2, E4, E5).
+"""Games as the server keeps them: building boards, and the changes that moves, undo,
+resignation, draws, abandonment and expiry make (SPEC P1–P6, Z1, E4, E5). What a player may
+see of a game is built in :mod:`.views` (Z2).
 
 Every function here is pure: it takes a :class:`GameRecord` and returns a :class:`Change`
 (the game after, the events to append, points to award) or raises :class:`GameActionError`.
@@ -17,7 +18,6 @@ from typing import Any
 from ..rules import VARIANTS, Board, RulesError, make_board
 from ..rules.notation import write_move
 from ..rules.record import push_played
-from ..rules.state import game_state
 from .storage import Award, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
@@ -188,93 +188,8 @@ class NotationCache:
 NOTATIONS = NotationCache()
 
 
-def view_name(game: GameRecord, viewer: int | None) -> str | None:
-    """The rules' view for a viewer: their side name, or None (local: what both see)."""
-    if viewer is None:
-        return None
-    return side_names(game.variant)[viewer]
-
-
-def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) -> dict[str, Any]:
-    """The game as ``viewer`` (side number, or None in a local game) may see it (SPEC Z2)."""
-    if board is None:
-        board = board_of(game)
-    names = side_names(game.variant)
-    # Jieqi on one device: both people see the screen; it shows what the side to move knows.
-    knower = board.turn if viewer is None and game.variant == "jieqi" else viewer
-    rules_state = game_state(board, view_name(game, knower))
-    turn = names[board.turn]
-    viewer_moves = game.ongoing and (viewer is None or viewer == board.turn)
-    legal = rules_state.pop("legal_moves")
-    state: dict[str, Any] = {
-        "id": game.id,
-        "kind": game.kind,
-        "variant": game.variant,
-        "level": game.level,
-        "you": None if viewer is None else names[viewer],
-        "sides": list(names),
-        "options": public_options(game),
-        "start_fen": game.start_fen,
-        "fen": rules_state.pop("fen"),
-        "moves": list(game.moves),
-        "ply": game.ply,
-        "turn": turn,
-        "in_check": rules_state.pop("in_check"),
-        "last_move": game.moves[-1] if game.moves else None,
-        "legal_moves": legal if viewer_moves else [],
-        "status": game.status,
-        "result": game.result,
-        "practice": game.practice,
-        "points_awarded": game.points_awarded,
-        "thinking": ai_to_move(game),
-        "created_at": iso_time(game.created_at),
-        "expires_at": iso_time(game.expires_at),
-        "seq": game.seq,
-        "captured": {names[0]: [], names[1]: []},
-        "commitment": None,
-        "notation": NOTATIONS.written(game),
-    }
-    if "ruling" in rules_state:  # a repetition judged: its rule and evidence (E1, issue 18)
-        state["ruling"] = rules_state["ruling"]
-    if game.variant == "jieqi" and knower is not None:
-        # Z2: the stored status decides, not the board. The move that ends a game is logged
-        # before its `end` event; that move's state must not reveal the arrangement yet.
-        view = board.view(knower, game_over=not game.ongoing)  # type: ignore[attr-defined]
-        for key in ("captured", "commitment", "arrangement", "salt"):
-            if key in view:
-                state[key] = view[key]
-        state["records"] = view["moves"]
-    return state
-
-
-def public_options(game: GameRecord) -> dict[str, Any]:
-    options = dict(game.options)
-    options.setdefault("setup", None)
-    options.setdefault("bikjang", "off")
-    if game.variant != "janggi":
-        options.setdefault("rules", "casual")
-    return options
-
-
-def iso_time(moment: datetime) -> str:
-    """A stored moment as the API writes it: ISO 8601 in UTC with a ``Z``."""
-    return moment.isoformat().replace("+00:00", "Z")
-
-
 def snapshot(game: GameRecord) -> dict[str, Any]:
     return {name: getattr(game, name) for name in SNAPSHOT_FIELDS}
-
-
-def render_event(
-    game: GameRecord, seq: int, payload: dict[str, Any], viewer: int | None
-) -> dict[str, Any]:
-    """A logged event as ``viewer`` receives it: its public fields and that viewer's state."""
-    event = {k: v for k, v in payload.items() if k != "snapshot"}
-    event["seq"] = seq
-    if "snapshot" in payload:
-        at_event = replace(game, seq=seq, **payload["snapshot"])
-        event["state"] = state_for(at_event, viewer)
-    return event
 
 
 def _event(game_after: GameRecord, kind: str, **fields: Any) -> dict[str, Any]:

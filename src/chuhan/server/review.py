@@ -14,7 +14,7 @@
 - ``POST``/``GET /api/games/{id}/analysis`` — the engine analysis of a finished game
   (:class:`AnalysisRunner`; :mod:`chuhan.engine.analysis` says how moves are judged).
 
-Every game state sent here is the one per-viewer projection (``games.state_for``).
+Every game state sent here is the one per-viewer projection (``views.state_for``).
 """
 
 from __future__ import annotations
@@ -48,12 +48,14 @@ from ..rules.record import (
     write_record,
 )
 from . import games as rules_of
+from . import views
 from .ai import AIBusyError, AIJob
 from .app import current_player
 from .games import GameActionError
-from .service import GameService, new_id, viewer_of
+from .service import GameService, new_id
 from .storage import GameRecord, Player, Store, utcnow
 from .tables import game_analyses, game_players, game_shares, players
+from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
 MAX_RECORD_BYTES = 256 * 1024
@@ -620,7 +622,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
         await service.db(service.store.insert_game, game, [start_event])
         log.info("record imported", extra={"game": game.id, "player": player.id})
-        return rules_of.state_for(game, None)
+        return views.state_for(game, None)
 
     @router.post("/api/games/{game_id}/share")
     async def share_game(game_id: str, player: Me) -> dict[str, Any]:
@@ -638,7 +640,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             return _refuse(
                 "game_ongoing", "the game is still being played; its review opens at the end", 409
             )
-        return rules_of.state_for(game, None)
+        return views.state_for(game, None)
 
     @router.post("/api/games/{game_id}/analysis", status_code=202, response_model=None)
     async def start_analysis(

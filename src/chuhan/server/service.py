@@ -25,11 +25,13 @@ from sqlalchemy.exc import DBAPIError
 from ..rules import make_board
 from ..rules.janggi import SETUPS
 from . import games as rules_of
+from . import views
 from .ai import AIBusyError, AIJob, AIPool
 from .games import Change, GameActionError
 from .hub import Hub, News
 from .settings import Settings
-from .storage import GameRecord, PlayedGame, Player, StaleGameError, Store, utcnow
+from .storage import GameRecord, Player, StaleGameError, Store, utcnow
+from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
 T = TypeVar("T")
@@ -74,17 +76,6 @@ def new_id(prefix: str) -> str:
 def ai_seed(game_id: str, ply: int) -> int:
     """The AI's seed for one move: reproducible per game and ply, different across games."""
     return int.from_bytes(hashlib.sha256(f"{game_id}:{ply}".encode()).digest()[:4], "big")
-
-
-def viewer_of(game: GameRecord) -> int | None:
-    """The side the owner plays (None in a local game: both sides on one device)."""
-    return game.human_side if game.kind == "ai" else None
-
-
-def viewer_name(game: GameRecord) -> str | None:
-    """The name of the side the owner plays ("red", "han"…; None in a local game)."""
-    side = viewer_of(game)
-    return None if side is None else rules_of.side_names(game.variant)[side]
 
 
 class GameService:
@@ -167,28 +158,7 @@ class GameService:
         fresh = await self.db(self.store.player, player.id) or player
         recent = await self.db(self.store.player_games, player.id)
         online = await self.db(self.store.online_games, player.id)
-        return {
-            "id": fresh.id,
-            "name": fresh.name,
-            "points": {"ai": fresh.ai_points, "online": fresh.online_points},
-            "games": [
-                {
-                    "id": g.id,
-                    "kind": g.kind,
-                    "variant": g.variant,
-                    "level": g.level,
-                    "side": viewer_name(g),
-                    "status": g.status,
-                    "result": g.result,
-                    "practice": g.practice,
-                    "points_awarded": g.points_awarded,
-                    "created_at": rules_of.iso_time(g.created_at),
-                }
-                for g in recent
-            ],
-            # S1, R6: the online games behind the online points, apart from the AI games.
-            "online_games": [_online_summary(played) for played in online],
-        }
+        return views.profile(fresh, recent, online)
 
     # ------------------------------------------------------------------ reading games
 
@@ -223,7 +193,7 @@ class GameService:
         return None
 
     def state(self, game: GameRecord) -> dict[str, Any]:
-        return rules_of.state_for(game, viewer_of(game))
+        return views.state_for(game, viewer_of(game))
 
     # ------------------------------------------------------------------ changing games
 
@@ -527,25 +497,6 @@ def _ai_reply(history: list[str], move: str) -> Callable[[GameRecord], Change | 
         return rules_of.play_move(game, len(history), move, 1 - game.human_side)
 
     return decide
-
-
-def _online_summary(played: PlayedGame) -> dict[str, Any]:
-    """One online game as its player sees it in the profile: their side, the opponent's name,
-    the result and the points it gave them (R6: 50 to the winner). Never the secret (Z2)."""
-    g = played.game
-    side = rules_of.side_names(g.variant)[played.side]
-    won = (g.result or {}).get("winner") == side
-    return {
-        "id": g.id,
-        "kind": g.kind,
-        "variant": g.variant,
-        "side": side,
-        "opponent": played.opponent_name,
-        "status": g.status,
-        "result": g.result,
-        "points_awarded": g.points_awarded if won else 0,
-        "created_at": rules_of.iso_time(g.created_at),
-    }
 
 
 def _validate_new_game(request: NewGame) -> None:

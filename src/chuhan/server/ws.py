@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from . import games as rules_of
+from . import views
 from .games import GameActionError
 from .hub import News
 from .protocol import (
@@ -29,7 +29,7 @@ from .protocol import (
     pong,
     state_event,
 )
-from .service import GameService, viewer_of
+from .service import GameService
 from .storage import GameRecord, Player, iter_events
 
 log = logging.getLogger("chuhan.ws")
@@ -45,7 +45,7 @@ class GameConnection:
         self.socket = socket
         self.service = service
         self.game_id = game.id
-        self.viewer = viewer_of(game)
+        self.viewer = views.viewer_of(game)
         self.sent_seq: int | None = None  # None until the client says hello
         self._lock = asyncio.Lock()
 
@@ -69,7 +69,7 @@ class GameConnection:
                 for stored in fresh:  # the change just committed follows what was sent
                     payload = stored.payload
                     await self._send(
-                        rules_of.render_event(news.game, stored.seq, payload, self.viewer)
+                        views.render_event(news.game, stored.seq, payload, self.viewer)
                     )
                     self.sent_seq = stored.seq
                 return
@@ -86,7 +86,7 @@ class GameConnection:
             lambda: list(iter_events(self.service.store, self.game_id, self.sent_seq or 0))
         )
         for stored in events:
-            await self._send(rules_of.render_event(game, stored.seq, stored.payload, self.viewer))
+            await self._send(views.render_event(game, stored.seq, stored.payload, self.viewer))
             self.sent_seq = stored.seq
 
     async def hello(self, message: Hello) -> None:
@@ -96,7 +96,7 @@ class GameConnection:
         async with self._lock:
             last = message.last_seq
             if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
-                state = rules_of.state_for(game, self.viewer)
+                state = views.state_for(game, self.viewer)
                 await self._send(state_event(game.seq, state, reply_to=message.id))
                 self.sent_seq = game.seq
                 return
@@ -108,7 +108,7 @@ class GameConnection:
         state = None
         game = await self.service.db(self.service.store.game, self.game_id)
         if game is not None:
-            state = rules_of.state_for(game, self.viewer)
+            state = views.state_for(game, self.viewer)
         await self.reply(error_reply(code, text, reply_to, state=state))
 
     async def handle(self, raw: str) -> None:

@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
-from .. import games as rules_of
+from .. import views
 from ..games import GameActionError
 from ..hub import News
 from ..protocol import (
@@ -100,7 +100,8 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
 
     async def view(room_id: str, player: Player) -> dict[str, Any]:
         room = await rooms.room_for(player, room_id)
-        return rooms.room_view(room, player, await names_of(room.seats))
+        names = await names_of(room.seats)
+        return views.room_view(room, player.id, names, rooms.clock_rules.turn_seconds)
 
     @router.post("/api/rooms", status_code=201, response_model=None)
     async def create(body: CreateRoomBody, request: Request) -> Any:
@@ -286,7 +287,9 @@ class RoomConnection:
             self.closed = True
             await self.socket.close(DETACHED_CLOSE)
             return
-        view = self.rooms.room_view(room, self.player, await self.names_of(room.seats))
+        names = await self.names_of(room.seats)
+        turn_seconds = self.rooms.clock_rules.turn_seconds
+        view = views.room_view(room, self.player.id, names, turn_seconds)
         view["holds_seat"] = self.holds_seat
         await self._send({"type": "room", "room": view})
         if (
@@ -310,7 +313,7 @@ class RoomConnection:
             self.sent_seq = None
             return
         if last_seq is None or last_seq > game.seq or game.seq - last_seq > MAX_REPLAY:
-            state = rules_of.state_for(game, await self._viewer())
+            state = views.state_for(game, await self._viewer())
             await self._send(state_event(game.seq, state, game_id=game_id))
             self.sent_seq = game.seq
         else:
@@ -363,7 +366,7 @@ class RoomConnection:
             return
         viewer = await self._viewer()
         for stored in events:
-            event = rules_of.render_event(game, stored.seq, stored.payload, viewer)
+            event = views.render_event(game, stored.seq, stored.payload, viewer)
             event["game_id"] = game.id
             await self._send(event)
             self.sent_seq = stored.seq

@@ -30,7 +30,7 @@ from ..games import Change, GameActionError
 from ..service import GameService, new_id
 from ..settings import RoomSettings
 from ..storage import GameRecord, Player, utcnow
-from . import clocks, rules
+from . import rules
 from .clocks import ClockRules
 from .core import RoomCore, room_key
 from .instances import InstanceRegistry, InstanceStore
@@ -334,48 +334,3 @@ class RoomService:
             )
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})
-
-    # ------------------------------------------------------------------ views
-
-    def room_view(self, room: RoomRecord, player: Player, names: dict[str, str | None]) -> dict:
-        """The room as one of its players sees it (no other player's secrets: ids stay)."""
-        seat_index = room.seat_of(player.id)
-        side_names = rules.side_names(room.variant)
-        side = room.side_of(player.id)
-        seats = []
-        for seat in room.seats:
-            their_side = room.side_of(seat["player"])
-            seats.append(
-                {
-                    "you": seat["player"] == player.id,
-                    "name": names.get(seat["player"]),
-                    "ready": seat["ready"],
-                    "connected": seat["connected"],
-                    "side": side_names[their_side] if their_side is not None else None,
-                }
-            )
-        setup = None
-        if room.setup is not None:
-            setup = {
-                "turn": room.setup["turn"],
-                "han": room.setup["han"],
-                "deadline": room.setup["deadline"],
-                "both_away_since": room.setup.get("both_away_since"),  # waiting (R7)
-                "away_budget": room.setup.get("away_budget"),
-            }
-        return {
-            "id": room.id,
-            "variant": room.variant,
-            "options": room.options,
-            "access": "password" if room.password else "invite",
-            "password": room.password,
-            "invite": room.invite,
-            "status": room.status,
-            "seats": seats,
-            "seat": seat_index,
-            "you": side_names[side] if side is not None else None,
-            "setup": setup,
-            "game_id": room.game_id,
-            "turn_seconds": self.clock_rules.turn_seconds,
-            "now": clocks.iso(utcnow()),
-        }
