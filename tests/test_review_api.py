@@ -326,3 +326,27 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatc
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"].startswith("uci:Fairy-Stockfish")
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
+
+
+def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders(tmp_path):
+    with server(tmp_path) as (client, _, store):
+        red = client.get("/api/me").json()["id"]
+        red_cookies = dict(client.cookies)
+        _stranger(client)
+        black = client.get("/api/me").json()["id"]
+        game_id = _online_game(store, red, black, JIEQI_MOVES, "ongoing")
+        answer = client.get(f"/api/games/{game_id}/positions").json()["positions"]
+        board = make_board("jieqi", seed=11)
+        expected = [board.fen()]
+        for move in JIEQI_MOVES:
+            board.push(move)
+            expected.append(board.fen())
+        assert [p["fen"] for p in answer] == expected  # face-down pieces stay X/x (Z2)
+        assert [p["move"] for p in answer] == [None, *JIEQI_MOVES]
+        assert answer[3]["turn"] == "black" and answer[3]["in_check"] is False
+        client.cookies.clear()
+        client.get("/api/me")
+        assert client.get(f"/api/games/{game_id}/positions").status_code == 404
+        client.cookies.clear()
+        client.cookies.update(red_cookies)
+        assert client.get(f"/api/games/{game_id}/positions").status_code == 200

@@ -43,6 +43,7 @@ from ..rules.record import (
     RecordError,
     decode_record,
     default_format,
+    push_played,
     read_record,
     write_gib,
     write_record,
@@ -242,6 +243,35 @@ def record_text(
         # The arrangement is public once the game is over (Q5, Q7), however it ended.
         tags["Arrangement"], tags["Salt"] = board.reveal()
     return write_record(board, notation, result=result, termination=termination, tags=tags)
+
+
+def positions(game: GameRecord) -> list[dict[str, Any]]:
+    """Every position of the game, for stepping through it: ``{"ply", "fen", "turn",
+    "in_check", "move"}`` (the move that led there). Only public facts: a FEN shows face-down
+    jieqi pieces as ``X``/``x`` whoever asks (Z2)."""
+    board = rules_of.start_board(game)
+    names = board.SIDE_NAMES
+    out = [
+        {
+            "ply": 0,
+            "fen": board.fen(),
+            "turn": names[board.turn],
+            "in_check": board.is_check(),
+            "move": None,
+        }
+    ]
+    for ply, text in enumerate(game.moves, start=1):
+        push_played(board, text)
+        out.append(
+            {
+                "ply": ply,
+                "fen": board.fen(),
+                "turn": names[board.turn],
+                "in_check": board.is_check(),
+                "move": text,
+            }
+        )
+    return out
 
 
 def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameRecord:
@@ -598,6 +628,11 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         extension = "gib" if format == "gib" else "pgn"
         disposition = f'inline; filename="chuhan-{game.id}.{extension}"'
         return PlainTextResponse(text, headers={"Content-Disposition": disposition})
+
+    @router.get("/api/games/{game_id}/positions")
+    async def get_positions(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:
+        game, _ = await access(game_id, player, share)
+        return {"id": game.id, "positions": await asyncio.to_thread(positions, game)}
 
     @router.post("/api/records", status_code=201, response_model=None)
     async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
