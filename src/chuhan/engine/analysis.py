@@ -20,6 +20,7 @@ which views are evaluated (jieqi: the mover's own, Z2) and where the work runs.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -117,7 +118,12 @@ def evaluate(
 
 def run_position(job: dict[str, Any], engine_path: str | None = None) -> dict[str, Any]:
     """One position of an analysis as plain data (what an AI worker runs): ``job`` holds
-    ``variant``, ``fen``, ``options``, ``moves``, ``view``, ``nodes``."""
+    ``variant``, ``fen``, ``options``, ``moves``, ``view``, ``nodes``.
+
+    The search runs in a thread of the lowest CPU priority (nice 19; on Linux a thread's
+    own), so that a live game's search in another worker gets the processor first; the
+    worker's own thread keeps its priority for the next job.
+    """
     board = position_board(
         job["variant"],
         job.get("fen"),
@@ -125,7 +131,28 @@ def run_position(job: dict[str, Any], engine_path: str | None = None) -> dict[st
         job.get("moves") or (),
         job.get("view"),
     )
-    return evaluate(board, int(job.get("nodes") or ANALYSIS_NODES), engine_path).as_json()
+    nodes = int(job.get("nodes") or ANALYSIS_NODES)
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        _lowest_priority(threading.get_native_id())
+        try:
+            outcome["answer"] = evaluate(board, nodes, engine_path).as_json()
+        except BaseException as exc:  # handed to the worker's thread below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=work, name="analysis")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return dict(outcome["answer"])
+
+
+def _lowest_priority(task_id: int) -> None:
+    """Nice 19 for a thread (Linux) or process; quietly nothing where that is not allowed."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, task_id, 19)
 
 
 # ---------------------------------------------------------------------------- UCI engines
@@ -148,6 +175,7 @@ class UciAnalyser:
             text=True,
             bufsize=1,
         )
+        _lowest_priority(self._process.pid)  # analyses come after live games (run_position)
         self._send("uci")
         for line in self._lines_until("uciok"):
             if line.startswith("id name "):
