@@ -59,7 +59,6 @@ from .tables import game_analyses, game_players, game_shares, players
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
-MAX_RECORD_BYTES = 256 * 1024
 SHARE_TOKEN_BYTES = 24  # 192 bits: unguessable (SPEC Z3's standard for invite links)
 DRAW_REASONS = (
     "agreement",
@@ -636,11 +635,12 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
 
     @router.post("/api/records", status_code=201, response_model=None)
     async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
+        limit = service.settings.max_body_bytes  # the app's guard refuses more before this
         data = b""
         async for chunk in request.stream():
             data += chunk
-            if len(data) > MAX_RECORD_BYTES:
-                return _refuse("too_large", f"a record has at most {MAX_RECORD_BYTES} bytes", 413)
+            if len(data) > limit:
+                return _refuse("too_large", f"a record has at most {limit} bytes", 413)
         text = decode_record(data)
         if not text.strip():
             return _refuse("bad_record", "line 1: the record is empty", 400, line=1)
