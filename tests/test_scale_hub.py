@@ -4,7 +4,8 @@ What crosses is "key K is at seq N" (or a passing notice), with a committed chan
 (the game and its new events) when there is one; a hub never hands its own message
 back to its sockets, only rings subscribers of the key, ignores garbage on the channel, and
 after its subscription was cut rings every local subscriber so that they catch up from the
-database (issue 11).
+database (issue 11). Each key has its own channel, which an instance follows only while one
+of its sockets does (issue 15).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ import redis.asyncio as aioredis
 from chuhan.server.hub import News
 from chuhan.server.redis_hub import RESYNC_SEQ, RedisHub
 from chuhan.server.storage import GameRecord, utcnow
-from test_scale_support import REDIS_URL
+from test_scale_support import REDIS_URL, PrivateRedis, private_redis
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -58,9 +60,9 @@ def test_events_cross_to_the_other_instance_once_and_only_to_its_subscribers() -
     async def scenario() -> None:
         async for first, second, _ in _hubs():
             here, there, elsewhere = Socket(), Socket(), Socket()
-            first.subscribe("g_1", here)
-            second.subscribe("g_1", there)
-            second.subscribe("g_2", elsewhere)
+            await first.follow("g_1", here)
+            await second.follow("g_1", there)
+            await second.follow("g_2", elsewhere)
             await first.publish("g_1", 7)
             await there.wait(1)
             await first.notice("g_1", {"type": "busy"})
@@ -103,9 +105,9 @@ def _game(seq: int) -> GameRecord:
 
 def test_a_change_crosses_with_its_news_but_not_the_jieqi_secret_Z2() -> None:
     async def scenario() -> None:
-        async for first, second, prefix in _hubs():
+        async for first, second, _ in _hubs():
             there = Socket()
-            second.subscribe("g_1", there)
+            await second.follow("g_1", there)
             payloads = [{"type": "move", "move": "h9g7", "snapshot": {"moves": ["h2e2", "h9g7"]}}]
             await first.publish("g_1", 3, News.of(_game(3), payloads))
             await there.wait(1)
@@ -122,7 +124,7 @@ def test_a_change_crosses_with_its_news_but_not_the_jieqi_secret_Z2() -> None:
             # news that does not add up is dropped: the ring still comes, to read the log
             raw = aioredis.Redis.from_url(REDIS_URL)
             bad = '{"key": "g_1", "seq": 4, "news": {"game": {"id": "g_1"}, "events": []}}'
-            await raw.publish(f"{prefix}:events", bad)
+            await raw.publish(second.channel_of("g_1"), bad)
             await there.wait(2)
             assert there.rings[-1] == ("g_1", 4) and there.news[-1] is None
             await raw.aclose()
@@ -132,12 +134,13 @@ def test_a_change_crosses_with_its_news_but_not_the_jieqi_secret_Z2() -> None:
 
 def test_garbage_on_the_channel_is_ignored() -> None:
     async def scenario() -> None:
-        async for first, second, prefix in _hubs():
+        async for first, second, _ in _hubs():
             there = Socket()
-            second.subscribe("g_1", there)
+            await second.follow("g_1", there)
             raw = aioredis.Redis.from_url(REDIS_URL)
-            for junk in ("not json", "[]", '{"key": "g_1", "seq": "x"}', '{"seq": 3}'):
-                await raw.publish(f"{prefix}:events", junk)
+            junks = ("not json", "[]", '{"key": "g_1", "seq": "x"}', '{"seq": 3}', '{"key": "g_2"}')
+            for junk in junks:
+                await raw.publish(second.channel_of("g_1"), junk)
             await first.publish("g_1", 4)
             await there.wait(1)
             assert there.rings[-1] == ("g_1", 4) and second.connected
@@ -150,7 +153,7 @@ def test_a_cut_subscription_comes_back_and_rings_every_local_subscriber() -> Non
     async def scenario() -> None:
         async for first, second, prefix in _hubs():
             waiting = Socket()
-            second.subscribe("room:r_1", waiting)
+            await second.follow("room:r_1", waiting)
             raw = aioredis.Redis.from_url(REDIS_URL)
             for client in await raw.client_list(_type="pubsub"):
                 if client["name"] == f"{prefix}:{second.instance}":
@@ -187,9 +190,95 @@ def test_without_redis_the_instance_still_serves_its_own_sockets() -> None:
     run(scenario())
 
 
-async def _hubs() -> AsyncIterator[tuple[RedisHub, RedisHub, str]]:
+def test_an_instance_receives_only_the_keys_its_sockets_follow() -> None:
+    async def scenario() -> None:
+        async for first, second, _ in _hubs():
+            raw = aioredis.Redis.from_url(REDIS_URL)
+            here, there = Socket(), Socket()
+            await first.follow("g_1", here)
+            await second.follow("g_2", there)
+            numsub = dict(await raw.pubsub_numsub(first.channel_of("g_1")))
+            assert numsub[first.channel_of("g_1").encode()] == 1  # only the first follows it
+            for seq in range(1, 21):
+                await first.publish("g_1", seq)
+            await first.publish("g_2", 1)
+            await there.wait(1)
+            await asyncio.sleep(0.2)
+            assert second.received == 1  # g_2's message only, none of g_1's twenty
+            assert there.rings == [("g_2", 1)]
+            # The last socket gone, the instance unsubscribes: the key's news no longer reach it.
+            second.unsubscribe("g_2", there)
+            async with asyncio.timeout(5):
+                while dict(await raw.pubsub_numsub(second.channel_of("g_2")))[
+                    second.channel_of("g_2").encode()
+                ]:
+                    await asyncio.sleep(0.02)
+            await first.publish("g_2", 2)
+            await asyncio.sleep(0.2)
+            assert second.received == 1
+            await raw.aclose()
+
+    run(scenario())
+
+
+def test_news_published_right_after_follow_returns_is_never_lost() -> None:
+    """``follow`` returns once Redis confirmed: a state read after it misses nothing (the
+    news published from then on arrives); a plain subscribe is rung on its confirmation so
+    that its socket reads the log instead."""
+
+    async def scenario() -> None:
+        async for first, second, _ in _hubs():
+            sockets = [Socket() for _ in range(40)]
+            for index, sock in enumerate(sockets):
+                await second.follow(f"g_{index}", sock)
+                await first.publish(f"g_{index}", 1)  # at once, from the other instance
+            async with asyncio.timeout(10):
+                for sock in sockets:
+                    await sock.wait(1)
+            assert all(
+                sock.rings == [(key, 1)]
+                for key, sock in zip([f"g_{i}" for i in range(40)], sockets, strict=True)
+            )
+            unconfirmed = Socket()
+            second.subscribe("room:r_9", unconfirmed)
+            await unconfirmed.wait(1)
+            assert unconfirmed.rings == [("room:r_9", RESYNC_SEQ)]
+
+    run(scenario())
+
+
+def test_health_says_when_news_stops_crossing_Z4(tmp_path: Path) -> None:
+    """Redis hanging (connections open, nothing answered) or gone: the hub says it is down
+    since its last echo; back, it says ok again."""
+
+    async def scenario(redis_server: PrivateRedis) -> None:
+        async for first, _, _ in _hubs(redis_server.url):
+            assert first.healthy and first.down_since() is None
+            assert first.health()["status"] == "ok"
+            for take_away, bring_back in (
+                (redis_server.freeze, redis_server.thaw),
+                (redis_server.kill, redis_server.start),
+            ):
+                take_away()
+                async with asyncio.timeout(10):
+                    while first.healthy:
+                        await asyncio.sleep(0.1)
+                since = first.down_since()
+                assert since is not None and since == first.echo_at
+                assert first.health()["status"] == "down"
+                bring_back()
+                async with asyncio.timeout(15):
+                    while not first.healthy:
+                        await asyncio.sleep(0.1)
+                assert first.down_since() is None
+
+    with private_redis(tmp_path) as redis_server:
+        run(scenario(redis_server))
+
+
+async def _hubs(url: str = REDIS_URL) -> AsyncIterator[tuple[RedisHub, RedisHub, str]]:
     prefix = f"chuhan-test-{uuid.uuid4().hex[:10]}"
-    first, second = RedisHub(REDIS_URL, prefix), RedisHub(REDIS_URL, prefix)
+    first, second = RedisHub(url, prefix), RedisHub(url, prefix)
     await first.start()
     await second.start()
     assert first.connected and second.connected

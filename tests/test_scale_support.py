@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import socket
+import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,3 +155,70 @@ def open_room(player: Player, instance: Instance, room_id: str, **hello: Any) ->
     sock = RoomSocket(ws)
     sock.request("hello", **{"device": player.device, **hello})
     return sock
+
+
+class PrivateRedis:
+    """A ``redis-server`` of this test alone on a free port, so that a test can take Redis
+    away (an outage) without touching the Redis every other test shares."""
+
+    def __init__(self, log_dir: Path) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log_path = log_dir / f"redis-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--logfile",
+            str(self.log_path),
+        ]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.RedisError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        client.close()
+
+    def kill(self) -> None:
+        """Redis is gone: connections are refused until :meth:`start`."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def freeze(self) -> None:
+        """Redis hangs: connections stay open and nothing is answered."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def private_redis(log_dir: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(log_dir)
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.process is not None:
+            server.thaw()
+        server.kill()

@@ -181,8 +181,10 @@ def create_app(
                 ai["shared"] = "down"
                 body["status"] = "degraded"
         if redis_hub is not None:  # without Redis this instance still serves its own sockets
-            body["redis"] = "ok" if redis_hub.connected else "down"
-            if not redis_hub.connected:
+            # R4, Z4: news not crossing (no subscription, or no echo) is an outage.
+            body["redis"] = "ok" if redis_hub.healthy else "down"
+            body["hub"] = redis_hub.health()
+            if not redis_hub.healthy:
                 body["status"] = "degraded"
         return JSONResponse(body, status_code=200 if db_ok else 503)
 

@@ -15,6 +15,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from .storage import GameRecord, StoredEvent, game_from_json, game_to_json
@@ -83,6 +84,13 @@ class Subscriber(Protocol):
 class Hub(Protocol):
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None: ...
 
+    async def follow(self, game_id: str, subscriber: Subscriber) -> None:
+        """Subscribe, returning once news published from now on, on any instance, reaches
+        ``subscriber``: a state read after it misses nothing."""
+
+    def down_since(self) -> datetime | None:
+        """None while news crosses between instances; otherwise since when it may not."""
+
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None: ...
 
     async def publish(self, game_id: str, seq: int, news: News | None = None) -> None: ...
@@ -98,6 +106,12 @@ class LocalHub:
 
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None:
         self._subscribers[game_id].add(subscriber)
+
+    async def follow(self, game_id: str, subscriber: Subscriber) -> None:
+        self.subscribe(game_id, subscriber)
+
+    def down_since(self) -> datetime | None:
+        return None  # one process: nothing to cross
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None:
         subscribers = self._subscribers.get(game_id)

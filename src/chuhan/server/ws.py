@@ -60,8 +60,8 @@ class GameConnection:
         await self.reply(message)
 
     async def notify(self, game_id: str, seq: int, news: News | None = None) -> None:
-        if self.sent_seq is not None and seq <= self.sent_seq:
-            return
+        if self.sent_seq is not None and 0 <= seq <= self.sent_seq:
+            return  # a negative seq: "read whatever you missed" (the hub resynchronises)
         async with self._lock:
             fresh = news.after(self.sent_seq) if news and self.sent_seq is not None else None
             usable = news is not None and not news.withheld and news.game.id == self.game_id
@@ -167,7 +167,7 @@ async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> 
         await socket.close(NOT_FOUND_CLOSE)
         return
     connection = GameConnection(socket, service, game)
-    service.hub.subscribe(game.id, connection)
+    await service.hub.follow(game.id, connection)  # before hello reads the state
     service.ensure_ai(game)  # its AI move may have been lost with another instance
     try:
         while True:

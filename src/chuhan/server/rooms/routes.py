@@ -224,7 +224,7 @@ class RoomConnection:
             log.debug("room notify failed", exc_info=True)
 
     async def serve(self) -> None:
-        self.hub.subscribe(room_key(self.room_id), self)
+        await self.hub.follow(room_key(self.room_id), self)  # before hello reads the room
         self.rooms.keep_time(self.room_id)  # e.g. after the instance that kept it died
         prober = asyncio.get_running_loop().create_task(self._probe_loop())
         server_stopping = False
@@ -307,7 +307,7 @@ class RoomConnection:
                 self.hub.unsubscribe(self.game_id, self)
                 last_seq = None  # a new game: its whole state
             self.game_id = game_id
-            self.hub.subscribe(game_id, self)
+            await self.hub.follow(game_id, self)  # before the game is read below
         game = await self.rooms.db(self.rooms.games.store.game, game_id)
         if game is None:  # being created: its room announcement comes next
             self.sent_seq = None
