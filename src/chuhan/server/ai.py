@@ -3,6 +3,14 @@
 Jobs carry plain data (variant, board options, moves or a jieqi view, level, seed) so that a
 worker rebuilds the position itself. The pool is bounded: when ``max_jobs`` are waiting or
 running, :meth:`AIPool.submit` raises :class:`AIBusyError` at once instead of queueing more.
+
+Fair shares (SPEC A2 for everyone, Z5): a job counts against the player who asked
+(``AIJob.owner``) and the address block the request came from (:data:`CLIENT_BLOCK`); beyond
+``per_player`` or ``per_address`` jobs waiting or running at once, that player's next job is
+answered "busy", after ``OVER_SHARE_WAIT_SECONDS`` (a client that asks again as soon as it is
+answered is slowed down, not served a refusal as fast as it can ask). Waiting jobs are handed
+to the workers round-robin over address blocks, so a newcomer's job waits for at most one job
+of each other client, never behind a flood.
 """
 
 from __future__ import annotations
@@ -11,16 +19,21 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import logging
 import multiprocessing
 import os
 import random
 import time
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .connections import CLIENT_BLOCK
+
 log = logging.getLogger("chuhan.ai")
+OVER_SHARE_WAIT_SECONDS = 1.0
 
 
 class AIBusyError(Exception):
@@ -46,6 +59,7 @@ class AIJob:
     side: int = 0
     movetime: float | None = None
     nodes: int | None = None  # ``analysis``: the node budget of one position (issue 17)
+    owner: str = ""  # the player whose share it uses; empty for the server's own jobs
 
 
 def _board(job: AIJob) -> Any:
@@ -108,8 +122,37 @@ def _warm_up() -> None:
         from .. import engine  # noqa: F401
 
 
+@dataclass
+class FairShares:
+    """Jobs waiting or running per player and per address block (SPEC Z5). ``None``: no
+    limit. The server's own jobs (no owner, no address) are not counted."""
+
+    per_player: int | None = None
+    per_address: int | None = None
+    players: Counter[str] = field(default_factory=Counter)
+    addresses: Counter[str] = field(default_factory=Counter)
+
+    def take(self, owner: str, block: str) -> None:
+        """Count a job; raises :class:`AIBusyError` when its player or address has its share."""
+        if owner and self.per_player is not None and self.players[owner] >= self.per_player:
+            raise AIBusyError("you already have the AI thinking for you; retry in a moment")
+        if block and self.per_address is not None and self.addresses[block] >= self.per_address:
+            raise AIBusyError("your network already has the AI thinking; retry in a moment")
+        if owner:
+            self.players[owner] += 1
+        if block:
+            self.addresses[block] += 1
+
+    def give_back(self, owner: str, block: str) -> None:
+        for counter, key in ((self.players, owner), (self.addresses, block)):
+            if key:
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
+
+
 class AIPool:
-    """A bounded pool of worker processes (or any executor, for tests).
+    """A bounded pool of worker processes (or any executor, for tests), shared fairly.
 
     :class:`~.ai_queue.SharedAIPool` has the same interface but sends jobs through Redis.
     """
@@ -122,12 +165,18 @@ class AIPool:
         max_jobs: int,
         runner: Callable[[AIJob], Any] = run_job,
         executor: concurrent.futures.Executor | None = None,
+        per_player: int | None = None,
+        per_address: int | None = None,
     ) -> None:
         self.workers = workers
         self.max_jobs = max_jobs
         self.runner = runner
         self._executor = executor
         self.pending = 0
+        self.shares = FairShares(per_player, per_address)
+        # Jobs not yet handed to a worker, per address block, blocks in turn order.
+        self._waiting: OrderedDict[str, deque[tuple[AIJob, asyncio.Future[Any]]]] = OrderedDict()
+        self._running = 0
         # Called with each finished job, its seconds waiting for a worker and running.
         self.job_observers: list[Callable[[AIJob, float, float], None]] = []
 
@@ -144,24 +193,67 @@ class AIPool:
         """Nothing to start: the worker processes start with the first job."""
 
     async def submit(self, job: AIJob) -> Any:
-        """Run ``job`` in a worker and return its answer.
+        """Run ``job`` in a worker when its turn comes and return its answer.
 
-        Raises :class:`AIBusyError` when the pool is full, or the job's own exception.
+        Raises :class:`AIBusyError` when the pool is full or the job's player or address has
+        its share already, or the job's own exception.
         """
         if self.pending >= self.max_jobs:
             raise AIBusyError("the AI is busy; retrying")
-        self.pending += 1
+        block = CLIENT_BLOCK.get()
         try:
-            loop = asyncio.get_running_loop()
-            submitted = time.time()
-            started, ended, answer = await loop.run_in_executor(
-                self._pool(), _timed, self.runner, job
-            )
-            for observe in self.job_observers:
-                observe(job, max(0.0, started - submitted), ended - started)
-            return answer
+            self.shares.take(job.owner, block)
+        except AIBusyError:
+            await asyncio.sleep(OVER_SHARE_WAIT_SECONDS)
+            raise
+        self.pending += 1
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        entry = (job, answer)
+        self._waiting.setdefault(block, deque()).append(entry)
+        try:
+            self._dispatch()
+            return await answer
         finally:
             self.pending -= 1
+            self.shares.give_back(job.owner, block)
+            queue = self._waiting.get(block)
+            if queue is not None and entry in queue:  # given up before its turn came
+                queue.remove(entry)
+                if not queue:
+                    del self._waiting[block]
+
+    def _dispatch(self) -> None:
+        """Hand waiting jobs to free workers, one address block after another."""
+        loop = asyncio.get_running_loop()
+        while self._waiting and self._running < max(1, self.workers):
+            block, queue = self._waiting.popitem(last=False)
+            job, answer = queue.popleft()
+            if queue:
+                self._waiting[block] = queue  # back at the end of the turn order
+            if answer.done():
+                continue
+            self._running += 1
+            submitted = time.time()
+            running = loop.run_in_executor(self._pool(), _timed, self.runner, job)
+            running.add_done_callback(functools.partial(self._ended, job, answer, submitted))
+
+    def _ended(
+        self, job: AIJob, answer: asyncio.Future[Any], submitted: float, done: asyncio.Future[Any]
+    ) -> None:
+        self._running -= 1
+        if not answer.done():
+            if done.cancelled():
+                answer.cancel()
+            elif done.exception() is not None:
+                answer.set_exception(done.exception())  # type: ignore[arg-type]
+            else:
+                started, ended, result = done.result()
+                for observe in self.job_observers:
+                    observe(job, max(0.0, started - submitted), ended - started)
+                answer.set_result(result)
+        elif not done.cancelled():
+            done.exception()  # retrieved: nobody waits for it any more
+        self._dispatch()
 
     def queue_state(self) -> dict[str, Any]:
         """The shared queue's state (a pool of its own has no shared queue: empty)."""

@@ -21,6 +21,9 @@ What may go wrong, and what happens then:
   (the service retries that too). The answer is applied once whatever happens: the service
   plays a move only on the position it was computed for (SPEC Z4).
 - The job raises in the worker: the caller gets :class:`AIJobError` with the worker's error.
+- One player (or address block) already has ``per_player`` (``per_address``) jobs waiting or
+  running, over every instance: :class:`~.ai.AIBusyError` for that player alone (the counts
+  are Redis keys that expire, so an instance that dies mid-job leaks nothing for long).
 
 Identical jobs share one queue entry (the job's key is a hash of its content), so a game
 whose AI move is asked for again (a restarted instance, a second instance) waits for the same
@@ -51,7 +54,8 @@ from saq.job import TERMINAL_STATUSES
 from saq.queue.redis import RedisQueue
 from saq.types import Context
 
-from .ai import AIBusyError, AIJob, AIPool, run_job
+from .ai import OVER_SHARE_WAIT_SECONDS, AIBusyError, AIJob, AIPool, run_job
+from .connections import CLIENT_BLOCK
 from .settings import Settings
 
 log = logging.getLogger("chuhan.ai")
@@ -67,6 +71,7 @@ RESULT_SECONDS = 60  # how long a finished job's answer stays in Redis
 POLL_FIRST_SECONDS = 0.01  # the caller reads its job's state this soon after queueing it,
 POLL_SECONDS = 0.1  # then less and less often, down to this
 GRACE_SECONDS = 30  # a stopping worker finishes its job first, for at most this long
+SHARE_SECONDS = JOB_TIMEOUT_SECONDS + 60  # a share count outlives any job it counts
 
 
 class AIJobError(Exception):
@@ -127,8 +132,16 @@ class SharedAIPool(AIPool):
 
     shared = True
 
-    def __init__(self, redis_url: str, prefix: str, max_jobs: int, workers: int = 0) -> None:
-        super().__init__(workers, max_jobs)
+    def __init__(
+        self,
+        redis_url: str,
+        prefix: str,
+        max_jobs: int,
+        workers: int = 0,
+        per_player: int | None = None,
+        per_address: int | None = None,
+    ) -> None:
+        super().__init__(workers, max_jobs, per_player=per_player, per_address=per_address)
         self.redis_url = redis_url
         self.name = queue_name(prefix)
         self._queue: _Queue | None = None
@@ -154,6 +167,7 @@ class SharedAIPool(AIPool):
         queue = self._open()
         data = job_data(job)
         key = job_key(data)
+        shares = await self._take_shares(queue, job.owner, CLIENT_BLOCK.get())
         self.pending += 1
         try:
             submitted = time.time()
@@ -190,6 +204,39 @@ class SharedAIPool(AIPool):
             return outcome["answer"]
         finally:
             self.pending -= 1
+            if shares:
+                with contextlib.suppress(redis.RedisError, OSError):  # they expire anyway
+                    await self._give_back(queue, shares)
+
+    async def _take_shares(self, queue: _Queue, owner: str, block: str) -> list[str]:
+        """Count a job against its player and address block in Redis (every instance sees
+        the counts); returns the keys counted. Raises AIBusyError when either has its share."""
+        wanted = [
+            (f"saq:{self.name}:share:player:{owner}", self.shares.per_player, "you"),
+            (f"saq:{self.name}:share:address:{block}", self.shares.per_address, "your network"),
+        ]
+        counted = [(k, limit, who) for k, limit, who in wanted if k[-1] != ":" and limit]
+        if not counted:
+            return []
+        async with queue.redis.pipeline(transaction=False) as pipe:
+            for share, _, _ in counted:
+                pipe.incr(share)
+                pipe.expire(share, SHARE_SECONDS)
+            values = (await pipe.execute())[::2]
+        over = [who for (_, top, who), value in zip(counted, values, strict=True) if value > top]
+        shares = [share for share, _, _ in counted]
+        if over:
+            await self._give_back(queue, shares)
+            await asyncio.sleep(OVER_SHARE_WAIT_SECONDS)
+            raise AIBusyError(f"{over[0]} already have the AI thinking; retry in a moment")
+        return shares
+
+    @staticmethod
+    async def _give_back(queue: _Queue, shares: list[str]) -> None:
+        async with queue.redis.pipeline(transaction=False) as pipe:
+            for share in shares:
+                pipe.decr(share)
+            await pipe.execute()
 
     async def _finished(self, queue: _Queue, key: str) -> Job:
         """The job once it has ended, however long that takes.
@@ -251,12 +298,20 @@ def pool_for(settings: Settings) -> AIPool:
 
     Raises ValueError when the shared queue is asked for without ``REDIS_URL``.
     """
+    per_player, per_address = settings.ai_per_player, settings.ai_per_address
     if not settings.ai_shared:
-        return AIPool(settings.ai_workers, settings.ai_queue)
+        return AIPool(
+            settings.ai_workers, settings.ai_queue, per_player=per_player, per_address=per_address
+        )
     if not settings.redis_url:
         raise ValueError("CHUHAN_AI_SHARED=1 needs REDIS_URL: the shared AI queue lives in Redis")
     return SharedAIPool(
-        settings.redis_url, settings.redis_prefix, settings.ai_queue, settings.ai_workers
+        settings.redis_url,
+        settings.redis_prefix,
+        settings.ai_queue,
+        settings.ai_workers,
+        per_player=per_player,
+        per_address=per_address,
     )
 
 

@@ -17,8 +17,14 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
+
+# The address block of the client whose request or socket is being served ("" outside one,
+# e.g. the server's own work at start-up); set by the ASGI guard, read by the AI pool's fair
+# shares. Tasks started while serving a client inherit it.
+CLIENT_BLOCK: ContextVar[str] = ContextVar("chuhan_client_block", default="")
 
 
 def address_block(host: str) -> str:

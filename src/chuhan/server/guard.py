@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .connections import CLIENT_BLOCK, address_block
+
 CSP = "; ".join(
     (
         "default-src 'self'",
@@ -104,6 +106,9 @@ class Guard:
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            client = scope.get("client")
+            CLIENT_BLOCK.set(address_block(client[0]) if client else "")
         if scope["type"] == "http":
             await self._http(scope, receive, send)
         elif scope["type"] == "websocket":

@@ -410,6 +410,7 @@ class GameService:
             seed=ai_seed(game.id, game.ply),
             side=side,
             movetime=self.settings.ai_movetime,
+            owner=game.player_id or "",  # its player's fair share of the AI (ai.py)
         )
         if game.variant == "jieqi":
             view = rules_of.board_of(game).view(side)  # type: ignore[attr-defined]
