@@ -2,6 +2,14 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The compiled rules core and search (mypyc, chuhan/native.py), rebuilt when a source changes;
+# a stale build is never used (the import finder checks every source's hash).
+NATIVE := $(VENV)/chuhan-native/manifest.json
+NATIVE_SOURCES := src/chuhan/native.py $(addprefix src/chuhan/rules/,geometry.py board.py \
+	janggi.py jieqi.py) $(addprefix src/chuhan/engine/,evaluation.py search.py jieqi.py variants.py)
+# The rules and engine tests run a second time on the pure-Python modules (the fallback).
+PURE_TESTS := tests/test_rules_xiangqi.py tests/test_janggi.py tests/test_jieqi.py \
+	tests/test_engine.py tests/test_native.py tests/test_uci.py
 
 .PHONY: run test lint install services clean
 
@@ -11,9 +19,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(PY) -c 'import sys, chuhan.native as n; sys.exit(n.main(["build"]))'
 
-run: $(STAMP)
+install: $(STAMP) $(NATIVE)
+
+run: $(STAMP) $(NATIVE)
 	$(VENV)/bin/chuhan serve --host 127.0.0.1 --port 8000 --data-dir data
 
 lint: $(STAMP)
@@ -25,10 +36,11 @@ lint: $(STAMP)
 services:
 	tools/test-services
 
-test: $(STAMP) services
+test: $(STAMP) $(NATIVE) services
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --timeout 600
+	CHUHAN_PURE_PYTHON=1 $(VENV)/bin/pytest -n 2 --timeout 600 -q $(PURE_TESTS)
 
 clean:
 	rm -rf $(VENV) data

@@ -76,8 +76,8 @@ class JanggiRules(VariantRules):
 
 
 class JanggiProfile(Profile):
-    evaluator = JANGGI_EVALUATOR
-    rules = JanggiRules()
+    evaluator: Evaluator = JANGGI_EVALUATOR
+    rules: VariantRules = JanggiRules()
 
 
 class JieqiProfile(Profile):

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .geometry import (
     ADVISOR,
     CANNON,
@@ -153,7 +155,7 @@ class _Undo:
     captured: int
     halfmove: int
     key: int
-    extra: object = None
+    extra: Any = None
 
 
 def _table(fn: Callable[[int, int], Any]) -> Any:
@@ -161,6 +163,9 @@ def _table(fn: Callable[[int, int], Any]) -> Any:
     return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
 
 
+# Compiled (chuhan.native) as a plain class: variants and tests subclass it, copy() copies its
+# __dict__, and its hot loops work on local lists, which mypyc speeds up either way.
+@mypyc_attr(native_class=False)
 class Board:
     """A xiangqi position with its game history (SPEC X1–X5, E1–E3).
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .board import PASS_CODE, Board, Outcome, RulesError, _Undo
 from .geometry import (
     CANNON,
@@ -204,6 +206,7 @@ def _setup_of(fen: str) -> str | None:
     return None
 
 
+@mypyc_attr(native_class=False)  # a plain class when compiled, like Board (chuhan.native)
 class JanggiBoard(Board):
     """A janggi position with its game history (SPEC J1–J9).
 
@@ -347,7 +350,7 @@ class JanggiBoard(Board):
 
     def _unmake(self, undo: _Undo) -> None:
         super()._unmake(undo)
-        self.consecutive_passes = undo.extra  # type: ignore[assignment]
+        self.consecutive_passes = undo.extra
 
     def _pseudo_codes(self) -> list[int]:
         """Piece moves and the pass (J6), which is legal only when it leaves no check (J5)."""

@@ -72,6 +72,8 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .board import (
     PASS_CODE,
     ZOBRIST,
@@ -207,6 +209,7 @@ def _viewer_index(viewer: str | int | None) -> int | None:
     raise RulesError(f"unknown viewer {viewer!r}; choose one of {', '.join(VIEWERS)}")
 
 
+@mypyc_attr(native_class=False)  # a plain class when compiled, like Board (chuhan.native)
 class JieqiBoard(Board):
     """A jieqi game (SPEC Q1–Q7): a xiangqi board whose pieces start face down.
 
@@ -460,7 +463,7 @@ class JieqiBoard(Board):
         fr, to = divmod(undo.code, NUM_POINTS)
         b = self.squares
         piece = b[to]
-        extra: _Reveal = undo.extra  # type: ignore[assignment]
+        extra: _Reveal = undo.extra
         revealed, down_captured = extra
         side = 0 if piece > 0 else 1
         if revealed:
@@ -496,7 +499,7 @@ class JieqiBoard(Board):
         Raises RulesError when the reveal or the captured piece is impossible.
         """
         undo = self._make(code, reveal_kind)
-        extra: _Reveal = undo.extra  # type: ignore[assignment]
+        extra: _Reveal = undo.extra
         revealed, down_captured = extra
         if captured_piece is not None and down_captured is not None:
             side = 0 if captured_piece > 0 else 1
@@ -576,7 +579,7 @@ class JieqiBoard(Board):
         captured_by_colour: dict[str, list[str]] = {"red": [], "black": []}
         mover = (self.turn - len(self._stack)) % 2
         for undo in self._stack:
-            extra: _Reveal = undo.extra  # type: ignore[assignment]
+            extra: _Reveal = undo.extra
             revealed, down_captured = extra
             captured: str | None = None
             if down_captured is not None:
