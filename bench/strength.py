@@ -3,7 +3,8 @@
     .venv/bin/python bench/strength.py                       # 20 games a pair, every variant
     .venv/bin/python bench/strength.py --quick               # 4 games a pair, xiangqi only
     .venv/bin/python bench/strength.py --variants xiangqi --games 20 --workers 2
-    .venv/bin/python bench/strength.py --fs --fs-skills 0,2,4 --fs-games 6
+    .venv/bin/python bench/strength.py --fs-only --variants xiangqi --fs-skills 5,10 \
+        --fs-games 20 --fs-movetime 2
 
 By default every level searches to a node budget with the clock off (``--budget nodes``;
 the advanced level gets ``--advanced-nodes``, about its 2 s on an idle 2-core machine), so that
@@ -13,18 +14,28 @@ search is single-threaded, so this is its wall time on an idle core) and as wall
 
 Games start from varied openings (a fixed first move per game index, then seeded random
 plies) and colours alternate. A game that reaches ``--max-plies`` is adjudicated by material
-(the side 3 pawns ahead wins, otherwise a draw) and counted as such. With ``--fs`` the
-advanced level also plays Fairy-Stockfish (npm ``fairy-stockfish-nnue.wasm`` under Node.js
-through ``/work/shared/tools/fsuci.js``, installed into ``bench/.fs``) at several
-``Skill Level`` settings, as a reference. Figures are scores (wins + draws / 2) as a share of
-the games, and latencies in seconds (median, 95th percentile) measured in the same run.
+(the side 3 pawns ahead wins, otherwise a draw) and counted as such.
+
+With ``--fs`` (or ``--fs-only``) a level (``--fs-level``, default advanced) also plays
+Fairy-Stockfish at EQUAL TIME: both get ``--fs-movetime`` seconds a move (``go movetime``
+for Fairy-Stockfish, the level's time budget for ours), one game at a time by default so each
+engine has a core while it thinks. The reference is Debian's native ``fairy-stockfish``
+(``--fs-command``; any UCI command works, e.g. ``node /path/to/fsuci.js`` for the npm
+WebAssembly build), with ``Threads 1``, ``Hash 64`` and the ``Skill Level`` of each row.
+Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off rule, J7).
+Each row prints the score, the Elo difference it implies and the half-width of its 95 %
+interval; the ladder line names the highest Skill Level scored at least 50 % against.
+Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
+(median, 95th percentile) measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -39,8 +50,6 @@ from chuhan.engine.uci import uci_move_text
 from chuhan.rules import Board, Move, make_board
 
 ROOT = Path(__file__).resolve().parent.parent
-FS_DIR = ROOT / "bench" / ".fs"
-FS_BRIDGE = Path(__file__).resolve().parents[2] / "shared" / "tools" / "fsuci.js"
 PAIRS = (("advanced", "intermediate"), ("intermediate", "beginner"), ("advanced", "beginner"))
 OPENING_RANDOM_PLIES = 2
 ADJUDICATE_MARGIN = 300
@@ -200,24 +209,27 @@ def run_matches(variant: str, games: int, workers: int, max_plies: int, budget: 
 
 # ---------------------------------------------------------------------- Fairy-Stockfish
 
+FS_COMMAND = "/usr/games/fairy-stockfish"
+# Our janggi (bikjang off by default, J7) is Fairy-Stockfish's `janggicasual`: its `janggi`
+# makes facing generals a forced separation or a game-ending pass, which is not our rule.
+FS_VARIANTS = {"xiangqi": "xiangqi", "janggi": "janggicasual"}
+
 
 class FairyStockfish:
-    """Fairy-Stockfish (WebAssembly, Node.js) over UCI through the shared bridge."""
+    """Fairy-Stockfish over UCI: Debian's native ``fairy-stockfish`` by default, or any
+    command that speaks the same UCI (e.g. ``node path/to/fsuci.js`` for the npm build)."""
 
-    def __init__(self, variant: str) -> None:
-        if not (FS_DIR / "node_modules" / "fairy-stockfish-nnue.wasm").exists():
-            subprocess.run(
-                ["npm", "install", "--prefix", str(FS_DIR), "fairy-stockfish-nnue.wasm"],
-                check=True,
-            )
-        env = dict(os.environ, FS_WASM_DIR=str(FS_DIR))
+    def __init__(self, command: str, variant: str, skill: int) -> None:
         self.proc = subprocess.Popen(
-            ["node", str(FS_BRIDGE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, env=env, bufsize=1,
+            shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, bufsize=1,
         )
         self.send("uci")
         self.wait("uciok")
-        self.send(f"setoption name UCI_Variant value {variant}")
+        self.send("setoption name Threads value 1")
+        self.send("setoption name Hash value 64")
+        self.send(f"setoption name UCI_Variant value {FS_VARIANTS[variant]}")
+        self.send(f"setoption name Skill Level value {skill}")
         self.send("isready")
         self.wait("readyok")
 
@@ -235,10 +247,9 @@ class FairyStockfish:
             if line.startswith(prefix):
                 return line.strip()
 
-    def best_move(self, fen: str, moves: list[str], skill: int, nodes: int) -> str:
-        self.send(f"setoption name Skill Level value {skill}")
+    def best_move(self, fen: str, moves: list[str], movetime: float) -> str:
         self.send(f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else ""))
-        self.send(f"go nodes {nodes}")
+        self.send(f"go movetime {round(movetime * 1000)}")
         return self.wait("bestmove").split()[1]
 
     def close(self) -> None:
@@ -246,27 +257,39 @@ class FairyStockfish:
         self.proc.wait(timeout=20)
 
 
-def play_fs_game(args: tuple[str, int, int, int, int, Budget]) -> tuple[int | None, int, str]:
-    """One game advanced vs Fairy-Stockfish; returns (winner side, our side, reason)."""
-    variant, skill, game, max_plies, fs_nodes, budget = args
-    board = new_board(variant, game)
-    play_opening(board, game)
+@dataclass(frozen=True)
+class FsJob:
+    variant: str
+    skill: int
+    game: int
+    max_plies: int
+    movetime: float
+    command: str
+    level: str = "advanced"
+
+
+def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
+    """One game of ``job.level`` against Fairy-Stockfish, both at ``job.movetime`` seconds a
+    move; returns (winner side, our side, reason, plies)."""
+    board = new_board(job.variant, job.game)
+    play_opening(board, job.game)
     start_fen = board.fen()
     moves: list[str] = []
-    ours = game % 2
-    fs = FairyStockfish(variant)
+    ours = job.game % 2
+    fs = FairyStockfish(job.command, job.variant, job.skill)
     try:
         while True:
             outcome = board.outcome()
             if outcome is not None:
-                return outcome.winner, ours, outcome.reason
-            if board.ply >= max_plies + OPENING_RANDOM_PLIES:
-                return adjudicate(board), ours, "adjudicated"
+                return outcome.winner, ours, outcome.reason, board.ply
+            if board.ply >= job.max_plies + OPENING_RANDOM_PLIES:
+                return adjudicate(board), ours, "adjudicated", board.ply
             if board.turn == ours:
-                code = decide(board, "advanced", game, budget).move.code
+                result = choose_move(board, job.level, seed=job.game, movetime=job.movetime)
+                code = result.move.code
                 text = uci_move_text(board, code)
             else:
-                text = fs.best_move(start_fen, moves, skill, fs_nodes)
+                text = fs.best_move(start_fen, moves, job.movetime)
                 move = Move.parse(text)
                 code = move.code
                 if move.from_point == move.to_point:
@@ -277,20 +300,59 @@ def play_fs_game(args: tuple[str, int, int, int, int, Budget]) -> tuple[int | No
         fs.close()
 
 
+def elo(score: float) -> float:
+    """The Elo difference that expects ``score`` (a share of the points), clamped at ±800."""
+    score = min(max(score, 0.01), 0.99)
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
+    """(score, Elo difference, half-width of its 95 % interval) from per-game points 0/½/1."""
+    n = len(points)
+    score = sum(points) / n
+    deviation = statistics.pstdev(points) if n > 1 else 0.5
+    half = 1.96 * deviation / math.sqrt(n)
+    low, high = elo(score - half), elo(score + half)
+    return score, elo(score), (high - low) / 2
+
+
 def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
-           fs_nodes: int, budget: Budget) -> None:
-    print(f"\n== {variant}: advanced vs Fairy-Stockfish ({fs_nodes} nodes a move), {games} "
-          "games per skill ==")
-    jobs = [(variant, s, g, max_plies, fs_nodes, budget) for s in skills for g in range(games)]
+           movetime: float, command: str, level: str) -> None:
+    print(f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
+          f"{movetime:g} s a move each, {games} games per Skill Level, load average "
+          f"{os.getloadavg()[0]:.1f} ==", flush=True)
+    started = time.monotonic()
+    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level)
+            for s in skills for g in range(games)]
+    results: dict[int, list[tuple[int | None, int, str, int]]] = {s: [] for s in skills}
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(play_fs_game, jobs))
+        for job, result in zip(jobs, pool.map(play_fs_game, jobs), strict=True):
+            results[job.skill].append(result)
+            winner, ours, reason, plies = result
+            verdict = "draw" if winner is None else ("win" if winner == ours else "loss")
+            print(f"  skill {job.skill} game {job.game}: {level} {verdict} as "
+                  f"{'first' if ours == 0 else 'second'} mover ({reason}, {plies} plies)",
+                  file=sys.stderr, flush=True)
+    print(f"{'Skill':>6}{'score':>8}{'W-D-L':>10}{'Elo':>7}{'±95%':>7}  reasons")
+    even = None
     for skill in skills:
-        chunk = results[skills.index(skill) * games:(skills.index(skill) + 1) * games]
-        wins = sum(1 for w, ours, _ in chunk if w == ours)
-        draws = sum(1 for w, _, _ in chunk if w is None)
-        losses = len(chunk) - wins - draws
-        score = (wins + draws / 2) / len(chunk)
-        print(f"Skill Level {skill:>2}: advanced scores {score:.0%} ({wins}-{draws}-{losses})")
+        chunk = results[skill]
+        points = [0.5 if w is None else float(w == ours) for w, ours, _, _ in chunk]
+        wins = sum(1 for p in points if p == 1)
+        draws = sum(1 for p in points if p == 0.5)
+        score, diff, margin = elo_with_margin(points)
+        reasons: dict[str, int] = {}
+        for _, _, reason, _ in chunk:
+            reasons[reason] = reasons.get(reason, 0) + 1
+        reason_text = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        print(f"{skill:>6}{score:>7.0%}{f'{wins}-{draws}-{len(chunk) - wins - draws}':>10}"
+              f"{diff:>+7.0f}{margin:>7.0f}  {reason_text}")
+        if score >= 0.5:
+            even = skill if even is None else max(even, skill)
+    ladder = "none" if even is None else str(even)
+    print(f"ladder: highest Skill Level {level} scores >= 50 % against: {ladder} "
+          f"({time.monotonic() - started:.0f} s, load average now {os.getloadavg()[0]:.1f})",
+          flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,10 +369,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds per advanced move with --budget time (default: 2)")
     parser.add_argument("--fs", action="store_true", help="also play Fairy-Stockfish")
     parser.add_argument("--fs-only", action="store_true")
-    parser.add_argument("--fs-skills", default="0,2,4")
-    parser.add_argument("--fs-games", type=int, default=6)
-    parser.add_argument("--fs-nodes", type=int, default=20_000,
-                        help="Fairy-Stockfish's node budget per move")
+    parser.add_argument("--fs-skills", default="5,10")
+    parser.add_argument("--fs-games", type=int, default=20)
+    parser.add_argument("--fs-movetime", type=float, default=2.0,
+                        help="seconds a move for both engines against Fairy-Stockfish")
+    parser.add_argument("--fs-command", default=FS_COMMAND,
+                        help="the UCI engine to start (e.g. 'node /path/to/fsuci.js')")
+    parser.add_argument("--fs-workers", type=int, default=1,
+                        help="games at once against Fairy-Stockfish (1: a core each)")
+    parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
     games = 4 if args.quick else args.games
@@ -321,8 +388,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         if (args.fs or args.fs_only) and variant in ("xiangqi", "janggi"):
             skills = [int(s) for s in args.fs_skills.split(",")]
-            run_fs(variant, skills, args.fs_games, args.workers, args.max_plies, args.fs_nodes,
-                   budget)
+            run_fs(variant, skills, args.fs_games, args.fs_workers, args.max_plies,
+                   args.fs_movetime, args.fs_command, args.fs_level)
     return 0
 
 
