@@ -1,16 +1,23 @@
-"""Search speed beside the rules' own perft speed, measured in the same run (A2).
+"""Search and perft speed, interpreted and compiled (chuhan.native), measured in the same run.
 
     .venv/bin/python bench/search_speed.py [--nodes 30000] [--variants xiangqi,janggi,jieqi]
 
-For each variant: perft nodes per second (the anchor: legal move generation and
-make/unmake alone) and the advanced search's nodes per second (main and quiescence nodes
-counted alike) on a few positions, with the depth reached within the node budget. Times are
-CPU times of this process, so a busy machine changes both figures alike.
+For each variant and position, two fresh processes measure the same work: one on the
+pure-Python modules (``CHUHAN_PURE_PYTHON=1``, the anchor) and one on the mypyc build that
+``make`` compiles. Each reports perft nodes per second (legal move generation and make/unmake
+alone; jieqi: move generation only, since perft would need the secret) and the advanced
+search's nodes per second to a node budget (main and quiescence nodes counted alike), with the
+depth reached. Times are CPU times of the measuring process, so a busy machine changes both
+builds alike; the ratios are compiled over interpreted.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
 
 from chuhan.engine.ai import search
@@ -47,22 +54,61 @@ def perft_speed(board: Board, depth: int) -> float:
     return count / (time.process_time() - started)
 
 
+def measure(variants: list[str], nodes: int) -> list[dict[str, object]]:
+    """One row per variant and position, in this process's build."""
+    rows: list[dict[str, object]] = []
+    for variant in variants:
+        for index, moves in enumerate(POSITIONS[variant]):
+            board = start_board(variant, moves)
+            perft = perft_speed(board, 3)
+            started = time.process_time()
+            result = search(board, Limits(nodes=nodes))
+            speed = result.nodes / (time.process_time() - started)
+            rows.append({"variant": variant, "position": index, "perft": perft,
+                         "search": speed, "depth": result.depth})
+    return rows
+
+
+def measure_in_child(build: str, variants: list[str], nodes: int) -> list[dict[str, object]]:
+    from chuhan import native
+
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    if build == "pure":
+        env[native.PURE_ENV] = "1"
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--nodes", str(nodes), "--variants",
+         ",".join(variants)], env=env, capture_output=True, text=True, check=True,
+    )
+    lines = out.stdout.splitlines()
+    if build == "compiled" and lines[0] != "compiled":
+        raise SystemExit(f"the compiled build is not in use: {lines[0]} (run `make install`)")
+    rows: list[dict[str, object]] = json.loads(lines[1])
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=30_000)
     parser.add_argument("--variants", default="xiangqi,janggi,jieqi")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    print(f"{'variant':<9}{'position':>9}{'perft n/s':>12}{'search n/s':>12}{'ratio':>8}"
-          f"{'depth':>7}")
-    for variant in args.variants.split(","):
-        for index, moves in enumerate(POSITIONS[variant]):
-            board = start_board(variant, moves)
-            anchor = perft_speed(board, 3)
-            started = time.process_time()
-            result = search(board, Limits(nodes=args.nodes))
-            speed = result.nodes / (time.process_time() - started)
-            print(f"{variant:<9}{index:>9}{anchor:>12,.0f}{speed:>12,.0f}"
-                  f"{speed / anchor:>8.3f}{result.depth:>7}")
+    variants = args.variants.split(",")
+    if args.child:
+        from chuhan import native
+
+        print("compiled" if native.status().active else native.status().reason)
+        print(json.dumps(measure(variants, args.nodes)))
+        return 0
+    pure = measure_in_child("pure", variants, args.nodes)
+    compiled = measure_in_child("compiled", variants, args.nodes)
+    print(f"load average {os.getloadavg()[0]:.1f}; nodes/s, interpreted -> compiled (ratio)")
+    print(f"{'variant':<9}{'pos':>4}{'perft':>11}{'compiled':>11}{'ratio':>7}"
+          f"{'search':>10}{'compiled':>11}{'ratio':>7}{'depth':>7}")
+    for a, b in zip(pure, compiled, strict=True):
+        pa, pb, sa, sb = (float(a["perft"]), float(b["perft"]),  # type: ignore[arg-type]
+                          float(a["search"]), float(b["search"]))  # type: ignore[arg-type]
+        print(f"{a['variant']:<9}{a['position']:>4}{pa:>11,.0f}{pb:>11,.0f}{pb / pa:>6.2f}x"
+              f"{sa:>10,.0f}{sb:>11,.0f}{sb / sa:>6.2f}x{a['depth']}->{b['depth']:>2}")
     return 0
 
 

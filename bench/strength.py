@@ -25,6 +25,10 @@ WebAssembly build), with ``Threads 1``, ``Hash 64`` and the ``Skill Level`` of e
 Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off rule, J7).
 Each row prints the score, the Elo difference it implies and the half-width of its 95 %
 interval; the ladder line names the highest Skill Level scored at least 50 % against.
+With ``--baseline SRC`` (the ``src`` directory of another checkout, e.g. a ``git worktree``
+of an older commit) the level instead plays that checkout's same level, pure Python, at
+``--fs-movetime`` seconds a move each, ``--versus-games`` games per variant: a before/after
+match at equal time (jieqi included: each engine gets only its own side's view).
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
@@ -32,6 +36,7 @@ Figures are scores (wins + draws / 2) as a share of the games, and latencies in 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -310,7 +315,10 @@ def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
     """(score, Elo difference, half-width of its 95 % interval) from per-game points 0/½/1."""
     n = len(points)
     score = sum(points) / n
-    deviation = statistics.pstdev(points) if n > 1 else 0.5
+    deviation = statistics.pstdev(points)
+    if deviation == 0:  # every game the same result: no spread measured, assume a binomial
+        smoothed = (sum(points) + 0.5) / (n + 1)
+        deviation = math.sqrt(smoothed * (1 - smoothed))
     half = 1.96 * deviation / math.sqrt(n)
     low, high = elo(score - half), elo(score + half)
     return score, elo(score), (high - low) / 2
@@ -355,6 +363,129 @@ def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies:
           flush=True)
 
 
+# ---------------------------------------------------------------------- another version
+
+BASELINE_CHILD = """
+import json, sys
+from chuhan.engine import choose_move
+from chuhan.rules import make_board
+from chuhan.rules.jieqi import JieqiBoard
+for line in sys.stdin:
+    job = json.loads(line)
+    if "view" in job:
+        board = JieqiBoard.from_view(job["view"])
+    else:
+        board = make_board(job["variant"], job["fen"])
+        for text in job["moves"]:
+            board.push(text)
+    result = choose_move(board, job["level"], seed=job["seed"], movetime=job["movetime"])
+    print(json.dumps([str(result.move), result.depth]), flush=True)
+"""
+
+
+class Baseline:
+    """Another checkout's engine (``src`` directory) in a child process, pure Python unless
+    that checkout builds its own: the "today's advanced" of a before/after match."""
+
+    def __init__(self, src: str) -> None:
+        env = dict(os.environ, PYTHONPATH=src, CHUHAN_PURE_PYTHON="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", BASELINE_CHILD], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, env=env, bufsize=1,
+        )
+
+    def choose(self, job: dict[str, object]) -> tuple[str, int]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the baseline engine stopped")
+        text, depth = json.loads(line)
+        return str(text), int(depth)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=20)
+
+
+@dataclass(frozen=True)
+class VersusJob:
+    variant: str
+    game: int
+    max_plies: int
+    movetime: float
+    src: str
+    level: str = "advanced"
+
+
+def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[int], list[int]]:
+    """One game of this checkout's level against the baseline's, both at ``job.movetime``
+    seconds a move (each sees only its own view in jieqi, A3); returns (winner, our side,
+    reason, plies, our depths, the baseline's depths)."""
+    board = new_board(job.variant, job.game)
+    start_fen = board.fen()
+    play_opening(board, job.game)
+    ours = job.game % 2
+    depths: tuple[list[int], list[int]] = ([], [])
+    baseline = Baseline(job.src)
+    try:
+        while True:
+            outcome = board.outcome()
+            if outcome is not None:
+                return outcome.winner, ours, outcome.reason, board.ply, *depths
+            if board.ply >= job.max_plies + OPENING_RANDOM_PLIES:
+                return adjudicate(board), ours, "adjudicated", board.ply, *depths
+            if board.turn == ours:
+                result = choose_move(ai_view(board), job.level, seed=job.game,
+                                     movetime=job.movetime)
+                move, depth = str(result.move), result.depth
+                depths[0].append(depth)
+            else:
+                request: dict[str, object] = {"level": job.level, "seed": job.game,
+                                              "movetime": job.movetime, "variant": job.variant}
+                if job.variant == "jieqi":
+                    request["view"] = board.view(board.turn)  # type: ignore[attr-defined]
+                else:
+                    request["fen"], request["moves"] = start_fen, [str(m) for m in
+                                                                    board.move_stack]
+                move, depth = baseline.choose(request)
+                depths[1].append(depth)
+            board.push(move)
+    finally:
+        baseline.close()
+
+
+def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime: float,
+               src: str, level: str) -> None:
+    print(f"\n== {variant}: this {level} vs the {level} of {src}, {movetime:g} s a move each, "
+          f"{games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
+    started = time.monotonic()
+    jobs = [VersusJob(variant, g, max_plies, movetime, src, level) for g in range(games)]
+    points: list[float] = []
+    ours_depth: list[int] = []
+    theirs_depth: list[int] = []
+    reasons: dict[str, int] = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for job, result in zip(jobs, pool.map(play_versus_game, jobs), strict=True):
+            winner, ours, reason, plies, mine, theirs = result
+            points.append(0.5 if winner is None else float(winner == ours))
+            ours_depth += mine
+            theirs_depth += theirs
+            reasons[reason] = reasons.get(reason, 0) + 1
+            print(f"  game {job.game}: {points[-1]} as {'first' if ours == 0 else 'second'} "
+                  f"mover ({reason}, {plies} plies)", file=sys.stderr, flush=True)
+    score, diff, margin = elo_with_margin(points)
+    wins, draws = points.count(1.0), points.count(0.5)
+    print(f"score {score:.0%} ({wins}-{draws}-{len(points) - wins - draws}), Elo {diff:+.0f} "
+          f"± {margin:.0f}; median depth {statistics.median(ours_depth):.0f} here, "
+          f"{statistics.median(theirs_depth):.0f} baseline; "
+          + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+          + f" ({time.monotonic() - started:.0f} s, load average {os.getloadavg()[0]:.1f})",
+          flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", default="xiangqi,janggi,jieqi")
@@ -378,11 +509,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fs-workers", type=int, default=1,
                         help="games at once against Fairy-Stockfish (1: a core each)")
     parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
+    parser.add_argument("--baseline", default=None,
+                        help="src directory of another checkout: play its level instead")
+    parser.add_argument("--versus-games", type=int, default=10)
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
     games = 4 if args.quick else args.games
     budget = Budget(args.budget == "nodes", args.advanced_nodes, args.movetime)
     for variant in variants:
+        if args.baseline:
+            run_versus(variant, args.versus_games, args.fs_workers, args.max_plies,
+                       args.fs_movetime, args.baseline, args.fs_level)
+            continue
         if not args.fs_only:
             run_matches(variant, games, args.workers, args.max_plies, budget)
             sys.stdout.flush()
