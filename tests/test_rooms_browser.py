@@ -6,14 +6,25 @@ setting. Screenshots of the room screens go to /tmp/chuhan-rooms-*.png.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from rooms_client import FAST_SETTINGS, running_server
+
+pytest.register_assert_rewrite("web_fixtures")
+from web_fixtures import (  # noqa: E402
+    Friends,
+    create_room,
+    invite_link,
+    move,
+    own_side_at_bottom,
+    ready_both,
+    resign,
+    wait_end,
+)
 
 pytest_plugins = ["web_fixtures"]  # its Chromium
 
@@ -34,26 +45,6 @@ def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-class Friends:
-    """Two pages in two browser contexts; JavaScript errors fail the test."""
-
-    def __init__(self, browser: Browser, url: str) -> None:
-        self.errors: list[str] = []
-        self.contexts = [
-            browser.new_context(base_url=url, viewport={"width": 1200, "height": 800})
-            for _ in range(2)
-        ]
-        self.pages = [context.new_page() for context in self.contexts]
-        for page in self.pages:
-            page.set_default_timeout(15000)
-            page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-        assert not self.errors, f"JavaScript errors: {self.errors}"
-
-
 @pytest.fixture
 def friends(chromium: Browser, server: str) -> Iterator[Friends]:
     pair = Friends(chromium, server)
@@ -66,64 +57,6 @@ def fast_friends(chromium: Browser, fast_server: str) -> Iterator[Friends]:
     pair = Friends(chromium, fast_server)
     yield pair
     pair.close()
-
-
-def room_data(page: Page) -> dict[str, str]:
-    return dict(page.eval_on_selector("[data-room]", "e => ({...e.dataset})"))
-
-
-def create_room(page: Page, variant: str = "xiangqi", password: str | None = None) -> None:
-    page.goto("/")
-    page.wait_for_selector("body[data-ready=true]")
-    page.click("[data-action=play-friend]")
-    page.wait_for_selector("[data-room-home]")
-    page.check(f"#room-variant-{variant}")
-    if password is not None:
-        page.check("#room-access-password")
-        page.fill("#room-new-password", password)
-    page.click("[data-action=create-room]")
-    page.wait_for_selector("[data-room], [data-room-notice]:not([hidden])")
-
-
-def invite_link(page: Page) -> str:
-    return str(page.input_value("[data-invite-link]"))
-
-
-def ready_both(pages: list[Page], variant: str = "xiangqi") -> dict[str, Page]:
-    """Both press Ready; returns the pages by the side each player was given (R3)."""
-    for page in pages:
-        page.click("[data-action=ready]:not([disabled])")
-    phase = "setup" if variant == "janggi" else "playing"
-    for page in pages:
-        page.wait_for_selector(f"[data-room][data-phase={phase}]")
-    return {room_data(page)["you"]: page for page in pages}
-
-
-def move(page: Page, text: str) -> None:
-    """Play a move by clicking its two points, and wait until the server confirmed it."""
-    ply = int(room_data(page)["ply"])
-    page.wait_for_selector("[data-room][data-my-turn=true]")
-    origin, target = re.findall(r"[a-i]\d+", text)
-    page.click(f'[data-point="{origin}"]')
-    page.click(f'[data-point="{target}"]')
-    page.wait_for_selector(f"[data-room][data-ply='{ply + 1}']")
-
-
-def resign(page: Page) -> None:
-    page.click("[data-action=resign]")
-    page.click("dialog[data-confirm-dialog] [data-action=confirm]")
-
-
-def wait_end(page: Page, reason: str) -> dict[str, str]:
-    page.wait_for_selector(f"[data-room][data-reason={reason}]", timeout=20000)
-    return room_data(page)
-
-
-def own_side_at_bottom(page: Page, side: str) -> bool:
-    """True when the player's home rank is drawn below the far rank (R3)."""
-    near, far = ("e1", "e10") if side in ("red", "cho") else ("e10", "e1")
-    boxes = [page.locator(f'[data-point="{p}"]').bounding_box() for p in (near, far)]
-    return bool(boxes[0] and boxes[1] and boxes[0]["y"] > boxes[1]["y"])
 
 
 def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3_R5(

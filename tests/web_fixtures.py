@@ -112,3 +112,92 @@ def server_state(page: Page) -> dict:
     answer = page.request.get(f"/api/games/{game_id}")
     assert answer.ok, answer.text()
     return answer.json()
+
+
+# ---------------------------------------------------------------------- rooms (two players)
+
+
+class Friends:
+    """Two pages in two browser contexts; JavaScript errors fail the test."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        url: str,
+        viewport: dict[str, int] | None = None,
+        locale: str = "en-US",
+    ) -> None:
+        self.errors: list[str] = []
+        self.contexts = [
+            browser.new_context(
+                base_url=url, viewport=viewport or {"width": 1200, "height": 800}, locale=locale
+            )
+            for _ in range(2)
+        ]
+        self.pages = [context.new_page() for context in self.contexts]
+        for page in self.pages:
+            page.set_default_timeout(15000)
+            page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        assert not self.errors, f"JavaScript errors: {self.errors}"
+
+
+def room_data(page: Page) -> dict[str, str]:
+    return dict(page.eval_on_selector("[data-room]", "e => ({...e.dataset})"))
+
+
+def create_room(page: Page, variant: str = "xiangqi", password: str | None = None) -> None:
+    page.goto("/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("[data-action=play-friend]")
+    page.wait_for_selector("[data-room-home]")
+    page.check(f"#room-variant-{variant}")
+    if password is not None:
+        page.check("#room-access-password")
+        page.fill("#room-new-password", password)
+    page.click("[data-action=create-room]")
+    page.wait_for_selector("[data-room], [data-room-notice]:not([hidden])")
+
+
+def invite_link(page: Page) -> str:
+    return str(page.input_value("[data-invite-link]"))
+
+
+def ready_both(pages: list[Page], variant: str = "xiangqi") -> dict[str, Page]:
+    """Both press Ready; returns the pages by the side each player was given (R3)."""
+    for page in pages:
+        page.click("[data-action=ready]:not([disabled])")
+    phase = "setup" if variant == "janggi" else "playing"
+    for page in pages:
+        page.wait_for_selector(f"[data-room][data-phase={phase}]")
+    return {room_data(page)["you"]: page for page in pages}
+
+
+def move(page: Page, text: str) -> None:
+    """Play a move by clicking its two points, and wait until the server confirmed it."""
+    ply = int(room_data(page)["ply"])
+    page.wait_for_selector("[data-room][data-my-turn=true]")
+    origin, target = re.findall(r"[a-i]\d+", text)
+    page.click(f'[data-point="{origin}"]')
+    page.click(f'[data-point="{target}"]')
+    page.wait_for_selector(f"[data-room][data-ply='{ply + 1}']")
+
+
+def resign(page: Page) -> None:
+    page.click("[data-action=resign]")
+    page.click("dialog[data-confirm-dialog] [data-action=confirm]")
+
+
+def wait_end(page: Page, reason: str) -> dict[str, str]:
+    page.wait_for_selector(f"[data-room][data-reason={reason}]", timeout=20000)
+    return room_data(page)
+
+
+def own_side_at_bottom(page: Page, side: str) -> bool:
+    """True when the player's home rank is drawn below the far rank (R3)."""
+    near, far = ("e1", "e10") if side in ("red", "cho") else ("e10", "e1")
+    boxes = [page.locator(f'[data-point="{p}"]').bounding_box() for p in (near, far)]
+    return bool(boxes[0] and boxes[1] and boxes[0]["y"] > boxes[1]["y"])

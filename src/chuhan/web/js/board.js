@@ -41,6 +41,9 @@ export class BoardView {
       viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
       role: "group",
       "data-board": "",
+      // Chromium makes the board a tab stop of its own (a scroller); one stop, its focused
+      // point, is enough (U4).
+      tabindex: "-1",
     });
     this.svg.innerHTML = `<defs>${PIECE_DEFS}
       <linearGradient id="board-wood" x1="0" y1="0" x2="1" y2="1">

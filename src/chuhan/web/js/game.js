@@ -77,7 +77,7 @@ export class GameScreen {
     const ongoing = s.status === "ongoing";
     this.actions.undo.disabled = !(ongoing && (s.moves || []).length > 0 && !this.view.pending);
     this.actions.hint.disabled = !this.view.ready;
-    this.actions.draw.disabled = !ongoing;
+    for (const button of Object.values(this.actions)) button.hidden = !ongoing;
     this.resultButton.hidden = ongoing;
   }
 

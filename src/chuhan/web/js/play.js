@@ -138,7 +138,7 @@ export class PlayView {
     const main = el("div", { class: "game-main" });
     main.append(this.statusLine, this.noticeLine, this.topSlot, this.boardBox, this.confirmBar, this.viewControls);
 
-    const side = el("aside", { class: "side-panel" });
+    const side = el("aside", { class: `side-panel${this.host.kind === "room" ? " room-panel" : ""}` });
     this.panelTop = el("div", { class: "play-slot" });
     this.players = el("div", { class: "players", "data-players": "" });
     this.badges = el("div", { class: "badges" });
@@ -446,9 +446,9 @@ export class PlayView {
   renderControls() {
     const s = this.state;
     this.controls.hidden = !s || this.host.mayAct?.() === false;
-    this.passButton.hidden = this.variant !== "janggi";
+    this.passButton.hidden = this.variant !== "janggi" || !this.ongoing;
     this.passButton.disabled = !(this.ready && (s?.legal_moves || []).includes("pass"));
-    this.resignButton.disabled = !this.ongoing;
+    this.resignButton.hidden = !this.ongoing;
     for (const button of [...this.controls.querySelectorAll("[data-i18n-key]"), ...this.viewControls.children]) {
       const key = button.dataset.i18nKey;
       if (!key) continue;

@@ -250,7 +250,10 @@ export class RoomScreen {
 
   playerBadges(side) {
     const seat = this.room.seats.find((s) => s.side === side);
-    return seat && !seat.connected ? [el("span", { class: "badge away" }, t("room.away"))] : [];
+    const badges = [];
+    if (seat?.ready && !this.ongoing) badges.push(el("span", { class: "badge ready", "data-ready": "" }, t("room.ready_badge")));
+    if (seat && !seat.connected) badges.push(el("span", { class: "badge away" }, t("room.away")));
+    return badges;
   }
 
   // ------------------------------------------------------------------ the clock (R4, R7)
@@ -345,7 +348,8 @@ export class RoomScreen {
     this.lobbyKey = key;
     this.seats.innerHTML = "";
     this.lobby.innerHTML = "";
-    this.seats.hidden = this.ongoing;
+    // Once a game is on the board its players' rows name the seats, with their sides.
+    this.seats.hidden = Boolean(this.state);
     for (const seat of room.seats) {
       const who = seat.you ? t("room.you") : (seat.name || t("room.friend"));
       const row = el("div", { class: `player${seat.side ? ` side-${seat.side}` : ""}`, "data-seat": seat.you ? "you" : "friend" });
@@ -407,6 +411,7 @@ export class RoomScreen {
     const me = this.you;
     const last = draw.last_offer_ply?.[me];
     const wait = this.ongoing && last !== null && last !== undefined ? DRAW_OFFER_GAP - (s.ply - last) : 0;
+    this.drawButton.hidden = !this.ongoing;
     this.drawButton.disabled = !(myTurn && !draw.offer_by && wait <= 0);
     let note = "";
     if (this.ongoing && this.holds) {
