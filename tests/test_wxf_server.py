@@ -64,3 +64,17 @@ def test_a_room_game_is_judged_by_the_rooms_rule_set():
     assert state["result"]["reason"] == "perpetual_chase"
     assert state["ruling"]["piece"] == "cannon" and state["ruling"]["target"] == "chariot"
     assert state["options"]["rules"] == "wxf"
+
+
+def test_a_room_carries_its_rule_set_Z5(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        client.get("/api/me")  # a player identity first
+        room_view = client.post("/api/rooms", json={"variant": "jieqi", "rules": "wxf"})
+        assert room_view.status_code == 201, room_view.text
+        assert room_view.json()["options"]["rules"] == "wxf"
+        plain = client.post("/api/rooms", json={"variant": "xiangqi"})
+        assert plain.json()["options"]["rules"] == "casual"
+        for body in ({"variant": "janggi", "rules": "wxf"}, {"variant": "xiangqi", "rules": "x"}):
+            answer = client.post("/api/rooms", json=body)
+            assert answer.status_code in (400, 422), body
+            assert "rules" in answer.text
