@@ -20,7 +20,7 @@ from chuhan.rules.board import Board, RulesError
 from chuhan.rules.jieqi import JieqiBoard
 from chuhan.rules.record import read_record, write_record
 from chuhan.rules.state import game_state
-from chuhan.rules.wxf import CHASE, CHECK, IDLE, _verdict, describe
+from chuhan.rules.wxf import CHASE, CHECK, IDLE, _verdict, cycle_loser, describe, judge
 
 # (name, FEN, cycle, loser or None, rule)
 MANUAL = [
@@ -117,6 +117,24 @@ def test_wxf_verdicts(name: str, fen: str, cycle: str, loser: str | None, rule: 
     assert outcome.ruling["rule_set"] == "wxf"
     expected_reason = rule if loser is not None else "repetition"
     assert outcome.reason == expected_reason
+
+
+@pytest.mark.parametrize(("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES,
+                         ids=[e[0] for e in MANUAL + RULES])
+def test_the_search_gets_the_same_verdict_from_one_cycle(
+    name: str, fen: str, cycle: str, loser: str | None, rule: str
+) -> None:
+    """The search judges the last cycle alone, on its fast path: the same loser as the
+    game's explained verdict over the whole span, and the board left as it was."""
+    board = play_to_repetition(make_board("xiangqi", fen, rules="wxf"), cycle)
+    length = len(cycle.rpartition("|")[2].split())
+    codes = [undo.code for undo in board._stack[-length:]]
+    checks = board._checks[-length:]
+    before = (board.squares[:], board.kings[:], board.fen())
+    fast = cycle_loser(board, codes, checks)
+    assert (board.squares, board.kings, board.fen()) == before
+    assert (None if fast is None else board.SIDE_NAMES[fast]) == loser
+    assert judge(board, codes, checks, explain=True).rule == rule
 
 
 @pytest.mark.parametrize(("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES,

@@ -309,11 +309,15 @@ def judge(
         # A checking move chases nothing, so a side that checked once has no perpetual chase.
         open_ = [moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
                  for s in (0, 1)]
+        if not explain and (always_check[0] and moved[0] or always_check[1] and moved[1]):
+            open_ = [False, False]  # a perpetual check decides alone: no chase to look for
         candidates: list[dict[int, tuple[int, Chase]] | None] = [None, None]
         ident = list(range(NUM_POINTS))  # point -> which piece (its point at the span's start)
         where = list(range(NUM_POINTS))  # piece -> its point now
         marks: list[tuple[bool, tuple[Chase, ...]]] = []
         for i, code in enumerate(codes):
+            if not explain and not open_[0] and not open_[1]:
+                break  # nothing left to find; the board is put back below
             side = first ^ (i & 1)
             fr, to = divmod(code, NUM_POINTS)
             chases: list[Chase] = []
