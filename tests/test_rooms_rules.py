@@ -382,3 +382,60 @@ def test_a_third_player_finds_the_room_full_and_the_last_one_out_closes_it_R1_R8
     assert [s["player"] for s in one_left.seats] == [BOB]
     empty = vacated(one_left, BOB)
     assert empty is not None and not empty.is_open and empty.open_password is None
+
+
+# ---------------------------------------------------------------------- R4, Z4: news outages
+
+
+def test_outages_count_once_where_they_overlap_and_only_within_the_turn() -> None:
+    outages = [
+        (T0 - seconds(30), T0 + seconds(5)),  # began before the turn
+        (T0 + seconds(3), T0 + seconds(8)),  # overlaps the first
+        (T0 + seconds(20), None),  # still going on
+    ]
+    assert clocks.overlap_seconds(outages, T0, T0 + seconds(25)) == 8 + 5
+
+
+def news(*outages: tuple[float, float | None], checked: float | None = 1000) -> rules.NewsWatch:
+    spans = tuple((T0 + seconds(a), T0 + seconds(b) if b is not None else None) for a, b in outages)
+    return rules.NewsWatch(spans, T0 + seconds(checked) if checked is not None else None)
+
+
+def test_no_flag_while_the_news_of_the_move_cannot_cross_R4_Z4() -> None:
+    r, game = playing()
+    late = T0 + seconds(95)
+    assert rules.overdue(game, r.sides, late, news((10, None))) is None  # outage going on
+    flagged = rules.overdue(game, r.sides, late, news((10, None)), sure=False)
+    assert flagged is not None and flagged.after.ongoing  # the outage so far, added
+    assert clocks.parse_iso(flagged.after.options["clock"]["deadline"]) == T0 + seconds(175)
+
+
+def test_an_outage_over_adds_its_time_to_the_deadline_once_R4_Z4() -> None:
+    r, game = playing()
+    credited = rules.overdue(game, r.sides, T0 + seconds(95), news((10, 40)))
+    assert credited is not None and credited.after.ongoing
+    assert [e["type"] for e in credited.events] == ["outage"]
+    assert credited.events[0]["seconds"] == 30
+    clock = credited.after.options["clock"]
+    assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(120)
+    # Once added, the same outage adds nothing more: at the new deadline the clock flags.
+    later = credited.after
+    assert rules.overdue(later, r.sides, T0 + seconds(110), news((10, 40))) is None
+    flagged = rules.overdue(later, r.sides, T0 + seconds(120), news((10, 40)))
+    assert flagged is not None and flagged.after.result is not None
+    assert flagged.after.result["reason"] == "timeout"
+    # A new turn starts with no credit.
+    change = rules_of.play_move(later, 0, "b1c3", 0)
+    assert change is not None
+    next_turn = rules.after_move(change, r.sides, 0, T0 + seconds(100), CLOCK).after
+    assert "news_credit" not in next_turn.options["clock"]
+
+
+def test_the_clock_flags_only_once_both_instances_saw_news_cross_after_the_deadline_R4() -> None:
+    r, game = playing()
+    assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89)) is None
+    assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=None)) is None
+    flagged = rules.overdue(game, r.sides, T0 + seconds(91), news(checked=90.5))
+    assert flagged is not None and flagged.after.result is not None
+    # A player acting after the deadline has seen the move: nothing to wait for.
+    assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89), sure=False)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .storage import GameRecord, StoredEvent, game_from_json, game_to_json
+from .storage import GameRecord, StoredEvent, game_from_json, game_to_json, utcnow
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,9 @@ class Hub(Protocol):
     def down_since(self) -> datetime | None:
         """None while news crosses between instances; otherwise since when it may not."""
 
+    def news_checked_at(self) -> datetime | None:
+        """The last moment news was seen to cross between instances (None: never)."""
+
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None: ...
 
     async def publish(self, game_id: str, seq: int, news: News | None = None) -> None: ...
@@ -112,6 +115,9 @@ class LocalHub:
 
     def down_since(self) -> datetime | None:
         return None  # one process: nothing to cross
+
+    def news_checked_at(self) -> datetime | None:
+        return utcnow()
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None:
         subscribers = self._subscribers.get(game_id)

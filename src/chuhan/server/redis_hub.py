@@ -156,6 +156,10 @@ class RedisHub:
             return None
         return self.echo_at or self.started_at
 
+    def news_checked_at(self) -> datetime | None:
+        """The last echo heard: news crossed until then."""
+        return self.echo_at
+
     def health(self) -> dict[str, Any]:
         """What ``/health`` says of the hub: ``ok``, or which part is down."""
         age = time.monotonic() - self._echo_seen if self.echo_at is not None else None

@@ -50,8 +50,9 @@ def next_turn(
     clock: dict[str, Any], rules: ClockRules, now: datetime, measured_lag: float | None
 ) -> dict[str, Any]:
     """The clock after a move at ``now``: a new turn with its own deadline."""
+    turn = {key: value for key, value in clock.items() if key != "news_credit"}
     return {
-        **clock,
+        **turn,
         "turn_started_at": iso(now),
         "deadline": iso(rules.deadline(now, measured_lag)),
     }
@@ -107,3 +108,38 @@ def due(clock: dict[str, Any]) -> tuple[datetime, str]:
     if since:
         return parse_iso(since) + timedelta(seconds=float(clock["away_budget"])), "interrupted"
     return parse_iso(clock["deadline"]), "timeout"
+
+
+# An outage of the news between instances: from its start until its end (None: going on).
+Outage = tuple[datetime, datetime | None]
+
+
+def overlap_seconds(outages: list[Outage], start: datetime, now: datetime) -> float:
+    """How long, between ``start`` and ``now``, at least one of ``outages`` went on (the
+    union: outages of two instances at the same time count once)."""
+    spans = sorted((max(begin, start), min(end or now, now)) for begin, end in outages)
+    total = 0.0
+    reach = start
+    for begin, end in spans:
+        begin = max(begin, reach)
+        if end > begin:
+            total += (end - begin).total_seconds()
+            reach = end
+    return total
+
+
+def news_credit(clock: dict[str, Any], outages: list[Outage], now: datetime) -> float:
+    """R4, Z4: the seconds of this turn during which the news between the players'
+    instances could not cross, not yet added to its deadline (``news_credit`` counts those
+    added this turn)."""
+    started = parse_iso(clock["turn_started_at"])
+    return overlap_seconds(outages, started, now) - float(clock.get("news_credit", 0.0))
+
+
+def credited(clock: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """The clock with ``seconds`` more on its deadline, counted as news credit."""
+    return {
+        **clock,
+        "deadline": iso(parse_iso(clock["deadline"]) + timedelta(seconds=seconds)),
+        "news_credit": float(clock.get("news_credit", 0.0)) + seconds,
+    }

@@ -14,15 +14,15 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Boolean, Column, DateTime, String, Table, delete, select, update
+from sqlalchemy import JSON, Boolean, Column, DateTime, String, Table, delete, select, update
 
 from ..games import GameActionError
 from ..storage import Store, utcnow
 from ..tables import metadata
-from . import rules
+from . import clocks, rules
 from .core import RoomCore
 from .presence import without_instances
 from .store import RoomRecord
@@ -39,6 +39,9 @@ server_instances = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("alive_at", DateTime(timezone=True), nullable=False),
     Column("stopped", Boolean, nullable=False, default=False),
+    # Whether news crosses from and to this instance (R4, Z4): ``{"checked_until": <the last
+    # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
+    Column("hub", JSON(none_as_null=True), nullable=True),
 )
 
 
@@ -52,6 +55,7 @@ class Instance:
     started_at: datetime
     alive_at: datetime
     stopped: bool
+    hub: dict[str, Any] | None = None
 
     def is_dead(self, now: datetime, dead_after: float) -> bool:
         """True once it stopped, or its last heartbeat is ``dead_after`` seconds old."""
@@ -79,8 +83,9 @@ class InstanceStore:
     def __init__(self, store: Store) -> None:
         self.engine = store.engine
 
-    def beat(self, instance_id: str, now: datetime) -> bool:
-        """Say ``instance_id`` is alive at ``now``; its row is created if missing.
+    def beat(self, instance_id: str, now: datetime, hub: dict[str, Any] | None = None) -> bool:
+        """Say ``instance_id`` is alive at ``now`` (and what it says of its hub); its row is
+        created if missing.
 
         Returns False when the row had to be created again (others took it for dead).
         """
@@ -88,13 +93,13 @@ class InstanceStore:
             changed = conn.execute(
                 update(server_instances)
                 .where(server_instances.c.id == instance_id)
-                .values(alive_at=now, stopped=False)
+                .values(alive_at=now, stopped=False, hub=hub)
             ).rowcount
             if changed == 1:
                 return True
             conn.execute(
                 server_instances.insert().values(
-                    id=instance_id, started_at=now, alive_at=now, stopped=False
+                    id=instance_id, started_at=now, alive_at=now, stopped=False, hub=hub
                 )
             )
         return False
@@ -112,7 +117,9 @@ class InstanceStore:
         with self.engine.connect() as conn:
             rows = conn.execute(select(server_instances)).all()
         return [
-            Instance(row.id, _aware(row.started_at), _aware(row.alive_at), bool(row.stopped))
+            Instance(
+                row.id, _aware(row.started_at), _aware(row.alive_at), bool(row.stopped), row.hub
+            )
             for row in rows
         ]
 
@@ -129,9 +136,13 @@ class InstanceStore:
         return bool(deleted == 1)
 
 
+NEWS_OUTAGES_KEPT_SECONDS = 900.0  # longer than any turn: older outages concern no clock
+
+
 class InstanceRegistry:
     """This instance among the others: its heartbeat, the outage before it started (Z4),
-    and the seats of dead instances (R7).
+    the seats of dead instances (R7), and whether news crosses between instances (R4, Z4:
+    each instance records its hub's outages with its heartbeat, and reads the others').
 
     ``settle``: presence after seats changed (both away makes the game wait);
     ``keep_time``: a room whose clock this instance now keeps.
@@ -149,6 +160,61 @@ class InstanceRegistry:
         self.store = InstanceStore(core.games.store)
         self.heartbeat: asyncio.Task[None] | None = None
         self.recovered = False
+        self.peers: dict[str, Instance] = {}  # as read at the last heartbeat
+        self._outages: list[list[datetime | None]] = []  # this instance's hub, recent
+
+    # ------------------------------------------------------------------ news (R4, Z4)
+
+    def _observe(self, now: datetime) -> None:
+        """Record the start or the end of an outage of this instance's hub."""
+        down = self.core.hub.down_since()
+        going_on = bool(self._outages) and self._outages[-1][1] is None
+        if down is not None and not going_on:
+            self._outages.append([down, None])
+        elif down is None and going_on:
+            self._outages[-1][1] = now
+        oldest = now - timedelta(seconds=NEWS_OUTAGES_KEPT_SECONDS)
+        self._outages = [o for o in self._outages if o[1] is None or o[1] > oldest]
+
+    def hub_state(self, now: datetime) -> dict[str, Any]:
+        """What this instance says of its hub, stored with its heartbeat."""
+        self._observe(now)
+        checked = self.core.hub.news_checked_at()
+        return {
+            "checked_until": clocks.iso(checked) if checked else None,
+            "outages": [
+                [clocks.iso(start), clocks.iso(end) if end else None]
+                for start, end in self._outages
+                if start is not None
+            ],
+        }
+
+    def watch(self, instance_ids: set[str | None]) -> rules.NewsWatch:
+        """What the instances ``instance_ids`` (holding the players' seats) say about news
+        crossing between them: this one's at once, the others' as of their last heartbeat.
+        An instance that says nothing cannot vouch for anything (``checked_until`` None)."""
+        now = utcnow()
+        outages: list[clocks.Outage] = []
+        checked: list[datetime | None] = []
+        for instance_id in instance_ids:
+            if instance_id == self.core.instance_id:
+                state: dict[str, Any] | None = self.hub_state(now)
+            else:
+                peer = self.peers.get(instance_id or "")
+                state = peer.hub if peer is not None else None
+            if not state:
+                checked.append(None)
+                continue
+            until = state.get("checked_until")
+            checked.append(clocks.parse_iso(until) if until else None)
+            for start, end in state.get("outages") or []:
+                outages.append((clocks.parse_iso(start), clocks.parse_iso(end) if end else None))
+        known = [moment for moment in checked if moment is not None]
+        return rules.NewsWatch(
+            tuple(outages), min(known) if len(known) == len(checked) and known else None
+        )
+
+    # ------------------------------------------------------------------ heartbeats
 
     @property
     def settings(self) -> RoomSettings:
@@ -158,9 +224,11 @@ class InstanceRegistry:
         """Say this instance is alive, then move the clocks by an outage of every instance
         (Z4) and clear the seats dead instances held (R7)."""
         core = self.core
-        await core.db(self.store.beat, core.instance_id, utcnow())
+        now = utcnow()
+        await core.db(self.store.beat, core.instance_id, now, self.hub_state(now))
         self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
         live, dead = await self._other_instances()
+        self.peers = {i.id: i for i in [*live, *dead]}
         since = outage_since(live, dead)
         if since is not None:
             await self._after_outage(since)
@@ -185,8 +253,10 @@ class InstanceRegistry:
         while not core.closing:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             try:
-                if not await core.db(self.store.beat, core.instance_id, utcnow()):
+                now = utcnow()
+                if not await core.db(self.store.beat, core.instance_id, now, self.hub_state(now)):
                     log.warning("this instance was taken for dead; its heartbeat is back")
+                self.peers = {i.id: i for i in await core.db(self.store.all)}
                 steady = (utcnow() - beating_since).total_seconds()
                 if self.recovered and steady >= self.settings.dead_after_seconds:
                     await self._bury_dead_peers()
@@ -241,7 +311,7 @@ class InstanceRegistry:
         now = utcnow()
         dead = [
             instance
-            for instance in await self.core.db(self.store.all)
+            for instance in self.peers.values()
             if instance.id != self.core.instance_id
             and instance.is_dead(now, self.settings.dead_after_seconds)
         ]

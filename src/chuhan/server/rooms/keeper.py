@@ -9,6 +9,7 @@ a deadline first flags; the others find the game already over and do nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -22,9 +23,17 @@ log = logging.getLogger("chuhan.rooms")
 
 
 class ClockKeeper:
-    def __init__(self, core: RoomCore, enforce: Callable[[RoomRecord], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        core: RoomCore,
+        enforce: Callable[[RoomRecord], Awaitable[None]],
+        poll_seconds: float = 0.5,
+    ) -> None:
         self.core = core
         self.enforce = enforce
+        # A moment passed and nothing was decided (the clock waits for news to cross, Z4):
+        # look again this often.
+        self.poll_seconds = poll_seconds
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
         # What the next wake of a room's keeper knows: the game just committed here, or
@@ -59,6 +68,7 @@ class ClockKeeper:
     async def _keep(self, room_id: str) -> None:
         wake = self._wake[room_id]
         room: RoomRecord | None = None  # as last read
+        enforced: datetime | None = None  # the moment last enforced
         try:
             while not self.core.closing:
                 wake.clear()
@@ -77,6 +87,11 @@ class ClockKeeper:
                     moment = await self._next_moment(room)
                 if moment is None:
                     return
+                if moment == enforced:  # still due: enforcing it decided nothing
+                    enforced, room = None, None
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), timeout=self.poll_seconds)
+                    continue
                 delay = (moment - utcnow()).total_seconds()
                 if delay > 0:
                     try:
@@ -85,7 +100,7 @@ class ClockKeeper:
                         room = None  # the moment came: decide on a fresh read
                     continue
                 await self.enforce(room)
-                room = None
+                enforced, room = moment, None
         except asyncio.CancelledError:
             raise
         except Exception:

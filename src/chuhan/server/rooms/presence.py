@@ -78,10 +78,17 @@ def without_instances(room: RoomRecord, gone: set[str | None]) -> RoomRecord | N
 
 
 class Presence:
-    def __init__(self, core: RoomCore, apply: Apply, keep_time: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        core: RoomCore,
+        apply: Apply,
+        keep_time: Callable[[str], None],
+        news: Callable[[RoomRecord], rules.NewsWatch | None] = lambda room: None,
+    ) -> None:
         self.core = core
         self.apply = apply
         self.keep_time = keep_time
+        self.news = news
         self._lag: dict[tuple[str, str], float] = {}
 
     async def attach(self, player: Player, room_id: str, device: str, take: bool) -> bool:
@@ -142,11 +149,15 @@ class Presence:
             if game is None or not game.ongoing or room.sides is None:
                 return
             away = rules.both_away(room)
+            news = self.news(room)
 
             def decide(
-                g: GameRecord, away: bool = away, sides: list[str] = room.sides
+                g: GameRecord,
+                away: bool = away,
+                sides: list[str] = room.sides,
+                news: rules.NewsWatch | None = news,
             ) -> Change | None:
-                return rules.presence(g, away, sides, utcnow())
+                return rules.presence(g, away, sides, utcnow(), news)
 
             await self.apply(room, decide)
             fresh = await self.core.db(self.core.store.get, room.id)

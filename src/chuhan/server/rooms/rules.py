@@ -9,6 +9,7 @@ so a test can say what the coin showed. The room service reads, calls these, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -253,10 +254,40 @@ def after_move(
     return scored(Change(change.before, after, events), sides)
 
 
-def overdue(game: GameRecord, sides: list[str] | None, now: datetime) -> Change | None:
+@dataclass(frozen=True)
+class NewsWatch:
+    """What the instances holding the two players' seats say about news crossing between
+    them (R4, Z4): their outages, and the moment up to which both have seen news cross
+    (None: one of them cannot say). None instead of a watch: the players' sockets are on one
+    instance, nothing needs to cross."""
+
+    outages: tuple[clocks.Outage, ...] = ()
+    checked_until: datetime | None = None
+
+    @property
+    def ongoing(self) -> bool:
+        return any(end is None for _, end in self.outages)
+
+
+def overdue(
+    game: GameRecord,
+    sides: list[str] | None,
+    now: datetime,
+    news: NewsWatch | None = None,
+    *,
+    sure: bool = True,
+) -> Change | None:
     """The clock's decision once its moment has passed: the side to move loses on time (R4,
     with the winner's points), or, both players away with the budget spent, the game ends
-    interrupted (R7). None before the moment, or for a game that is over."""
+    interrupted (R7). None before the moment, or for a game that is over.
+
+    ``news``: no turn is flagged for time during which the mover's news could not reach the
+    opponent's instance (Z4): that time is added to the deadline first (a change logged as
+    ``outage`` that leaves the game going on). With ``sure`` (the clock deciding on its own)
+    nothing is flagged while such an outage goes on, nor before both instances have seen
+    news cross after the deadline; a player acting on their turn has seen the move, so
+    their action (``sure`` False) only adds the outage so far.
+    """
     clock = game.options.get("clock")
     if not game.ongoing or clock is None:
         return None
@@ -266,24 +297,54 @@ def overdue(game: GameRecord, sides: list[str] | None, now: datetime) -> Change 
     if what == "interrupted":
         finished = rules_of._finish(game, game, [], None, "interrupted")
         return replace(finished, after=set_clock(finished.after, {**clock, "away_budget": 0}))
+    if news is not None:
+        if sure and news.ongoing:
+            return None  # decided once the outage is over
+        credit = clocks.news_credit(clock, list(news.outages), now)
+        if credit > 0.001:
+            moved = clocks.credited(clock, credit)
+            return with_options(game, "outage", {"seconds": credit}, clock=moved)
+        if sure and (news.checked_until is None or news.checked_until < moment):
+            return None
     loser = rules_of.turn_of(game)
     return scored(rules_of._finish(game, game, [], 1 - loser, "timeout"), sides)
 
 
-def presence(game: GameRecord, away: bool, sides: list[str] | None, now: datetime) -> Change | None:
+def chained(first: Change, then: Callable[[GameRecord], Change | None]) -> Change:
+    """``first`` (a change that leaves the game going on), then ``then`` on the game after
+    it, as one change (their events in order)."""
+    second = then(first.after)
+    if second is None:
+        return first
+    return Change(first.before, second.after, [*first.events, *second.events], second.award)
+
+
+def presence(
+    game: GameRecord,
+    away: bool,
+    sides: list[str] | None,
+    now: datetime,
+    news: NewsWatch | None = None,
+) -> Change | None:
     """R7: with both players away (``away``) the turn waits; one back, it goes on, the wait
     drawn from the shared budget. A clock already overdue decides first."""
     if not game.ongoing:
         return None
-    decided = overdue(game, sides, now)
-    if decided is not None:
+    decided = overdue(game, sides, now, news)
+    if decided is not None and not decided.after.ongoing:
         return decided
-    clock = game.options["clock"]
-    if away and not clock["both_away_since"]:
-        return with_options(game, "paused", clock=clocks.pause(clock, now))
-    if not away and clock["both_away_since"]:
-        return with_options(game, "resumed", clock=clocks.resume(clock, now))
-    return None
+
+    def wait_or_go(g: GameRecord) -> Change | None:
+        clock = g.options["clock"]
+        if away and not clock["both_away_since"]:
+            return with_options(g, "paused", clock=clocks.pause(clock, now))
+        if not away and clock["both_away_since"]:
+            return with_options(g, "resumed", clock=clocks.resume(clock, now))
+        return None
+
+    if decided is None:
+        return wait_or_go(game)
+    return chained(decided, wait_or_go)
 
 
 def clock_after_outage(game: GameRecord, since: datetime, now: datetime) -> Change | None:

@@ -64,8 +64,8 @@ class RoomService:
         self.core = RoomCore(games, settings, self.instance_id)
         self.store = self.core.store
         self.limiter = JoinLimiter(self.store, settings.limits)
-        self.keeper = ClockKeeper(self.core, self._enforce)
-        self.presence = Presence(self.core, self._apply, self.keeper.keep_time)
+        self.keeper = ClockKeeper(self.core, self._enforce, settings.heartbeat_seconds / 2)
+        self.presence = Presence(self.core, self._apply, self.keeper.keep_time, self.news)
         self.lobby = Lobby(self.core, self.limiter)
         self.registry = InstanceRegistry(self.core, self.presence.settle, self.keeper.keep_time)
         self.instances: InstanceStore = self.registry.store
@@ -123,7 +123,11 @@ class RoomService:
     # ------------------------------------------------------------------ lobby (R1, R2, R8)
 
     async def create(
-        self, player: Player, variant: str, bikjang: str, password: str | None,
+        self,
+        player: Player,
+        variant: str,
+        bikjang: str,
+        password: str | None,
         rules: str = "casual",
     ) -> RoomRecord:
         return await self.lobby.create(player, variant, bikjang, password, rules)
@@ -291,17 +295,22 @@ class RoomService:
         if room.game_id is None or side is None or room.setup is not None:
             raise RoomError("not_now", "no game is in progress in this room")
         flagged = False
+        news = self.news(room)
 
         def decide(g: GameRecord) -> Change | None:
             nonlocal flagged
             if not g.ongoing:
                 raise RoomError("game_over", "the game is over")
             now = utcnow()
-            decided = rules.overdue(g, room.sides, now)
-            if decided is not None:
-                flagged = True
-                return decided
-            return act(g, room, side, now)
+            # Acting on their turn, the player has seen the move: an outage of the news so
+            # far is added to the deadline (Z4), there is nothing more to wait for.
+            decided = rules.overdue(g, room.sides, now, news, sure=False)
+            if decided is None:
+                return act(g, room, side, now)
+            if decided.after.ongoing:
+                return rules.chained(decided, lambda credited: act(credited, room, side, now))
+            flagged = True
+            return decided
 
         after = await self._apply(room, decide)
         if flagged:
@@ -319,6 +328,19 @@ class RoomService:
 
     # ------------------------------------------------------------------ the clock's actions
 
+    def news(self, room: RoomRecord) -> rules.NewsWatch | None:
+        """R4, Z4: whether the players' moves cross between instances, and what those
+        instances say of it; None when both seats are held on one instance (or away)."""
+        sides = room.sides or []
+        holders = {
+            seat.get("instance")
+            for seat in room.seats
+            if seat["connected"] and seat["player"] in sides
+        }
+        if len(holders) < 2:
+            return None
+        return self.registry.watch(holders)
+
     async def _enforce(self, room: RoomRecord) -> None:
         """Whatever is due now: a setup chosen by the clock, a flag, an interruption."""
         try:
@@ -328,9 +350,12 @@ class RoomService:
                 await self._setup_step(room.id, None, JANGGI_DEFAULT_SETUP)
                 return
             # A pause is only honoured while both players are really away (R7).
-            await self.presence.settle(await self.db(self.store.get, room.id) or room)
+            fresh = await self.db(self.store.get, room.id) or room
+            await self.presence.settle(fresh)
+            news = self.news(fresh)
             await self._apply(
-                room, lambda g: rules.overdue(g, room.sides, utcnow()) if g.ongoing else None
+                room,
+                lambda g: rules.overdue(g, room.sides, utcnow(), news) if g.ongoing else None,
             )
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})
