@@ -3,6 +3,7 @@
 import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
 import { openGame, showHome, showSettings } from "./screens.js";
 import { openRoomRoute } from "./room.js";
+import { openReviewRoute } from "./shared_review.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
 
@@ -70,6 +71,7 @@ async function main() {
   if (location.pathname.startsWith("/play/ai")) screen = await openGame(root, "ai", params);
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);
   else if (location.pathname.startsWith("/room")) screen = await openRoomRoute(root);
+  else if (location.pathname.startsWith("/review")) screen = await openReviewRoute(root);
   else await showHome(root);
   document.body.dataset.ready = "true";
 }

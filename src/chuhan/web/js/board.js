@@ -51,7 +51,10 @@ export class BoardView {
       </linearGradient></defs>`;
     this.staticLayer = svgElement("g", { class: "static", "aria-hidden": "true" });
     this.pointLayer = svgElement("g", { class: "points" });
-    this.svg.append(this.staticLayer, this.pointLayer);
+    // An engine's suggestion drawn over the pieces (the review's best move); never a target.
+    this.arrowLayer = svgElement("g", { class: "arrows", "aria-hidden": "true", "data-arrows": "" });
+    this.arrow = null;
+    this.svg.append(this.staticLayer, this.pointLayer, this.arrowLayer);
     this.pointElements = new Map();
     for (const name of POINTS) {
       const group = svgElement("g", {
@@ -129,6 +132,31 @@ export class BoardView {
     this.drawMarks();
   }
 
+  /** Draw an arrow for move ({from, to}) over the board, or none (null). */
+  setArrow(move) {
+    this.arrow = move && move.from && move.to ? { from: move.from, to: move.to } : null;
+    this.drawArrow();
+  }
+
+  drawArrow() {
+    if (!this.arrow) {
+      this.arrowLayer.innerHTML = "";
+      return;
+    }
+    const a = this.centre(this.arrow.from);
+    const b = this.centre(this.arrow.to);
+    const length = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+    const ux = (b.x - a.x) / length;
+    const uy = (b.y - a.y) / length;
+    const head = 34;
+    const tip = { x: b.x - ux * 18, y: b.y - uy * 18 };
+    const base = { x: tip.x - ux * head, y: tip.y - uy * head };
+    const wing = (sign) => `${base.x - uy * sign * 20},${base.y + ux * sign * 20}`;
+    this.arrowLayer.innerHTML = `<g class="best-arrow" data-arrow="${this.arrow.from}${this.arrow.to}">
+      <line x1="${a.x + ux * 22}" y1="${a.y + uy * 22}" x2="${base.x}" y2="${base.y}"/>
+      <polygon points="${tip.x},${tip.y} ${wing(1)} ${wing(-1)}"/></g>`;
+  }
+
   layout() {
     for (const [name, group] of this.pointElements) {
       const { x, y } = this.centre(name);
@@ -142,6 +170,7 @@ export class BoardView {
     this.drawStatic();
     this.drawPieces(true);
     this.drawMarks();
+    if (this.arrowLayer) this.drawArrow();
   }
 
   drawStatic() {

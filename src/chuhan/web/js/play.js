@@ -13,6 +13,7 @@ import { t } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
 import { onSettingsChange, settings } from "./settings.js";
+import { Review } from "./review.js";
 import { playSound } from "./sound.js";
 import { announce, confirmDialog, el } from "./ui.js";
 
@@ -86,6 +87,7 @@ export class PlayView {
     this.notice = "";
     this.flippedByPlayer = false;
     this.build();
+    this.review = new Review(this); // stepping through the game, records, analysis (issue 17)
     this.unsubscribe = onSettingsChange((_, patch) => {
       if ("pieceStyle" in patch) this.board.setStyle(settings.pieceStyle);
       this.render();
@@ -112,7 +114,7 @@ export class PlayView {
   }
 
   get ready() {
-    return this.myTurn && !this.pending;
+    return this.myTurn && !this.pending && !this.review?.reviewing;
   }
 
   // ------------------------------------------------------------------ layout
@@ -237,6 +239,7 @@ export class PlayView {
       this.render();
       return;
     }
+    this.review?.onUpdate(state, event, sameGame);
     if (this.pending && (state.ply ?? 0) >= this.pending.ply) this.pending = null;
     if ("thinking" in state) this.thinking = Boolean(state.thinking) && state.status === "ongoing";
     if (!sameGame || state.ply !== before.ply || state.status !== "ongoing") this.hint = null;
@@ -283,8 +286,9 @@ export class PlayView {
   /** The pieces to draw: the confirmed position, a move on its way, a move to confirm, and
    * at the end of a jieqi game every face-down piece face up (Q5). */
   displayedPlacement() {
-    const pieces = placementFromFen(this.state?.fen || "");
-    const moving = this.preview || (this.pending && this.link === "online" ? this.pending.move : null);
+    const past = this.review?.shown(); // a position the player stepped back to
+    const pieces = placementFromFen(past?.fen ?? this.state?.fen ?? "");
+    const moving = past ? null : this.preview || (this.pending && this.link === "online" ? this.pending.move : null);
     const move = parseMove(moving);
     if (move && !move.pass) {
       pieces.set(move.to, pieces.get(move.from));
@@ -310,8 +314,9 @@ export class PlayView {
 
   checkPoint(pieces) {
     // Also after the game ends, so that a mated general stays marked.
-    if (!this.state?.in_check) return null;
-    const first = sideNames(this.variant)[0] === this.state.turn;
+    const shown = this.review?.shown() ?? this.state;
+    if (!shown?.in_check) return null;
+    const first = sideNames(this.variant)[0] === shown.turn;
     const general = first ? "K" : "k";
     for (const [point, letter] of pieces) if (letter === general) return point;
     return null;
@@ -345,9 +350,10 @@ export class PlayView {
     this.boardBox.classList.toggle("waiting", !s);
     this.boardBox.classList.toggle("previewing", Boolean(this.preview));
     const onItsWay = this.pending && this.link === "online" ? this.pending.move : null;
-    const last = this.preview || onItsWay || s?.last_move || null;
+    const past = this.review?.shown();
+    const last = past ? past.last : this.preview || onItsWay || s?.last_move || null;
     const lastMove = parseMove(last);
-    const shownPly = (s?.ply ?? 0) + (onItsWay ? 1 : 0);
+    const shownPly = past ? past.ply : (s?.ply ?? 0) + (onItsWay ? 1 : 0);
     if (!this.preview && last !== this.shownLastMove) {
       const forward = this.shownPly !== undefined && shownPly > this.shownPly;
       if (forward && lastMove && !lastMove.pass) this.board.animateMove(lastMove);
@@ -371,6 +377,7 @@ export class PlayView {
     this.rulesLink.textContent = t("home.rules");
     this.rulesLink.href = `/static/learn/index.html#/rules/${this.variant}`;
     this.host.onRender?.();
+    this.review?.afterRender();
   }
 
   renderStatus() {
@@ -640,6 +647,10 @@ export class PlayView {
       announce(t("announce.game_over"));
       return;
     }
+    if (this.review?.reviewing) {
+      announce(t("review.not_now")); // stepping back never sends a move (issue 17)
+      return;
+    }
     if (!this.myTurn || this.pending) {
       announce(this.pending ? t("status.sending") : t("announce.not_your_turn"));
       return;
@@ -792,6 +803,7 @@ export class PlayView {
   }
 
   destroy() {
+    this.review?.destroy();
     this.unsubscribe();
   }
 }

@@ -117,6 +117,7 @@ export async function showHome(root) {
     el("a", { class: "button primary", href: "/room", "data-action": "play-friend" }, t("home.online_start")),
     el("h2", {}, t("home.rules")),
     el("a", { class: "button", href: "/static/learn/index.html", "data-action": "learn" }, t("home.learn")),
+    el("a", { class: "button", href: "/review/import", "data-action": "import" }, t("review.import_link")),
   );
   const points = el("p", { class: "points", "data-points": "" }, "");
   more.append(el("h2", {}, t("home.points")), points);

@@ -1,0 +1,109 @@
+// Read-only reviews (issue 17): "/review/<token>" opens a finished game from its share link
+// for anyone holding it; "/review/game/<id>" opens a game of one's own (an imported record,
+// a finished game) without its socket; "/review/import" turns a record's text into a game.
+// The board, move list and review tools are the play view's (play.js, review.js).
+import { api, ApiError } from "./connection.js";
+import { apiErrorText } from "./errors.js";
+import { t } from "./i18n.js";
+import { PlayView } from "./play.js";
+import { sideNames } from "./position.js";
+import { el } from "./ui.js";
+
+function message(root, text) {
+  root.innerHTML = "";
+  root.append(el("p", { class: "notice", role: "alert", "data-review-error": "" }, text),
+    el("a", { class: "button", href: "/" }, t("end.home")));
+  return null;
+}
+
+/** The names of an imported record's players (its Red/Black tags), else the sides'. */
+function recordName(state, side) {
+  const tags = state.options?.record_tags || {};
+  const [first] = sideNames(state.variant);
+  const tag = side === first ? tags.Red || tags.Cho : tags.Black || tags.Han;
+  return tag ? `${t(`side.${side}`)} · ${tag}` : t(`side.${side}`);
+}
+
+function readOnlyView(root, state, share) {
+  root.innerHTML = "";
+  document.title = `${t(`variant.${state.variant}`)} — ${t("review.heading")} — Chu-Han`;
+  const view = new PlayView(root, {
+    kind: "review",
+    variant: state.variant,
+    share,
+    attributes: { "data-game": state.id, "data-read-only": "" },
+    send: async () => ({ type: "error", code: "not_found" }),
+    mayAct: () => false,
+    playerName: (side) => recordName(state, side),
+    heading: () => `${t(`variant.${state.variant}`)} · ${t("review.heading")}`,
+  });
+  view.update(state);
+  const end = state.options?.rules_end;
+  if (end) {
+    // E1–E3: the players went on where our rules end a game; say where and why.
+    const reason = t(`reason.${end.reason}`);
+    view.panelMiddle.append(el("p", { class: "note", "data-rules-end": String(end.ply) },
+      t("review.rules_end", { ply: end.ply, reason })));
+  }
+  return { render: () => view.render(), board: view.board, view };
+}
+
+/** "/review/<token>", "/review/game/<id>" or "/review/import". */
+export async function openReviewRoute(root) {
+  const parts = location.pathname.split("/").filter(Boolean);
+  root.innerHTML = "";
+  root.append(el("p", { class: "loading" }, t("status.loading")));
+  if (parts[1] === "import") return importForm(root);
+  try {
+    if (parts[1] === "game" && parts[2]) {
+      const state = await api("GET", `/api/games/${encodeURIComponent(parts[2])}`);
+      return readOnlyView(root, state, null);
+    }
+    const token = parts[1] || "";
+    const state = await api("GET", `/api/shared/${encodeURIComponent(token)}`);
+    return readOnlyView(root, state, token);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "game_ongoing") return message(root, t("review.not_yet"));
+    if (error instanceof ApiError && error.status === 404) return message(root, t("review.no_such_game"));
+    return message(root, apiErrorText(error));
+  }
+}
+
+function importForm(root) {
+  root.innerHTML = "";
+  const text = el("textarea", { id: "record-text", rows: "14", "data-import-text": "", spellcheck: "false" });
+  const file = el("input", { type: "file", id: "record-file", accept: ".pgn,.gib,.txt", "data-import-file": "" });
+  const error = el("p", { class: "notice", role: "alert", "data-import-error": "", hidden: "" });
+  const submit = el("button", { type: "submit", class: "button primary", "data-import-submit": "" }, t("review.import_submit"));
+  const form = el("form", { class: "import-form", "data-import": "" },
+    el("h1", {}, t("review.import_title")),
+    el("p", {}, t("review.import_lead")),
+    el("label", { for: "record-file" }, t("review.import_file")), file,
+    el("label", { for: "record-text" }, t("review.import_text")), text,
+    error, submit);
+  file.addEventListener("change", () => {
+    const chosen = file.files?.[0];
+    if (chosen) chosen.arrayBuffer().then((data) => {
+      text.dataset.bytes = "file";
+      text.value = "";
+      form.fileData = data;
+    });
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.hidden = true;
+    const body = form.fileData && !text.value.trim() ? form.fileData : text.value;
+    const response = await fetch("/api/records", { method: "POST", body, credentials: "same-origin" });
+    const answer = await response.json().catch(() => null);
+    if (!response.ok) {
+      error.textContent = answer?.error?.message
+        ? t("review.import_bad", { message: answer.error.message }) : t("error.network");
+      error.hidden = false;
+      error.focus?.();
+      return;
+    }
+    location.href = `/review/game/${encodeURIComponent(answer.id)}`;
+  });
+  root.append(form);
+  return null;
+}
