@@ -24,6 +24,10 @@ Environment variables (all optional):
   ``CHUHAN_ROOM_TURN_SECONDS`` (90), ``CHUHAN_ROOM_AWAY_BUDGET_SECONDS`` (120),
   ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
   ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
+  ``CHUHAN_ROOM_FINDS_PER_ROOM`` (20), ``CHUHAN_PASSWORD_TRIES_SITE`` (600),
+  ``CHUHAN_PASSWORD_MAX_WAIT_SECONDS`` (10), ``CHUHAN_OPEN_ROOMS_PER_PLAYER`` (3): password
+  attempts, joins and creations alike, per player, address block, room and site
+  (``rooms/ratelimit.py``),
   ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5).
 
 Limits and exposure (SPEC Z3, Z5; README "Limits"):
@@ -96,7 +100,11 @@ class RoomSettings:
             limits=JoinLimits(
                 per_player=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER", 10),
                 per_address=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS", 30),
+                per_room=_env_int("CHUHAN_ROOM_FINDS_PER_ROOM", 20),
+                site=_env_int("CHUHAN_PASSWORD_TRIES_SITE", 600),
                 window_seconds=_env_float("CHUHAN_ROOM_JOIN_WINDOW_SECONDS", 900.0),
+                max_wait_seconds=_env_float("CHUHAN_PASSWORD_MAX_WAIT_SECONDS", 10.0),
+                open_rooms_per_player=_env_int("CHUHAN_OPEN_ROOMS_PER_PLAYER", 3),
             ),
             heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
             dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),

@@ -7,17 +7,19 @@ Each seat change is a pure function of the room as read (:func:`seated`, :func:`
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from ..connections import CLIENT_BLOCK
 from ..service import new_id
 from ..storage import Player, utcnow
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
-from .ratelimit import JoinLimiter
+from .ratelimit import JoinLimiter, LimitExceeded, Reservation
 from .rules import RoomError
 from .store import PasswordTakenError, RoomRecord
 
@@ -58,20 +60,49 @@ def vacated(room: RoomRecord, player_id: str) -> RoomRecord | None:
     return closed(after) if not seats else after
 
 
+def too_many(exc: LimitExceeded) -> RoomError:
+    return RoomError(
+        "too_many_attempts",
+        "too many password attempts; wait a little before trying again",
+        429,
+        tries_left=0,
+        retry_after=max(1, round(exc.retry_after)),
+    )
+
+
 class Lobby:
     def __init__(self, core: RoomCore, limiter: JoinLimiter) -> None:
         self.core = core
         self.limiter = limiter
 
+    async def _attempt(self, player: Player, address: str) -> Reservation:
+        """One password attempt (Z3, ratelimit.py): counted, waited for. Raises RoomError
+        ``too_many_attempts``."""
+        try:
+            attempt = await self.core.db(self.limiter.attempt, player.id, address)
+        except LimitExceeded as exc:
+            raise too_many(exc) from None
+        if attempt.wait > 0:
+            await asyncio.sleep(attempt.wait)  # a busy address block or site: its turn
+        return attempt
+
+    async def _found(self, attempt: Reservation, room_id: str) -> None:
+        try:
+            await self.core.db(self.limiter.found, attempt, room_id)
+        except LimitExceeded as exc:
+            raise too_many(exc) from None
+
     async def create(
         self, player: Player, variant: str, bikjang: str, password: str | None,
-        rules: str = "casual",
+        rules: str = "casual", address: str = "",
     ) -> RoomRecord:
         """A new open room with the creator in the first seat.
 
         With ``password`` the room is joined by it (R2), without, by an invite link of 192
-        random bits (Z3). Raises RoomError ``bad_password`` (the reason in the message) or
-        ``password_taken``.
+        random bits (Z3). Raises RoomError ``bad_password`` (the reason in the message),
+        ``too_many_rooms``, ``too_many_attempts`` or ``password_taken``: a creation with a
+        password is a password attempt like a join (ratelimit.py), so it tells a stranger no
+        more than a join does.
         """
         if variant not in VARIANTS:
             raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi", 400)
@@ -85,6 +116,16 @@ class Lobby:
                 normalized = normalize_password(password)
             except PasswordError as exc:
                 raise RoomError("bad_password", str(exc), 400, reason=exc.reason) from None
+        db, store = self.core.db, self.core.store
+        most = self.limiter.limits.open_rooms_per_player
+        if await db(store.open_rooms_of, player.id) >= most:
+            raise RoomError(
+                "too_many_rooms",
+                f"you already have {most} open rooms; leave one before opening another",
+                429,
+            )
+        address = address or CLIENT_BLOCK.get()
+        attempt = await self._attempt(player, address) if normalized else None
         now = utcnow()
         room = RoomRecord(
             id=new_id("r"),
@@ -102,11 +143,13 @@ class Lobby:
             created_at=now,
             updated_at=now,
         )
-        db, store = self.core.db, self.core.store
         try:
             await db(store.insert, room)
         except PasswordTakenError:
             if normalized is None or not await self._release_idle(normalized):
+                holder = await db(store.by_open_password, normalized) if normalized else None
+                if attempt is not None and holder is not None:
+                    await self._found(attempt, holder.id)
                 raise RoomError(
                     "password_taken",
                     "another open room uses this password; choose another one",
@@ -137,28 +180,23 @@ class Lobby:
         ``tries_left``, ``room_full``.
         """
         db = self.core.db
-        left = await db(self.limiter.remaining, player.id, address)
-        if left <= 0:
-            raise RoomError(
-                "too_many_attempts",
-                "too many wrong passwords; wait a few minutes before trying again",
-                429,
-                tries_left=0,
-                retry_after=self.limiter.limits.window_seconds,
-            )
+        attempt = await self._attempt(player, address)
         try:
             normalized = normalize_password(password)
         except PasswordError:
             normalized = None
         room = await db(self.core.store.by_open_password, normalized) if normalized else None
         if room is None:
-            left = await db(self.limiter.failed, player.id, address)
             raise RoomError(
                 "wrong_password",
-                f"no open room has this password; {left} tries left",
+                f"no open room has this password; {attempt.left} tries left",
                 404,
-                tries_left=left,
+                tries_left=attempt.left,
             )
+        if room.seat_of(player.id) is None:  # not their own room: it was found
+            await self._found(attempt, room.id)
+        else:
+            await db(self.limiter.limiter.refund, attempt)
         return await self.take_seat(player, room.id)
 
     async def join_by_invite(self, player: Player, invite: str) -> RoomRecord:

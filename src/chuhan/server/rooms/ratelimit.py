@@ -1,49 +1,73 @@
-"""Join-by-password attempts are limited per player and per address (SPEC Z3).
+"""Password attempts, joins and room creations alike, are limited (SPEC Z3, R2).
 
-Failed attempts are counted in the database (so every server instance sees them) over a
-sliding window; when either count reaches its limit, joining by password is refused until
-the window has moved on. The answer always says how many tries remain.
+Every request that compares a password with the open rooms' is one *attempt*: a join by
+password, and a creation with a password (its answer "taken" or "free" tells as much as a
+join's "found" or "wrong"). Budgets (:mod:`chuhan.server.limits`, counted in the database for
+every instance; defaults per 15 minutes):
+
+- the player (cookie): ``per_player`` (10) attempts, then refused until one is regained;
+- the address block (IPv4 address, IPv6 /64): ``per_address`` (30); a full block *slows*
+  its attempts (each waits its turn, up to ``max_wait_seconds``; longer: refused with when
+  to retry), so strangers behind one address are held back, not shut out;
+- the whole site: ``site`` (600), slowing too: when the site is under attack every guesser
+  waits its turn;
+- the room: ``per_room`` (20) attempts that find it (a join that finds it, seated or full,
+  and a creation told its password is taken).
+
+An attempt that finds a room is given back to the player, address and site: the right
+password costs nothing, so a friend typing it from a fresh cookie after others' failures
+waits at most one interval and gets in. A room never tells a stranger more than a join
+would: creation is counted like a join.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..storage import utcnow
-from .store import RoomStore, window_start
+from ..connections import address_block
+from ..limits import Budget, Limiter, LimitExceeded, Reservation
+from .store import RoomStore
 
 
 @dataclass(frozen=True)
 class JoinLimits:
     per_player: int = 10
     per_address: int = 30
+    per_room: int = 20
+    site: int = 600
     window_seconds: float = 15 * 60
+    max_wait_seconds: float = 10.0
+    open_rooms_per_player: int = 3
 
 
 class JoinLimiter:
+    """The password-attempt budgets of :class:`JoinLimits` (blocking: run off the loop)."""
+
     def __init__(self, store: RoomStore, limits: JoinLimits) -> None:
         self.store = store
         self.limits = limits
+        self.limiter = Limiter(store.engine, limits.max_wait_seconds)
+        window = limits.window_seconds
+        self._player = Budget(limits.per_player, window)
+        self._address = Budget(limits.per_address, window, slows=True)
+        self._site = Budget(limits.site, window, slows=True)
+        self._room = Budget(limits.per_room, window)
 
-    def _keys(self, player_id: str, address: str) -> list[str]:
-        return [f"player:{player_id}", f"address:{address[:64]}"]
-
-    def remaining(self, player_id: str, address: str) -> int:
-        """How many failed attempts this player may still make from this address now."""
-        keys = self._keys(player_id, address)
-        counts = self.store.count_attempts(keys, window_start(utcnow(), self.limits.window_seconds))
-        return max(
-            0,
-            min(
-                self.limits.per_player - counts[keys[0]],
-                self.limits.per_address - counts[keys[1]],
-            ),
+    def attempt(self, player_id: str, address: str) -> Reservation:
+        """Take one attempt for this player from this address. Raises LimitExceeded."""
+        return self.limiter.reserve(
+            [
+                (f"password:player:{player_id}", self._player),
+                (f"password:address:{address_block(address)}", self._address),
+                ("password:site", self._site),
+            ]
         )
 
-    def failed(self, player_id: str, address: str) -> int:
-        """Count a failed attempt; returns the tries that remain."""
-        now = utcnow()
-        self.store.record_attempt(
-            self._keys(player_id, address), now, window_start(now, self.limits.window_seconds)
-        )
-        return self.remaining(player_id, address)
+    def found(self, attempt: Reservation, room_id: str) -> None:
+        """The attempt found ``room_id``: it costs the player nothing, and counts against the
+        room. Raises LimitExceeded when the room has been found too often."""
+        self.limiter.refund(attempt)
+        self.limiter.reserve([(f"password:room:{room_id}", self._room)])
+
+
+__all__ = ["JoinLimiter", "JoinLimits", "LimitExceeded", "Reservation"]

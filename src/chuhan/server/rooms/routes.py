@@ -107,8 +107,10 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
     async def create(body: CreateRoomBody, request: Request) -> Any:
         try:
             player = await player_of(request.cookies.get(COOKIE))
+            address = request.client.host if request.client else "unknown"
             room = await rooms.create(
-                player, body.variant, body.bikjang, body.password, rules=body.rules
+                player, body.variant, body.bikjang, body.password, rules=body.rules,
+                address=address,
             )
             return JSONResponse(await view(room.id, player), status_code=201)
         except GameActionError as exc:

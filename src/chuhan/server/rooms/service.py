@@ -129,8 +129,9 @@ class RoomService:
         bikjang: str,
         password: str | None,
         rules: str = "casual",
+        address: str = "",
     ) -> RoomRecord:
-        return await self.lobby.create(player, variant, bikjang, password, rules)
+        return await self.lobby.create(player, variant, bikjang, password, rules, address)
 
     async def join_by_password(self, player: Player, password: str, address: str) -> RoomRecord:
         return await self.lobby.join_by_password(player, password, address)

@@ -1,4 +1,4 @@
-"""Rooms and join attempts in the database (SPEC R1–R3, Z3).
+"""Rooms in the database (SPEC R1–R3; password attempts: ``ratelimit.py``).
 
 Every change of a room is a conditional update on its ``version``, so that several server
 instances sharing one database change a room one at a time: a change computed from a stale
@@ -8,19 +8,17 @@ copy is refused (:class:`StaleRoomError`) and recomputed from a fresh read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Column,
     DateTime,
-    Index,
     Integer,
     String,
     Table,
-    delete,
-    func,
+    cast,
     or_,
     select,
     update,
@@ -49,16 +47,6 @@ rooms = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
-
-room_join_attempts = Table(
-    "room_join_attempts",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("key", String(80), nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Index("ix_room_join_attempts_key_at", "key", "at"),
-)
-
 
 class StaleRoomError(Exception):
     """The room changed since it was read; read it again and decide again."""
@@ -155,6 +143,16 @@ class RoomStore:
             row = conn.execute(select(rooms).where(rooms.c.open_password == password)).one_or_none()
         return _room_from_row(row) if row else None
 
+    def open_rooms_of(self, player_id: str) -> int:
+        """How many open rooms the player has a seat in (the seats' text narrows the rows,
+        the seats themselves decide)."""
+        query = select(rooms.c.seats).where(
+            rooms.c.status == "open", cast(rooms.c.seats, String).contains(player_id)
+        )
+        with self.reader.connect() as conn:
+            rows = list(conn.execute(query))
+        return sum(1 for row in rows if any(s.get("player") == player_id for s in row[0]))
+
     def active(self) -> list[RoomRecord]:
         """Open rooms with a game or a setup in progress (their clocks need a keeper)."""
         query = select(rooms).where(
@@ -190,26 +188,3 @@ class RoomStore:
         if changed != 1:
             raise StaleRoomError(before.id)
         return stored
-
-    # ------------------------------------------------------------------ Z3
-
-    def count_attempts(self, keys: list[str], since: datetime) -> dict[str, int]:
-        query = (
-            select(room_join_attempts.c.key, func.count())
-            .where(room_join_attempts.c.key.in_(keys), room_join_attempts.c.at >= since)
-            .group_by(room_join_attempts.c.key)
-        )
-        with self.reader.connect() as conn:
-            counts = {row[0]: int(row[1]) for row in conn.execute(query)}
-        return {key: counts.get(key, 0) for key in keys}
-
-    def record_attempt(self, keys: list[str], at: datetime, forget_before: datetime) -> None:
-        """Count one failed attempt under each key; forget attempts older than the window."""
-        with self.engine.begin() as conn:
-            for key in keys:
-                conn.execute(room_join_attempts.insert().values(key=key, at=at))
-            conn.execute(delete(room_join_attempts).where(room_join_attempts.c.at < forget_before))
-
-
-def window_start(now: datetime, seconds: float) -> datetime:
-    return now - timedelta(seconds=seconds)

@@ -1,0 +1,145 @@
+"""The limits layer: one design for every "so many per so long" rule (SPEC Z3, Z5).
+
+A :class:`Budget` is ``limit`` uses per ``window_seconds``, spent and regained evenly: a
+bucket with room for ``limit`` uses that gains one back every ``window_seconds / limit``
+seconds (the generic cell rate algorithm: each key keeps one number, its *theoretical
+arrival time*). So a budget spent by a burst is not locked for the whole window: the next use
+is possible one interval later, and a steady user at the budget's rate is never refused.
+
+Buckets live in the database (table ``limit_buckets``, one row per key), so every server
+instance counts the same uses; one transaction per reservation, rows locked in key order.
+
+:meth:`Limiter.reserve` takes one use from several buckets at once, all or none:
+
+- a *refusing* bucket (a player's own budget) over its limit refuses the use, saying when
+  the next one is possible;
+- a *slowing* bucket (an address block's, the whole site's) over its limit makes the use
+  wait for its turn, up to ``max_wait_seconds`` (longer: refused, with when to retry). A
+  bucket shared by strangers thus slows everyone in it down instead of shutting them out.
+
+:meth:`Limiter.refund` gives a reserved use back (a password that was right costs nothing).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Column, Float, String, Table, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Engine
+
+from .tables import metadata
+
+limit_buckets = Table(
+    "limit_buckets",
+    metadata,
+    Column("key", String(120), primary_key=True),
+    Column("tat", Float, nullable=False),  # epoch seconds: when the bucket is empty again
+)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """``limit`` uses per ``window_seconds``; ``slows``: over it, a use waits its turn."""
+
+    limit: int
+    window_seconds: float
+    slows: bool = False
+
+    @property
+    def interval(self) -> float:
+        return self.window_seconds / max(1, self.limit)
+
+    @property
+    def tolerance(self) -> float:
+        return self.window_seconds - self.interval
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A use taken: ``wait`` seconds before it may go on (slowing buckets), ``left`` uses
+    remaining before the tightest bucket refuses or slows, and what :meth:`Limiter.refund`
+    gives back."""
+
+    wait: float
+    left: int
+    charged: tuple[tuple[str, float], ...]
+
+
+class LimitExceeded(Exception):
+    """No use is possible now; ``retry_after`` seconds until one is."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"limit reached; retry in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+
+class Limiter:
+    """Budgets counted in one database for every instance (synchronous: run it off the
+    event loop, as the rest of the storage)."""
+
+    def __init__(self, engine: Engine, max_wait_seconds: float = 10.0) -> None:
+        self.engine = engine
+        self.max_wait_seconds = max_wait_seconds
+
+    def _insert(self) -> object:
+        dialect = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
+        return dialect(limit_buckets)
+
+    def reserve(self, uses: Sequence[tuple[str, Budget]], now: float | None = None) -> Reservation:
+        """Take one use from each ``(key, budget)``, or none. Raises LimitExceeded."""
+        now = time.time() if now is None else now
+        keys = sorted({key for key, _ in uses})
+        with self.engine.begin() as conn:
+            missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
+            conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
+            query = select(limit_buckets.c.key, limit_buckets.c.tat).where(
+                limit_buckets.c.key.in_(keys)
+            )
+            if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
+                query = query.with_for_update()
+            tat = {row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))}
+            wait, refused_for, left = 0.0, 0.0, None
+            for key, budget in uses:
+                start = max(tat[key], now)  # the use's own turn in this bucket
+                early = start - budget.tolerance - now  # > 0: the bucket is full for that long
+                if early > 0 and not budget.slows:
+                    refused_for = max(refused_for, early)
+                wait = max(wait, early) if budget.slows else wait
+                room = int((now + budget.tolerance - start) // budget.interval)
+                left = room if left is None else min(left, room)
+            if refused_for > 0:
+                raise LimitExceeded(refused_for)
+            if wait > self.max_wait_seconds:
+                raise LimitExceeded(wait)
+            charged = []
+            for key, budget in uses:
+                tat[key] = max(tat[key], now) + budget.interval
+                charged.append((key, budget.interval))
+                conn.execute(
+                    update(limit_buckets).where(limit_buckets.c.key == key).values(tat=tat[key])
+                )
+        return Reservation(max(0.0, wait), max(0, left if left is not None else 0), tuple(charged))
+
+    def refund(self, reservation: Reservation) -> None:
+        """Give the reserved uses back."""
+        with self.engine.begin() as conn:
+            for key, interval in reservation.charged:
+                conn.execute(
+                    update(limit_buckets)
+                    .where(limit_buckets.c.key == key)
+                    .values(tat=limit_buckets.c.tat - interval)
+                )
+
+    def left(self, key: str, budget: Budget, now: float | None = None) -> int:
+        """How many uses ``key`` has now."""
+        now = time.time() if now is None else now
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(limit_buckets.c.tat).where(limit_buckets.c.key == key)
+            ).first()
+        start = max(float(row[0]) if row else 0.0, now)
+        return max(0, int((now + budget.tolerance - start) // budget.interval) + 1)
