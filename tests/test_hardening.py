@@ -196,6 +196,7 @@ def test_forwarded_addresses_only_from_configured_proxies_and_no_tokens_in_logs_
         httpx.post(f"{url}/api/rooms/invite/SecretInviteToken456")
         httpx.get(f"{url}/health?token=SecretQuery789")
         httpx.get(f"{url}/api/shared/SecretShareToken1")
+        httpx.get(f"{url}/review/SecretShareToken2")
     log = (tmp_path / "direct" / "server.log").read_text()
     assert "127.0.0.1" in log and "203.0.113.9" not in log
     assert "SecretInviteToken" not in log and "SecretQuery" not in log

@@ -11,7 +11,7 @@ from typing import Any
 
 _STANDARD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 # Paths that carry a secret (an invite token, SPEC Z3; a share token) must not reach the logs.
-_SECRET_PATH = re.compile(r"(/room/i/|/api/rooms/invite/|/api/shared/|/shared/)[^/?#\s]+")
+_SECRET_PATH = re.compile(r"(/room/i/|/api/rooms/invite/|/api/shared/|/review/)[^/?#\s]+")
 
 
 def redact_path(path: str) -> str:
