@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 # a stale build is never used (the import finder checks every source's hash).
 NATIVE := $(VENV)/chuhan-native/manifest.json
 NATIVE_SOURCES := src/chuhan/native.py $(addprefix src/chuhan/rules/,geometry.py board.py \
-	janggi.py jieqi.py) $(addprefix src/chuhan/engine/,evaluation.py search.py jieqi.py variants.py)
+	janggi.py jieqi.py wxf.py) $(addprefix src/chuhan/engine/,evaluation.py search.py jieqi.py variants.py)
 # The rules and engine tests run a second time on the pure-Python modules (the fallback).
 PURE_TESTS := tests/test_rules_xiangqi.py tests/test_janggi.py tests/test_jieqi.py \
-	tests/test_engine.py tests/test_native.py tests/test_uci.py
+	tests/test_engine.py tests/test_native.py tests/test_uci.py tests/test_wxf.py
 
 .PHONY: run test lint install services clean
 

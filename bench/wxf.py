@@ -5,8 +5,10 @@
 For each cycle (a 4-move chase, a 4-move idle walk, the 12-move cycle of WXF diagram 81) we
 time, in the same run, the search's question (``wxf.cycle_loser``: who loses this cycle) and
 the game's full verdict with its per-move marks (``wxf.judge(..., explain=True)``), and divide
-by the time of one ``legal_moves`` generation of the same position (the anchor). Issue 18 asks
-for a few generations at most, so that the search can afford to call it. Not a test.
+by the time of one ``legal_moves`` generation of the same position (the anchor), in CPU time,
+rounds taking turns. Issue 18 asks for a few generations at most, so that the search can
+afford to call it. The compiled build (``chuhan.native``) speeds the anchor up; the status
+line says which build ran. Not a test.
 """
 
 from __future__ import annotations
@@ -34,14 +36,16 @@ CASES = [
 ]
 
 
-def per_call(fn: Callable[[], object], repeat: int) -> float:
-    """Seconds per call, best of three batches of ``repeat`` calls."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        best = min(best, (time.perf_counter() - start) / repeat)
+def per_call(fns: list[Callable[[], object]], repeat: int) -> list[float]:
+    """CPU seconds per call of each of ``fns``, the best of seven rounds; the rounds take
+    turns between the functions, so a busy machine slows all of them alike."""
+    best = [float("inf")] * len(fns)
+    for _ in range(7):
+        for index, fn in enumerate(fns):
+            start = time.process_time()
+            for _ in range(repeat):
+                fn()
+            best[index] = min(best[index], (time.process_time() - start) / repeat)
     return best
 
 
@@ -49,6 +53,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200, help="calls per timed batch")
     args = parser.parse_args()
+    from chuhan import native
+
+    print(f"build: {'compiled' if native.status().active else 'pure Python'}")
     print(f"{'cycle':52} {'legal_moves':>12} {'cycle_loser':>12} {'ratio':>6} "
           f"{'explained':>10} {'ratio':>6}")
     for name, fen, lead, cycle in CASES:
@@ -58,9 +65,14 @@ def main() -> int:
         board.push_many(moves)
         codes = [undo.code for undo in board._stack[-len(moves):]]
         checks = board._checks[-len(moves):]
-        anchor = per_call(board._legal_codes, args.repeat)
-        fast = per_call(lambda: cycle_loser(board, codes, checks), args.repeat)  # noqa: B023
-        full = per_call(lambda: judge(board, codes, checks, explain=True), args.repeat)  # noqa: B023
+        anchor, fast, full = per_call(
+            [
+                board._legal_codes,
+                lambda: cycle_loser(board, codes, checks),  # noqa: B023
+                lambda: judge(board, codes, checks, explain=True),  # noqa: B023
+            ],
+            args.repeat,
+        )
         print(f"{name:52} {anchor * 1e6:10.1f}us {fast * 1e6:10.1f}us {fast / anchor:6.1f} "
               f"{full * 1e6:8.1f}us {full / anchor:6.1f}")
     return 0

@@ -43,6 +43,7 @@ MODULES = (
     "chuhan.rules.board",
     "chuhan.rules.janggi",
     "chuhan.rules.jieqi",
+    "chuhan.rules.wxf",  # the WXF repetition verdict, which the search asks of its cycles
     "chuhan.engine.evaluation",
     "chuhan.engine.search",
     "chuhan.engine.jieqi",
