@@ -62,6 +62,11 @@ MANUAL = [
      None, "repetition"),
 ]
 
+# From the start: Red's cannons go deep, and the black chariot on i10 chases the loose
+# cannon on h10/h9 with every move (the cannon's own attacks are on protected pieces).
+START_CHASE_LEAD = ["b3b10", "a10b10", "c4c5", "b8d8", "h3h10", "h8h2"]
+START_CHASE_CYCLE = ["h10h9", "i10i9", "h9h10", "i9i10"]
+
 # Positions of our own, one clause each.
 PROTECTED_CHARIOT = "4k4/4n4/9/3r5/9/9/3P1P3/9/5C3/4K4 w"  # the horse on e9 guards d7 and f7
 RULES = [

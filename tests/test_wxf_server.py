@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from chuhan.rules import make_board
+from chuhan.rules.record import write_record
 from chuhan.server import games as rules_of
 from chuhan.server import views
 from chuhan.server.rooms import rules
@@ -13,6 +15,8 @@ from chuhan.server.rooms.rules import GameStart
 from test_rooms_rules import CLOCK, T0, room
 from test_server_support import create, server
 from test_wxf import PROTECTED_CHARIOT
+from test_wxf import START_CHASE_CYCLE as CYCLE
+from test_wxf import START_CHASE_LEAD as LEAD
 
 
 def test_a_game_carries_its_rule_set(tmp_path):
@@ -78,3 +82,18 @@ def test_a_room_carries_its_rule_set_Z5(tmp_path):
             answer = client.post("/api/rooms", json=body)
             assert answer.status_code in (400, 422), body
             assert "rules" in answer.text
+
+
+def test_a_wxf_record_imports_and_exports_with_its_rule_set_N4(tmp_path):
+    board = make_board("xiangqi", rules="wxf")
+    board.push_many([*LEAD, *CYCLE, *CYCLE])
+    text = write_record(board)
+    with server(tmp_path) as (client, _, _):
+        answer = client.post("/api/records", content=text.encode("utf-8"))
+        assert answer.status_code == 201, answer.text
+        state = answer.json()
+        assert state["options"]["rules"] == "wxf"
+        assert state["result"]["reason"] == "perpetual_chase"
+        assert state["ruling"]["target"] == "cannon"
+        again = client.get(f"/api/games/{state['id']}/record").text
+        assert '[Rules "rules=wxf"]' in again

@@ -8,14 +8,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
+from test_wxf import START_CHASE_CYCLE as CYCLE  # noqa: E402
+from test_wxf import START_CHASE_LEAD as LEAD  # noqa: E402
 from web_fixtures import open_page, play, server_state  # noqa: E402
 
 pytest_plugins = ["web_fixtures"]
-
-# From the start: Red's cannons go deep, and the black chariot on i10 chases the loose
-# cannon on h10/h9 with every move (the cannon's own attacks are on protected pieces).
-LEAD = ["b3b10", "a10b10", "c4c5", "b8d8", "h3h10", "h8h2"]
-CYCLE = ["h10h9", "i10i9", "h9h10", "i9i10"]
 
 
 def test_the_home_screen_offers_the_wxf_rules_for_xiangqi_and_jieqi(web_page: Page) -> None:

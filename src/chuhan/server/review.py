@@ -290,6 +290,8 @@ def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameReco
             )
         cho, han = setup.split(":")
         options = {"setup": {"cho": cho, "han": han}, "bikjang": getattr(board, "bikjang", "off")}
+    else:
+        options["rules"] = board.rules  # [Rules "rules=wxf"]: how repetitions are judged (E1)
     if record.variant == "jieqi":
         if not isinstance(board, JieqiBoard) or not board.has_secret:
             raise GameActionError(
