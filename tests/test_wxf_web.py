@@ -54,3 +54,9 @@ def test_a_perpetual_chase_ends_the_game_with_its_evidence(
     dialog = web_page.locator("dialog[data-end-dialog]")
     expect(dialog).to_be_visible()
     expect(dialog.locator("[data-result-reason]")).to_contain_text(words)
+    # The move list marks the moves of the repetition that chased (issue 18: the review).
+    chased = sorted(m["ply"] for m in state["ruling"]["marks"] if m["chases"] and not m["check"])
+    assert len(chased) >= 4  # the chariot's every move, twice round the cycle
+    marked = web_page.eval_on_selector_all(
+        ".move-list .move[data-repetition=chase]", "es => es.map(e => Number(e.dataset.ply))")
+    assert sorted(marked) == chased

@@ -482,6 +482,8 @@ export class PlayView {
     this.moveList.setAttribute("aria-label", t("moves.heading"));
     this.moveList.innerHTML = "";
     let missing = false;
+    // Issue 18: the moves of a judged repetition that checked or chased carry a mark.
+    const marks = new Map((this.state?.ruling?.marks || []).map((mark) => [mark.ply, mark]));
     // Chinese and Korean notations are read out by a voice of their language.
     const languages = { chinese: "zh", korean: "ko" };
     for (let i = 0; i < moves.length; i += 2) {
@@ -491,7 +493,15 @@ export class PlayView {
         const { text, exact, lang } = this.notationOf(index, moves[index]);
         missing ||= !exact;
         if (index % 2) item.append(" ");
-        item.append(el("span", { class: "move", "data-ply": String(index + 1), lang: languages[lang] ?? null }, text));
+        const span = el("span", { class: "move", "data-ply": String(index + 1), lang: languages[lang] ?? null }, text);
+        const mark = marks.get(index + 1);
+        const kind = mark?.check ? "check" : mark?.chases?.length ? "chase" : null;
+        if (kind) {
+          span.dataset.repetition = kind;
+          span.append(el("span", { class: "repetition-mark", title: t(`moves.mark_${kind}`), "aria-hidden": "true" },
+            kind === "check" ? "+" : "→"), el("span", { class: "sr-only" }, ` ${t(`moves.mark_${kind}`)}`));
+        }
+        item.append(span);
       }
       this.moveList.append(item);
     }
