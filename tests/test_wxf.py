@@ -322,3 +322,25 @@ def test_uci_rules_option_makes_the_engine_claim_the_chase() -> None:
     finally:
         session.send("quit")
         session.proc.wait(timeout=30)
+
+
+def test_jieqi_engine_claims_the_chase_from_its_own_view() -> None:
+    """A3 + issue 18: the jieqi search sees only its side's view, and the view keeps the rule
+    set: Black repeats into Red's losing chase, and Red does not start it again."""
+    board = JieqiBoard("x3k4/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="a10=p e7=p", rules="wxf")
+    board.push_many(["i2g2", "g8i8", "g2i2", "i8g8"])
+    assert str(search(board, Limits(depth=4)).move) != "i2g2"
+    board.push("i2g2")
+    assert str(search(board, Limits(depth=4)).move) == "g8i8"
+
+
+def test_an_unfinished_jieqi_record_keeps_its_rule_set() -> None:
+    """N4: a jieqi record without its arrangement (a game still going) is replayed on a board
+    that learns from the reveals; it still judges repetitions by the record's rule set."""
+    board = JieqiBoard(seed=3, rules="wxf")
+    board.push("e4e5")
+    text = write_record(board, result="*")
+    assert "[Arrangement" not in text and '[Rules "rules=wxf"]' in text
+    again = read_record(text)
+    assert isinstance(again.board, JieqiBoard) and not again.board.has_secret
+    assert again.board.rules == "wxf"

@@ -466,8 +466,9 @@ def _start_board(variant: str, tags: dict[str, str], lines_of: dict[str, int]) -
         if variant == "jieqi" and "arrangement" not in options:
             start_fen = fen or JieqiBoard.START_FEN
             # No arrangement: a board that learns each piece from the reveals in the moves.
+            rules = {"rules": options["rules"]} if "rules" in options else {}
             return JieqiBoard.from_view(
-                {"start_fen": start_fen, "moves": [], "viewer": "all", "commitment": ""}
+                {"start_fen": start_fen, "moves": [], "viewer": "all", "commitment": "", **rules}
             )
         return make_board(variant, fen, **options)
     except RulesError as exc:
