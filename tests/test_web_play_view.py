@@ -56,6 +56,7 @@ JANGGI_POINTS = {"r": 13, "c": 7, "n": 5, "b": 3, "a": 3, "p": 2, "k": 0}
 
 # Each variant's scenario: moves that reach a capture and a check, then the side to move
 # resigns. The janggi one starts with a pass (J6) and uses the default setups (HEHE).
+# The pass is confirmed with the totals at the start: Cho 72, Han 73.5.
 SCENARIOS: dict[str, dict[str, Any]] = {
     "xiangqi": {"moves": ["a1a2", "c10e8", "b3b10"], "check": "e10", "captured": "n"},
     "janggi": {"moves": ["pass", "g7h7", "h1f4", "a7a6", "f4h7"], "check": "e9", "captured": "p"},
@@ -81,6 +82,16 @@ def scenario_texts(variant: str, moves: list[str]) -> list[str]:
         return coordinates(moves)
     options = {"setup": "HEHE:HEHE"} if variant == "janggi" else {}
     return write_moves(make_board(variant, None, **options), moves, notation)
+
+
+def janggi_totals_text(fen: str) -> str:
+    """J8: "Cho 72, Han 73.5 (Han (red) ahead)" for a janggi position."""
+    totals = {"cho": 0.0, "han": 1.5}
+    for ch in fen.split()[0]:
+        if ch.lower() in JANGGI_POINTS:
+            totals["cho" if ch.isupper() else "han"] += JANGGI_POINTS[ch.lower()]
+    leader = "Cho (blue)" if totals["cho"] > totals["han"] else "Han (red)"
+    return f"Cho {totals['cho']:g}, Han {totals['han']:g} ({leader} ahead)"
 
 
 def choose_notation(page: Page, variant: str) -> None:
@@ -255,9 +266,17 @@ def open_room(pair: Friends, variant: str, names: tuple[str, str] | None = None)
 
 
 def check_setup_panel(page: Page) -> None:
-    """J3 in a room: the four setups as pictures (four pieces each), inside their card."""
+    """J3 in a room: the four setups as pictures (four pieces each), inside their card, and
+    the board shows the setup being picked."""
     pills = page.locator("[data-setup] .setup-pill")
     expect(pills).to_have_count(4)
+    you = room_data(page)["you"]
+    points = ["b1", "c1", "g1", "h1"] if you == "cho" else ["h10", "g10", "c10", "b10"]
+    page.check("[data-setup] input[value=EHHE]")
+    letters = [piece_at(page, point) for point in points]
+    assert [(letter or "").upper() for letter in letters] == ["B", "N", "N", "B"], letters
+    page.check("[data-setup] input[value=HEHE]")
+    assert (piece_at(page, points[0]) or "").upper() == "N"
     panel = page.locator(".side-panel").bounding_box()
     assert panel
     for index in range(4):
@@ -323,7 +342,7 @@ def test_a_room_shows_the_game_as_the_ai_screen_does_U6_Q5_Q7_R3(
         for text in scenario["moves"]:
             page = room_turn_page(pages)
             if text == "pass":
-                pass_with_confirmation(page, "Cho 72, Han 73.5 (Han (red) ahead)")
+                pass_with_confirmation(page, janggi_totals_text(make_board("janggi").fen()))
             else:
                 move(page, text)
             played.append(text)
@@ -390,15 +409,17 @@ def test_the_ai_screen_shows_what_its_state_says_U6_Q5_Q7(
         if variant == "janggi":
             query += "&setup=HEHE"
         open_page(page, f"/play/ai?{query}")
-        for _ in range(3):
+        for step in range(3):
             wait_my_turn(page)
             state = server_state(page)
             if state["status"] != "ongoing":
                 break
             expect_screen(page, expected_from_state(state, NOTATION[variant]))
-            if variant == "janggi" and state["ply"] == 0:
-                pass_with_confirmation(page, "Cho 72, Han 73.5 (Han (red) ahead)")
-                page.wait_for_selector("[data-game]:not([data-ply='0'])")
+            if variant == "janggi" and step == 2:
+                # J6, J8: the AI may pass in reply and end the game: the question says so.
+                ply = state["ply"]
+                pass_with_confirmation(page, janggi_totals_text(state["fen"]))
+                page.wait_for_selector(f"[data-game]:not([data-ply='{ply}'])")
                 continue
             play(page, ai_move(state))
         wait_my_turn(page)

@@ -286,6 +286,7 @@ export class PlayView {
   /** The pieces to draw: the confirmed position, a move on its way, a move to confirm, and
    * at the end of a jieqi game every face-down piece face up (Q5). */
   displayedPlacement() {
+    if (!this.state && this.host.placeholder) return this.host.placeholder();
     const past = this.review?.shown(); // a position the player stepped back to
     const pieces = placementFromFen(past?.fen ?? this.state?.fen ?? "");
     const moving = past ? null : this.preview || (this.pending && this.link === "online" ? this.pending.move : null);

@@ -188,6 +188,7 @@ export class RoomScreen {
         ? t("room.points_won", { points: s.points_awarded }) : ""),
       heading: () => t("room.heading", { variant: t(`variant.${this.room.variant}`) }),
       onRender: () => this.renderRoom(),
+      placeholder: () => this.setupPreview(),
     });
     this.build();
     this.socket = new PlaySocket(`/ws/rooms/${encodeURIComponent(room.id)}`, {
@@ -397,11 +398,41 @@ export class RoomScreen {
     const choice = setupChoice("room-setup", "room.setup_heading", "room", this.room.you === cho);
     choice.dataset.setup = "";
     form.append(choice, el("button", { type: "submit", class: "button primary", "data-action": "choose-setup" }, t("room.choose_setup")));
+    form.addEventListener("change", () => this.view.board.setPieces(this.setupPreview()));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.act("setup", { setup: new FormData(form).get("room-setup") });
     });
     this.lobby.append(form);
+    if (!this.state) this.view.board.setPieces(this.setupPreview());
+  }
+
+  /** J3: while the setups are chosen, the board shows the janggi start with each setup
+   * known so far (Han's once chosen, and the one this player is picking). */
+  setupPreview() {
+    const pieces = new Map();
+    const setup = this.room.setup;
+    if (!setup) return pieces;
+    const back = "RNBAKABNR";
+    for (const [index, file] of [..."abcdefghi"].entries()) {
+      const letter = back[index];
+      if (letter === "K") continue;
+      if ("RA".includes(letter)) {
+        pieces.set(`${file}1`, letter);
+        pieces.set(`${file}10`, letter.toLowerCase());
+      }
+    }
+    pieces.set("e2", "K").set("e9", "k").set("b3", "C").set("h3", "C").set("b8", "c").set("h8", "c");
+    for (const file of "acegi") pieces.set(`${file}4`, "P").set(`${file}7`, "p");
+    const picking = this.lobby?.querySelector("input[name=room-setup]:checked")?.value;
+    const mine = setup.turn === this.room.you ? picking : null;
+    const han = setup.han || (this.room.you === "han" ? mine : null);
+    const cho = this.room.you === "cho" ? mine : null;
+    const letter = (kind) => (kind === "H" ? "N" : "B");
+    // Read from each player's own left: Cho's from file a, Han's from file i.
+    if (cho) ["b1", "c1", "g1", "h1"].forEach((point, i) => pieces.set(point, letter(cho[i])));
+    if (han) ["h10", "g10", "c10", "b10"].forEach((point, i) => pieces.set(point, letter(han[i]).toLowerCase()));
+    return pieces;
   }
 
   // R5: the button says why an offer is not possible now instead of letting the server refuse.
