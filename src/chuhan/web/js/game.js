@@ -149,7 +149,7 @@ export class GameScreen {
         if (setup[han]) query.set("setup_other", setup[han]);
       } else if (setup[s.you]) query.set("setup", setup[s.you]);
       if (s.options?.bikjang === "points") query.set("bikjang", "points");
-    }
+    } else if (s.options?.rules === "wxf") query.set("rules", "wxf");
     return `/play/${this.isLocal ? "local" : "ai"}?${query}`;
   }
 
