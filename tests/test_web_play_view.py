@@ -453,10 +453,24 @@ def test_the_ai_screen_shows_what_its_state_says_U6_Q5_Q7(
 def test_one_device_game_shows_check_captures_and_korean_moves_P6_U6(web_page: Page) -> None:
     """The same scenarios on one device (P6): both sides played on one screen."""
     for variant in ("xiangqi", "janggi"):
-        open_page(web_page, "/")
-        choose_notation(web_page, variant)
         query = "&setup=HEHE&setup_other=HEHE" if variant == "janggi" else ""
         open_page(web_page, f"/play/local?variant={variant}{query}")
+        # U6: the settings offer WXF and Chinese for xiangqi and jieqi, Korean for janggi.
+        web_page.click("[data-action=settings]")
+        dialog = web_page.locator("dialog[data-settings-dialog]")
+        options = "e => [...e.options].map(o => o.value)"
+        assert dialog.locator("#settings-notation").evaluate(options) == [
+            "coordinates",
+            "wxf",
+            "chinese",
+        ]
+        assert dialog.locator("#settings-janggi-notation").evaluate(options) == [
+            "coordinates",
+            "korean",
+        ]
+        select = "#settings-janggi-notation" if variant == "janggi" else "#settings-notation"
+        dialog.locator(select).select_option(NOTATION[variant])
+        dialog.locator("[data-action=close]").click()
         scenario = SCENARIOS[variant]
         for text in scenario["moves"]:
             if text == "pass":

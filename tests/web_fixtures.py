@@ -103,7 +103,10 @@ def play(page: Page, move: str) -> None:
     assert match, move
     click_point(page, match[1])
     click_point(page, match[2])
-    page.wait_for_selector(f"[data-game][data-ply='{ply + 1}']")
+    # Against the AI its reply may come in the same instant: wait for "past", not "at".
+    page.wait_for_function(
+        "ply => Number(document.querySelector('[data-game]').dataset.ply) > ply", arg=ply
+    )
 
 
 def server_state(page: Page) -> dict:
