@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -69,6 +70,8 @@ class Servers:
             REDIS_URL=REDIS_URL,
             CHUHAN_REDIS_PREFIX=f"chuhan-load-{run}",
             CHUHAN_AI_WORKERS="1",
+            # Every simulated player connects from loopback: one address, thousands of sockets.
+            CHUHAN_CONNECTIONS_PER_ADDRESS="1000000",
         )
         self.processes: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
@@ -213,10 +216,11 @@ class Seat:
                 await self.send("ready")  # the next game in the same room
             return
         ply = state["ply"]
-        if state["turn"] != self.side or self.sent_ply == ply or not stats.moving:
-            return
+        legal = state.get("legal_moves") or []
+        if state["turn"] != self.side or self.sent_ply == ply or not stats.moving or not legal:
+            return  # (no legal moves: the move just made ends the game; its end comes next)
         self.sent_ply = ply
-        move = self.rng.choice(sorted(state["legal_moves"]))
+        move = self.rng.choice(sorted(legal))
         game_id = state["id"]
         await asyncio.sleep(think * self.rng.uniform(0.5, 1.5))
         if not stats.moving:
@@ -226,16 +230,26 @@ class Seat:
 
 
 async def seat_pair(
-    urls: list[str], index: int, rng: random.Random, limit: asyncio.Semaphore
+    urls: list[str],
+    index: int,
+    rng: random.Random,
+    limit: asyncio.Semaphore,
+    stats: Stats,
+    think: float,
+    runners: list[asyncio.Task[None]],
 ) -> tuple[Seat, Seat]:
-    """A room made on one instance, joined on the other; both sockets open and ready."""
+    """A room made on one instance, joined on the other; both sockets open, each served by
+    its runner from then on (it answers the server's probes while the others are seated)."""
     first, second = urls[index % len(urls)], urls[(index + 1) % len(urls)]
+    # A connection per request: the server closes keep-alive connections idle for 5 s, and
+    # a loaded machine may take that long between two requests of one player.
+    fresh = httpx.Limits(max_keepalive_connections=0)
     async with limit:
-        async with httpx.AsyncClient(base_url=first, timeout=60) as creator:
+        async with httpx.AsyncClient(base_url=first, timeout=60, limits=fresh) as creator:
             (await creator.get("/api/me")).raise_for_status()
             room = (await creator.post("/api/rooms", json={"variant": "xiangqi"})).json()
             creator_cookie = creator.cookies[COOKIE]
-        async with httpx.AsyncClient(base_url=second, timeout=60) as friend:
+        async with httpx.AsyncClient(base_url=second, timeout=60, limits=fresh) as friend:
             (await friend.get("/api/me")).raise_for_status()
             (await friend.post(f"/api/rooms/invite/{room['invite']}")).raise_for_status()
             friend_cookie = friend.cookies[COOKIE]
@@ -245,6 +259,7 @@ async def seat_pair(
         )
         for seat in seats:
             await seat.open()
+            runners.append(asyncio.create_task(seat.run(stats, think)))
         seats[0].opponent, seats[1].opponent = seats[1], seats[0]
         return seats
 
@@ -275,19 +290,32 @@ async def play(
     seed: int,
     servers: Any = None,
     ramp: float = 0.0,
+    idle: float = 0.0,
+    concurrency: int = 64,
 ) -> Stats:
     rng = random.Random(seed)
     stats = Stats()
-    limit = asyncio.Semaphore(32)
+    limit = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
-    pairs = await asyncio.gather(*(seat_pair(urls, i, rng, limit) for i in range(games)))
+    runners: list[asyncio.Task[None]] = []
+    pairs = await asyncio.gather(
+        *(seat_pair(urls, i, rng, limit, stats, think, runners) for i in range(games))
+    )
     print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
     seats = [seat for pair in pairs for seat in pair]
-    runners = [asyncio.create_task(seat.run(stats, think)) for seat in seats]
+    if servers is not None and idle > 0:  # what the seated sockets cost with no game going on
+        cpu_before = cpu_seconds(servers.pids())
+        await asyncio.sleep(idle)
+        after = cpu_seconds(servers.pids())
+        idle_cpu = sum(t - cpu_before.get(pid, 0.0) for pid, t in after.items())
+        stats.idle_cpu_per_socket = idle_cpu / idle / len(seats)  # type: ignore[attr-defined]
     for index, seat in enumerate(seats):  # games begin spread over ``ramp`` seconds
         await seat.send("ready")
         if index % 2:
             await asyncio.sleep(ramp / games)
+    waited = time.perf_counter()
+    while stats.games_started < games and time.perf_counter() - waited < 120:
+        await asyncio.sleep(0.2)  # every game has begun before the window opens
     stats.moves = 0  # measured from here: every game has begun
     stats.latencies.clear()
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
@@ -347,6 +375,15 @@ def report(label: str, stats: Stats, seconds: float) -> tuple[float, float]:
     return p50, p99
 
 
+def raise_open_files() -> int:
+    """Thousands of sockets: the soft open-file limit raised to the hard one (the servers
+    started from here inherit it). Returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -354,9 +391,17 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds per move")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--ramp", type=float, default=30.0, help="seconds to start all games")
+    parser.add_argument(
+        "--idle", type=float, default=15.0, help="seconds to measure the seated sockets idle"
+    )
+    parser.add_argument("--concurrency", type=int, default=64, help="pairs seated at once")
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
     args = parser.parse_args()
+    open_files = raise_open_files()
+    needed = 2 * args.games + 200  # the simulated players' sockets (a server holds half)
+    if open_files < needed:
+        raise SystemExit(f"open-file limit {open_files} < {needed}: raise it (ulimit -Hn)")
 
     servers = None
     with tempfile.TemporaryDirectory(prefix="chuhan-load-") as temp_dir:
@@ -372,7 +417,17 @@ def main() -> None:
             anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
             stats = asyncio.run(
-                play(urls, args.games, args.seconds, args.think, args.seed, servers, args.ramp)
+                play(
+                    urls,
+                    args.games,
+                    args.seconds,
+                    args.think,
+                    args.seed,
+                    servers,
+                    args.ramp,
+                    args.idle,
+                    args.concurrency,
+                )
             )
             load = os.getloadavg()
             _, p99 = report(f"{args.games} games", stats, args.seconds)
@@ -393,6 +448,16 @@ def main() -> None:
                     f" PostgreSQL {database_cpu:.1f} s; idle sockets' probes and clocks included;"
                     f" the simulated clients {stats.client_cpu:.1f} s"  # type: ignore[attr-defined]
                 )
+                idle_cost = getattr(stats, "idle_cpu_per_socket", None)
+                if idle_cost is not None:
+                    sockets = 2 * args.games
+                    idle_share = idle_cost * sockets * args.seconds
+                    moving = max(0.0, server_cpu - idle_share) / max(1, stored)
+                    print(
+                        f"  idle (seated, no game, {args.idle:.0f} s): {idle_cost * 1e6:.0f} µs CPU"
+                        f" per socket per second ({idle_cost * sockets:.2f} s/s for {sockets});"
+                        f" the window less that: {moving * 1000:.1f} ms per move"
+                    )
                 for problem in problems[:10]:
                     print(f"    {problem}")
         finally:

@@ -101,11 +101,19 @@ def start_board(game: GameRecord) -> Board:
     return make_board(game.variant, fen, **board_options(game))
 
 
+# An instance holds thousands of games at once (issue 15's goal: 5,000 online games, each
+# followed on two instances): a cache smaller than that thrashes, and then every event
+# replays its game from the start (its notation too: every earlier position). A board is
+# about 1.7 KB; each game needs its last position or two.
+CACHED_POSITIONS = 32_768
+CACHED_GAMES = 16_384
+
+
 class BoardCache:
     """Recently built boards by (game, start, moves), so that a position one move on from a
     cached one costs one move, not a replay of the whole game. Thread-safe, bounded."""
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = CACHED_POSITIONS) -> None:
         self.size = size
         self._boards: OrderedDict[tuple[str, str, tuple[str, ...]], Board] = OrderedDict()
         self._lock = threading.Lock()
@@ -155,7 +163,7 @@ class NotationCache:
 
     NOTATIONS = {"xiangqi": ("wxf", "chinese"), "jieqi": ("wxf", "chinese"), "janggi": ("korean",)}
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = CACHED_GAMES) -> None:
         self.size = size
         self._written: OrderedDict[str, tuple[tuple[str, ...], dict[str, list[str]]]] = (
             OrderedDict()

@@ -47,6 +47,9 @@ def serve(host: str, port: int, data_dir: str) -> int:
         port=port,
         log_config=log_config(),
         ws_max_size=MAX_WEBSOCKET_FRAME,
+        # Messages are small JSON: compressing each costs CPU and a zlib context per socket
+        # (memory at thousands of sockets) for little gain.
+        ws_per_message_deflate=False,
         http=guarded_http_protocol(default_http_protocol(), guard),
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         # X-Forwarded-For and -Proto only from the configured proxies (none by default).

@@ -28,7 +28,8 @@ Environment variables (all optional):
   ``CHUHAN_PASSWORD_MAX_WAIT_SECONDS`` (10), ``CHUHAN_OPEN_ROOMS_PER_PLAYER`` (3): password
   attempts, joins and creations alike, per player, address block, room and site
   (``rooms/ratelimit.py``),
-  ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5).
+  ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5),
+  ``CHUHAN_ROOM_PROBE_SECONDS`` (60: how often a room socket's lag is measured).
 
 Limits and exposure (SPEC Z3, Z5; README "Limits"):
 
@@ -88,6 +89,9 @@ class RoomSettings:
     # Z4, R7: every instance says it is alive this often; silent this long, it is dead.
     heartbeat_seconds: float = 1.0
     dead_after_seconds: float = 5.0
+    # R4: a room socket's round trip is measured this often (half of it is the lag
+    # allowance); each probe is a message each way on every socket, idle or not.
+    probe_seconds: float = 60.0
 
     @classmethod
     def from_env(cls) -> RoomSettings:
@@ -108,6 +112,7 @@ class RoomSettings:
             ),
             heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
             dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
+            probe_seconds=_env_float("CHUHAN_ROOM_PROBE_SECONDS", 60.0),
         )
 
 

@@ -47,7 +47,6 @@ from .rules import RoomError
 from .service import RoomService
 
 log = logging.getLogger("chuhan.rooms")
-PROBE_EVERY_SECONDS = 10.0
 NOT_FOUND_CLOSE = 4404
 DETACHED_CLOSE = 4409
 SERVER_STOPPING_CLOSE = 1012  # uvicorn closes every socket with it when the server stops
@@ -267,7 +266,7 @@ class RoomConnection:
                 await self.notice({"type": "probe", "n": number})
             except Exception:
                 return
-            await asyncio.sleep(PROBE_EVERY_SECONDS)
+            await asyncio.sleep(self.rooms.settings.probe_seconds)
 
     # ------------------------------------------------------------------ sending
 
