@@ -350,3 +350,11 @@ def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders
         client.cookies.clear()
         client.cookies.update(red_cookies)
         assert client.get(f"/api/games/{game_id}/positions").status_code == 200
+
+
+def test_a_share_token_in_the_review_page_address_is_kept_out_of_the_logs_z3():
+    from chuhan.server.logs import redact_path
+
+    assert redact_path("/review/AbC-123_tok") == "/review/…"
+    assert redact_path("/api/shared/AbC-123_tok") == "/api/shared/…"
+    assert redact_path("/api/games/g_1/record?share=AbC") == "/api/games/g_1/record"
