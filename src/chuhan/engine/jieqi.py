@@ -97,7 +97,9 @@ class JieqiSearcher(Searcher):
         attacked = board._attacked
         kings = board.kings
         reveal = fr in face_down
-        if reveal and (quiescence or depth <= 0):
+        # One ply from the horizon a reveal is valued without searching every identity: the
+        # chance nodes there cost most of the tree and their subtrees are single replies.
+        if reveal and (quiescence or depth <= 1):
             return self._reveal_estimate(code, outcomes)
         # A reveal costs the search one ply: chance nodes multiply the tree by the pool size.
         if reveal and depth >= 2:

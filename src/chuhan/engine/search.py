@@ -19,6 +19,7 @@ otherwise a draw (janggi: points, J9 — see :class:`VariantRules`).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,14 @@ FUTILITY_MARGIN = 150
 REVERSE_FUTILITY_MARGIN = 120
 DELTA_MARGIN = 200
 CONTEMPT = 25  # a draw counts this much below zero for the side that searches: play on
+# Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.2, at least 1.
+LMR = [[max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for m in range(128)]
+       for d in range(MAX_PLY + 2)]
+# The time manager (issue 19): a new iteration starts while the time used is under this share
+# of the move's budget, scaled up when the best move just changed or the score fell (an unclear
+# position) and down when the best move has held for several iterations or the reply is forced.
+SOFT_SHARE = 0.4
+HARD_SHARE = 0.85
 
 
 class SearchAborted(Exception):
@@ -253,7 +262,12 @@ class Searcher:
     # ------------------------------------------------------------------ ordering
 
     def _ordered(self, codes: list[int], tt_move: int, ply: int) -> list[int]:
-        b = self.board.squares
+        """The table's move, winning and even captures (MVV-LVA), killers, captures that lose
+        the capturer (a bigger piece taking a defended one: a cheap exchange test), history."""
+        board = self.board
+        b = board.squares
+        attacked = board._attacked
+        enemy = 1 - board.turn
         value = self.order_value
         history = self.history
         k1, k2 = self.killers[ply]
@@ -264,9 +278,14 @@ class Searcher:
             elif code == PASS_CODE:
                 k = -1
             else:
-                victim = b[code % NUM_POINTS]
+                to = code % NUM_POINTS
+                victim = b[to]
                 if victim:
-                    k = (1 << 30) + value[victim + 7] * 64 - value[b[code // NUM_POINTS] + 7] // 16
+                    gain = value[victim + 7]
+                    risk = value[b[code // NUM_POINTS] + 7]
+                    k = (1 << 30) + gain * 64 - risk // 16
+                    if risk > gain + 50 and attacked(to, enemy):
+                        k -= 3 << 28  # below the killers, above the quiet moves
                 elif code == k1:
                     k = (1 << 29) + 1
                 elif code == k2:
@@ -568,7 +587,9 @@ class Searcher:
                             and code != killers[0]
                             and code != killers[1]
                         ):
-                            reduction = 2 if legal > 10 and depth >= 5 else 1
+                            reduction = LMR[depth][min(legal, 127)] - pv_node
+                            if reduction > new_depth - 1:
+                                reduction = new_depth - 1
                         v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
                                           new_score, gives_check, True)
                         if v > alpha and (reduction or v < beta):
@@ -587,10 +608,10 @@ class Searcher:
             if v > best:
                 best = v
                 best_move = code
-                if ply == 0:
-                    self.root_best = code
-                    self.root_best_score = v
                 if v > alpha:
+                    if ply == 0:  # proved better than the window's floor: playable if cut off
+                        self.root_best = code
+                        self.root_best_score = v
                     alpha = v
                     flag = EXACT
                     if v >= beta:
@@ -660,6 +681,13 @@ class Searcher:
         best_move, best_score, reached = self._ordered(root_codes, 0, 0)[0], 0, 0
         pv: list[str] = [code_text(best_move)]
         previous = 0
+        stable = 0  # completed iterations in a row that kept the best move
+        movetime = self.limits.movetime
+        soft = 0.0
+        if movetime is not None:
+            soft = movetime * SOFT_SHARE
+            if in_check and len(root_codes) <= 3:
+                soft *= 0.5  # a forced reply: few evasions, little to think about
         for depth in range(1, self.limits.depth + 1):
             self.extension_cap = 2 * depth + 4
             self.root_best, self.root_best_score = 0, -INFINITE
@@ -681,11 +709,14 @@ class Searcher:
                 else:
                     v = self._search(depth, -INFINITE, INFINITE, 0, score, in_check, False)
             except SearchAborted:
-                # A move that already beat the previous best in this iteration is better.
-                if self.root_best and depth > 1 and self.root_best_score > best_score:
+                # A move this unfinished iteration proved above its window's floor is the
+                # deeper-searched choice (the previous best is searched first).
+                if self.root_best and depth > 1 and self.root_best != best_move:
                     best_move, best_score = self.root_best, self.root_best_score
                     pv = [code_text(best_move)]
                 break
+            stable = stable + 1 if self.root_best == best_move else 0
+            fell = depth > 4 and v < previous - 40
             best_move, best_score, reached, previous = self.root_best, v, depth, v
             pv = self.principal_variation(best_move, depth)
             if self.on_iteration is not None:
@@ -696,8 +727,16 @@ class Searcher:
                 break
             if len(root_codes) == 1 and self.limits.movetime is not None:
                 break
-            if self.deadline is not None:
-                elapsed = time.monotonic() - start
-                if elapsed > 0.45 * self.limits.movetime:  # type: ignore[operator]
+            if movetime is not None:
+                factor = 1.0
+                if depth >= 5:
+                    if stable == 0:
+                        factor = 1.8
+                    elif stable >= 4:
+                        factor = 0.6
+                    if fell:
+                        factor *= 1.5
+                budget = min(soft * factor, HARD_SHARE * movetime)
+                if time.monotonic() - start > budget:
                     break
         return best_move, best_score, reached, pv
