@@ -107,6 +107,34 @@ def general_safety(counts: Sequence[int]) -> int:
     return SAFETY_WEIGHT * ((4 - black_defenders) * red_attack - (4 - red_defenders) * black_attack)
 
 
+# How much of its lead a side keeps in an ending it cannot win (a right shift: 1/8).
+DRAWN_SHIFT = 3
+
+
+def cannot_win(counts: Sequence[int], side: int) -> bool:
+    """Whether ``side`` (0 first mover, 1 second) cannot win a xiangqi ending with what it has,
+    from piece counts (``counts[piece + 7]``): no chariot, horse, cannon or soldier at all, or a
+    lone chariot against both enemy advisors and both elephants (a known draw)."""
+    sign = 1 if side == 0 else -1
+    if counts[7 + sign * HORSE] or counts[7 + sign * CANNON] or counts[7 + sign * SOLDIER]:
+        return False
+    chariots = counts[7 + sign * CHARIOT]
+    if not chariots:
+        return True
+    return chariots == 1 and counts[7 - sign * ADVISOR] == 2 and counts[7 - sign * ELEPHANT] == 2
+
+
+def drawn_scaled(counts: Sequence[int], score: int) -> int:
+    """``score`` (first mover's view) shrunk to ``1 / 2**DRAWN_SHIFT`` when the side it favours
+    cannot win (:func:`cannot_win`), so the search neither trades into such an ending to keep a
+    paper lead nor avoids one when behind."""
+    if score > 0 and cannot_win(counts, 0):
+        return score >> DRAWN_SHIFT
+    if score < 0 and cannot_win(counts, 1):
+        return -((-score) >> DRAWN_SHIFT)
+    return score
+
+
 # Centipawns per point a piece can move to (empty or enemy): a boxed-in chariot or a horse
 # with blocked legs is worth less than a free one (issue 6: mobility).
 CHARIOT_MOBILITY = 4
@@ -195,7 +223,8 @@ class Evaluator:
     move ordering (MVV-LVA) and pruning margins; ``bias`` a constant added for the first mover
     (janggi: minus Han's 1.5 points); ``safety`` adds :func:`general_safety`;
     ``cannon_mobility`` is the cannon's weight in :func:`mobility`, which the search adds at
-    the leaves of its main search.
+    the leaves of its main search; ``endings`` scales leaves of known drawn endings
+    (:func:`drawn_scaled`, xiangqi).
     """
 
     def __init__(
@@ -205,11 +234,14 @@ class Evaluator:
         bias: int = 0,
         safety: bool = False,
         cannon_mobility: int = CANNON_MOBILITY,
+        endings: bool = False,
     ) -> None:
         self.tables = tables
         self.values = values
         self.bias = bias
         self.safety = safety
+        # Known drawn endings (drawn_scaled) at the leaves; needs the piece counts of ``safety``.
+        self.endings = endings and safety
         self.cannon_mobility = cannon_mobility
         # Ordering value by signed piece (index piece + 7), always positive.
         self.order_value: list[int] = [0] * 15
@@ -236,7 +268,7 @@ class Evaluator:
         return row[to] - row[fr] - self.tables[squares[to] + 7][to]
 
 
-XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES, safety=True)
+XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES, safety=True, endings=True)
 # A janggi cannon never slides without a screen: its free points are no measure of it.
 JANGGI_EVALUATOR = Evaluator(
     JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True, cannon_mobility=0

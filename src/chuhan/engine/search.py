@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
 from ..rules.wxf import cycle_loser
-from .evaluation import MOBILITY_MARGIN, Evaluator, general_safety, mobility, piece_counts
+from .evaluation import (
+    MOBILITY_MARGIN,
+    Evaluator,
+    drawn_scaled,
+    general_safety,
+    mobility,
+    piece_counts,
+)
 
 MATE = 30_000
 MATE_BOUND = MATE - 1_000
@@ -146,6 +153,7 @@ class Searcher:
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
         self.safety = evaluator.safety
+        self.endings = evaluator.endings
         self.root_side = board.turn
         # J7 with the "points" option: the move that makes the generals face each other ends
         # the game on points (a position already facing at the root cannot arise otherwise).
@@ -303,8 +311,15 @@ class Searcher:
 
         Lazy: a leaf whose score lies further than ``MOBILITY_MARGIN`` outside the window is
         decided by material alone, so mobility is only counted where it can change the choice.
-        The quiescence search below carries the sum unchanged through its captures.
+        The quiescence search below carries the sum unchanged through its captures. In an
+        ending the side ahead cannot win, the whole sum shrinks (``drawn_scaled``).
         """
+        if self.endings:
+            scaled = drawn_scaled(self.counts, score)
+            if scaled != score:
+                board = self.board
+                moves = mobility(board.squares, board.SLIDER_RAYS, self.evaluator.cannon_mobility)
+                return drawn_scaled(self.counts, score + moves)
         static = score if self.board.turn == 0 else -score
         if static <= alpha - MOBILITY_MARGIN or static >= beta + MOBILITY_MARGIN:
             return score
