@@ -358,3 +358,56 @@ def test_a_share_token_in_the_review_page_address_is_kept_out_of_the_logs_z3():
     assert redact_path("/review/AbC-123_tok") == "/review/…"
     assert redact_path("/api/shared/AbC-123_tok") == "/api/shared/…"
     assert redact_path("/api/games/g_1/record?share=AbC") == "/api/games/g_1/record"
+
+
+def test_share_links_and_a_cut_short_analysis_on_sqlite_and_postgresql(tmp_path, database):
+    """The review tables behave alike on both databases; an analysis whose task was lost (a
+    restart) goes on from the positions it had stored when it is asked for again."""
+    from datetime import timedelta as later
+
+    from sqlalchemy import update
+
+    from chuhan.server.tables import game_analyses
+
+    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=300, database=database) as (
+        client,
+        ai,
+        store,
+    ):
+        game = _play_local(client, CANNON_MATE)
+        token = client.post(f"/api/games/{game['id']}/share").json()["token"]
+        assert client.post(f"/api/games/{game['id']}/share").json()["token"] == token
+        done = _analysis_done_after_post(client, game["id"])
+        first_run = len([job for job in ai.jobs if job.kind == "analysis"])
+        assert first_run == 6
+        # As if the server had stopped after three positions, 40 seconds ago.
+        with store.engine.begin() as conn:
+            conn.execute(
+                update(game_analyses)
+                .where(game_analyses.c.game_id == game["id"])
+                .values(
+                    status="running",
+                    evaluations=_stored_evaluations(store, game["id"])[:3],
+                    updated_at=utcnow() - later(seconds=40),
+                )
+            )
+        cut = client.get(f"/api/games/{game['id']}/analysis").json()  # asks: it goes on
+        assert cut["status"] in ("running", "done") and cut["progress"] >= 0.5
+        again = _analysis_done(client, game["id"])
+        assert [p["ply"] for p in again["plies"]] == [p["ply"] for p in done["plies"]]
+        assert len([job for job in ai.jobs if job.kind == "analysis"]) == first_run + 3
+        _stranger(client)
+        assert client.get(f"/api/shared/{token}").json()["moves"] == CANNON_MATE
+
+
+def _stored_evaluations(store: Store, game_id: str) -> list[dict[str, Any]]:
+    from sqlalchemy import select
+
+    from chuhan.server.tables import game_analyses
+
+    with store.engine.connect() as conn:
+        return list(
+            conn.execute(
+                select(game_analyses.c.evaluations).where(game_analyses.c.game_id == game_id)
+            ).scalar_one()
+        )
