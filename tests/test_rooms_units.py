@@ -143,6 +143,37 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
     second.dispose()
 
 
+def test_a_move_on_an_instance_that_missed_the_next_game_plays_in_that_game_R3_Z1(
+    database: tuple[str, str | None],
+) -> None:
+    """An instance starts a game action from the room as it last saw it: when another
+    instance began the next game meanwhile (and the news has not come), the move still
+    lands in the new game, not the old one."""
+    url, schema = database
+    first, second = _stores(url, schema)
+    services = [RoomService(_games(store), RoomSettings()) for store in (first, second)]
+
+    async def scenario() -> None:
+        creator, _ = await services[0].games.new_player()
+        friend, _ = await services[0].games.new_player()
+        room = await services[0].create(creator, "xiangqi", "off", None)
+        await services[1].take_seat(friend, room.id)
+        await services[0].ready(creator, room.id)
+        old = await services[1].ready(friend, room.id)
+        await services[0].resign(creator, room.id)  # instance 0 last saw the old game
+        await services[1].ready(creator, room.id)
+        new = await services[1].ready(friend, room.id)
+        assert new.game_id is not None and new.game_id != old.game_id and new.sides
+        red = creator if new.sides[0] == creator.id else friend
+        after = await services[0].move(red, room.id, 0, "h3e3")
+        assert after.id == new.game_id and after.moves == ["h3e3"]
+        await asyncio.gather(*(s.stop() for s in services))
+
+    asyncio.run(scenario())
+    first.dispose()
+    second.dispose()
+
+
 def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_restart_R4(
     tmp_path: Path,
 ) -> None:

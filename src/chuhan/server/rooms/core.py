@@ -7,6 +7,7 @@ room's hub topic; a change computed from a stale copy is decided again on a fres
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from ..settings import RoomSettings
 
 RETRIES = 20
+KNOWN_ROOMS = 32_768  # rooms remembered per instance (each followed by its sockets)
 
 
 def room_key(room_id: str) -> str:
@@ -34,6 +36,10 @@ class RoomCore:
         self.store = RoomStore(games.store)
         self.instance_id = instance_id  # marks the seats its connections hold (R7)
         self.closing = False
+        # Each room as last read or stored here. A socket of the room on this instance
+        # reads it again on every change announced (from any instance), so a game action
+        # may start from it without a read (and reads once more if it was out of date).
+        self._known: OrderedDict[str, RoomRecord] = OrderedDict()
 
     @property
     def hub(self) -> Hub:
@@ -41,6 +47,26 @@ class RoomCore:
 
     async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.games.db(fn, *args)
+
+    def remember(self, room: RoomRecord) -> None:
+        known = self._known.get(room.id)
+        if known is not None and known.version > room.version:
+            return
+        self._known[room.id] = room
+        self._known.move_to_end(room.id)
+        while len(self._known) > KNOWN_ROOMS:
+            self._known.popitem(last=False)
+
+    def known(self, room_id: str) -> RoomRecord | None:
+        """The room as this instance last read or stored it (perhaps out of date)."""
+        return self._known.get(room_id)
+
+    async def read_room(self, room_id: str) -> RoomRecord | None:
+        """The room as stored now (remembered)."""
+        room: RoomRecord | None = await self.db(self.store.get, room_id)
+        if room is not None:
+            self.remember(room)
+        return room
 
     async def current_game(self, room: RoomRecord) -> GameRecord | None:
         if room.game_id is None:
@@ -56,7 +82,7 @@ class RoomCore:
         Returns the room as stored (as read when ``decide`` changed nothing). Raises
         RoomError ``not_found``, ``busy`` or ``decide``'s own refusal."""
         for _ in range(RETRIES):
-            room = await self.db(self.store.get, room_id)
+            room = await self.read_room(room_id)
             if room is None:
                 raise RoomError("not_found", "no such room", 404)
             after = decide(room)
@@ -66,6 +92,7 @@ class RoomCore:
                 stored: RoomRecord = await self.db(self.store.replace, room, after)
             except StaleRoomError:
                 continue
+            self.remember(stored)
             await self.hub.publish(room_key(room_id), stored.version)
             return stored
         raise RoomError("busy", "the room is changing too fast; retry", 503)

@@ -81,7 +81,7 @@ class ClockKeeper:
                 ):
                     moment: datetime | None = clocks.due(hint.options["clock"])[0]
                 else:
-                    room = await self.core.db(self.core.store.get, room_id)
+                    room = await self.core.read_room(room_id)
                     if room is None or not room.is_open:
                         return
                     moment = await self._next_moment(room)

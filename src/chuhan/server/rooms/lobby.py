@@ -218,8 +218,7 @@ class Lobby:
 
         Raises RoomError ``not_found`` (also for a room the player has no seat in).
         """
-        store = self.core.store
-        room = await self.core.db(store.get, room_id) if len(room_id) <= MAX_ROOM_ID else None
+        room = await self.core.read_room(room_id) if len(room_id) <= MAX_ROOM_ID else None
         if room is None or room.seat_of(player.id) is None:
             raise RoomError("not_found", "no such room, or you have no seat in it", 404)
         return room

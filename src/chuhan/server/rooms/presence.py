@@ -160,7 +160,7 @@ class Presence:
                 return rules.presence(g, away, sides, utcnow(), news)
 
             await self.apply(room, decide)
-            fresh = await self.core.db(self.core.store.get, room.id)
+            fresh = await self.core.read_room(room.id)
             if fresh is None or rules.both_away(fresh) == away:
                 return
             room = fresh

@@ -271,7 +271,7 @@ class RoomConnection:
     # ------------------------------------------------------------------ sending
 
     async def _send_room(self, follow: bool = True) -> None:
-        room = await self.rooms.db(self.rooms.store.get, self.room_id)
+        room = await self.rooms.read_room(self.room_id)
         if room is None:
             return
         seat = room.seat_of(self.player.id)
@@ -326,10 +326,11 @@ class RoomConnection:
         change during it, so the answer is kept for that game once the room names it."""
         if self._side is not None and self._side[0] == self.game_id:
             return self._side[1]
-        room = await self.rooms.db(self.rooms.store.get, self.room_id)
+        room = await self.rooms.read_room(self.room_id)
         side = room.side_of(self.player.id) if room is not None else None
-        if room is not None and side is not None and room.game_id == self.game_id:
-            self._side = (room.game_id, side)
+        game_id = room.game_id if room is not None else None
+        if game_id is not None and side is not None and game_id == self.game_id:
+            self._side = (game_id, side)
         return side
 
     async def _catch_up(self, news: News | None = None) -> None:
@@ -412,7 +413,7 @@ class RoomConnection:
             async with self._lock:
                 await self._send_room(follow=False)
                 if self.holds_seat:
-                    room = await rooms.db(rooms.store.get, room_id)
+                    room = await rooms.read_room(room_id)
                     if room is not None and room.game_id is not None:
                         same = isinstance(message, RoomHello) and message.game_id == room.game_id
                         last_seq = message.last_seq if isinstance(message, RoomHello) else None

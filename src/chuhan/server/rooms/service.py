@@ -145,6 +145,10 @@ class RoomService:
     async def room_for(self, player: Player, room_id: str) -> RoomRecord:
         return await self.lobby.room_for(player, room_id)
 
+    async def read_room(self, room_id: str) -> RoomRecord | None:
+        """The room as stored now (remembered for the next game action here)."""
+        return await self.core.read_room(room_id)
+
     async def leave(self, player: Player, room_id: str) -> None:
         """R8: give up the seat (resigning a game in progress); the last one closes the room."""
         room = await self.room_for(player, room_id)
@@ -288,10 +292,21 @@ class RoomService:
     async def _act(self, player: Player, room_id: str, act: Action) -> GameRecord:
         """Apply a player's game action, unless their time already ran out (Z1).
 
+        It starts from the room as this instance knows it (no read: its sockets read every
+        change), and once more from a fresh read if that was out of date (a new game).
         Raises GameActionError ``not_now`` (no game), ``game_over``, ``time_out`` or the
         action's own refusal.
         """
-        room = await self.room_for(player, room_id)
+        known = self.core.known(room_id)
+        if known is not None and known.seat_of(player.id) is not None:
+            try:
+                return await self._act_in(known, player, act)
+            except RoomError as exc:
+                if exc.code not in ("not_now", "game_over"):
+                    raise
+        return await self._act_in(await self.room_for(player, room_id), player, act)
+
+    async def _act_in(self, room: RoomRecord, player: Player, act: Action) -> GameRecord:
         side = room.side_of(player.id)
         if room.game_id is None or side is None or room.setup is not None:
             raise RoomError("not_now", "no game is in progress in this room")
@@ -351,7 +366,7 @@ class RoomService:
                 await self._setup_step(room.id, None, JANGGI_DEFAULT_SETUP)
                 return
             # A pause is only honoured while both players are really away (R7).
-            fresh = await self.db(self.store.get, room.id) or room
+            fresh = await self.core.read_room(room.id) or room
             await self.presence.settle(fresh)
             news = self.news(fresh)
             await self._apply(
