@@ -41,18 +41,22 @@ FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
 
 
 def hundred_ply_game(seed: int = 1) -> list[str]:
-    """100 plies of seeded self-play (beginner, a fixed node budget) that do not end."""
-    for attempt in range(50):
-        board = make_board("xiangqi")
-        moves: list[str] = []
-        while len(moves) < 100 and board.outcome() is None:
-            level = "intermediate" if len(moves) % 2 else "beginner"
-            move = str(choose_move(board, level, seed=seed * 1000 + attempt, nodes=1500).move)
+    """100 plies of seeded self-play (beginner against intermediate, a fixed node budget);
+    a move that would end the game is replaced by the first legal one that does not."""
+    board = make_board("xiangqi")
+    moves: list[str] = []
+    while len(moves) < 100:
+        level = "intermediate" if len(moves) % 2 else "beginner"
+        chosen = str(choose_move(board, level, seed=seed * 1000 + len(moves), nodes=1500).move)
+        for move in [chosen, *sorted(str(m) for m in board.legal_moves)]:
             board.push(move)
-            moves.append(move)
-        if len(moves) == 100 and board.outcome() is None:
-            return moves
-    raise RuntimeError("no 100-ply game found")
+            if board.outcome() is None and board.legal_moves:
+                break
+            board.pop()
+        else:
+            raise RuntimeError(f"every move ends the game after {len(moves)} plies")
+        moves.append(move)
+    return moves
 
 
 def time_engine(moves: list[str], nodes: int, engine: str | None) -> tuple[float, str]:
