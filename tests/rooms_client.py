@@ -29,6 +29,7 @@ from websockets.sync.client import connect
 
 from chuhan.rules import make_board
 from chuhan.server.protocol import check_server_message
+from client_events import EVENTS, is_game_event
 
 WAIT = 10.0
 _devices = itertools.count(1)
@@ -185,21 +186,31 @@ class Player:
     def join_invite(self, invite: str) -> httpx.Response:
         return self.http.post(f"/api/rooms/invite/{invite}")
 
-    def open(self, room_id: str, hello: bool = True, **fields: Any) -> RoomSocket:
+    def open(
+        self,
+        room_id: str,
+        hello: bool = True,
+        holding: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> RoomSocket:
+        """A room socket; ``holding``: the game state a reconnecting client holds."""
         url = self.base_url.replace("http", "ws", 1) + f"/ws/rooms/{room_id}"
         ws = connect(url, additional_headers={"Cookie": self.cookie}).__enter__()
-        room_socket = RoomSocket(ws)
+        room_socket = RoomSocket(ws, holding)
         if hello:
             room_socket.request("hello", **{"device": self.device, **fields})
         return room_socket
 
 
 class RoomSocket:
-    """One room socket: every message received, in order, and a way to wait for more."""
+    """One room socket: every message received, in order, and a way to wait for more.
+
+    Each game event's ``state`` is the state a browser holds after it, folded by the
+    client's own applyEvent (events.js); ``raw`` keeps the messages as they came."""
 
     _ids = itertools.count(1)
 
-    def __init__(self, ws: Any) -> None:
+    def __init__(self, ws: Any, holding: dict[str, Any] | None = None) -> None:
         self.ws = ws
         self.messages: list[dict[str, Any]] = []
         self.raw: list[str] = []
@@ -207,6 +218,7 @@ class RoomSocket:
         self.closed = False
         self.answer_probes = True
         self.invalid: list[str] = []  # messages that do not fit the protocol's models
+        self.folded = holding  # the game state as a browser holds it
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -220,6 +232,9 @@ class RoomSocket:
                     check_server_message(message)  # every message fits docs/protocol.md (Z5)
                 except ValueError as exc:
                     self.invalid.append(f"{text}: {exc}")
+                if is_game_event(message):  # "state": what the client holds after it
+                    self.folded = EVENTS.apply(self.folded, message)
+                    message["state"] = self.folded
                 if message.get("type") == "probe" and self.answer_probes:
                     self.send("probe", n=message["n"])
                 with self._changed:

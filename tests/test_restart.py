@@ -18,6 +18,7 @@ import pytest
 from websockets.sync.client import connect
 
 from chuhan.server.storage import Store
+from client_events import EVENTS, is_game_event
 from rooms_client import ServerProcess, server_environment
 
 pytestmark = pytest.mark.timeout(120)
@@ -44,6 +45,7 @@ class Socket:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.count = 0
+        self.folded: dict[str, Any] | None = None
 
     def send(self, kind: str, **fields: Any) -> str:
         self.count += 1
@@ -55,6 +57,9 @@ class Socket:
         while True:
             message = json.loads(self.ws.recv(timeout=60))
             assert message["type"] != "error", message
+            if is_game_event(message):  # the state a browser holds after it (events.js)
+                self.folded = EVENTS.apply(self.folded, message)
+                message["state"] = self.folded
             if predicate(message):
                 return dict(message)
 

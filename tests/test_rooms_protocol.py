@@ -340,7 +340,8 @@ def test_reconnection_after_a_dropped_socket_continues_exactly_R7(
     play(sockets, QUIET[:2])
     red = sockets["red"]
     game_id = red.state()["id"]  # type: ignore[index]
-    seen = red.state()["seq"]  # type: ignore[index]
+    held = red.state()
+    seen = held["seq"]  # type: ignore[index]
     mark = len(sockets["black"].messages)
     red.close()
     # The friend sees red away; the room stays open and red's clock runs on.
@@ -351,7 +352,7 @@ def test_reconnection_after_a_dropped_socket_continues_exactly_R7(
         ),
         start=mark,
     )
-    back = red_player.open(room["id"], game_id=game_id, last_seq=seen)
+    back = red_player.open(room["id"], holding=held, game_id=game_id, last_seq=seen)
     # Only what was missed is replayed: no full state when nothing was missed.
     assert not [m for m in back.messages if m.get("type") == "state"]
     sockets["red"] = back
@@ -364,10 +365,11 @@ def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Pa
     sockets, room, (red_player, _) = new_game(url)
     play(sockets, QUIET[:1])
     red = sockets["red"]
-    seen, game_id = red.state()["seq"], red.state()["id"]  # type: ignore[index]
+    held = red.state()
+    seen, game_id = held["seq"], held["id"]  # type: ignore[index]
     red.close()
     assert sockets["black"].request("move", ply=1, move=QUIET[1])["type"] == "ack"
-    back = red_player.open(room["id"], game_id=game_id, last_seq=seen)
+    back = red_player.open(room["id"], holding=held, game_id=game_id, last_seq=seen)
     missed = back.wait_for(lambda m: m.get("type") == "move")
     assert missed["seq"] == seen + 1 and missed["move"] == QUIET[1]
     assert not [m for m in back.messages if m.get("type") == "state"]

@@ -190,6 +190,7 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     on_c = other_side(on_a)
     play(sockets, OPENING[:4])
     last_seq = max(m["seq"] for m in game_events(sockets[on_c], game.game_id))
+    held = sockets[on_c].state()
     # Also on C: a game against the advanced AI, killed while the AI thinks (about 2 s).
     ai_owner = httpx.Client(base_url=c.url, timeout=10)
     body = {"kind": "ai", "variant": "xiangqi", "level": "advanced", "color": "red"}
@@ -202,7 +203,7 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
         assert sockets["red"].request("move", ply=4, move=OPENING[4])["type"] == "ack"
     # C's player comes back through B (same device: the seat is theirs again at once, R7).
     returned = open_room(
-        game.players[on_c], b, game.room_id, game_id=game.game_id, last_seq=last_seq
+        game.players[on_c], b, game.room_id, held, game_id=game.game_id, last_seq=last_seq
     )
     sockets[on_c] = returned
     if on_c == "red":

@@ -148,11 +148,18 @@ def game_socket(instance: Instance, game_id: str, cookie: str) -> Iterator[RoomS
         yield sock
 
 
-def open_room(player: Player, instance: Instance, room_id: str, **hello: Any) -> RoomSocket:
-    """The player's room socket on ``instance`` (maybe not the one that made their cookie)."""
+def open_room(
+    player: Player,
+    instance: Instance,
+    room_id: str,
+    holding: dict[str, Any] | None = None,
+    **hello: Any,
+) -> RoomSocket:
+    """The player's room socket on ``instance`` (maybe not the one that made their cookie);
+    ``holding``: the game state a reconnecting client holds."""
     url = instance.url.replace("http", "ws", 1) + f"/ws/rooms/{room_id}"
     ws = connect(url, additional_headers={"Cookie": player.cookie}).__enter__()
-    sock = RoomSocket(ws)
+    sock = RoomSocket(ws, holding)
     sock.request("hello", **{"device": player.device, **hello})
     return sock
 

@@ -21,6 +21,7 @@ from chuhan.server import Settings, create_app
 from chuhan.server.ai import AIJob, AIPool, _board
 from chuhan.server.protocol import check_server_message
 from chuhan.server.storage import StaleGameError, Store, utcnow
+from client_events import EVENTS, is_game_event
 
 
 def move_clock_past_expiry(store: Store, game_id: str) -> None:
@@ -91,18 +92,25 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
 
 
 class GameSocket:
-    """A client of ``/ws/games/{id}``: sends messages with ids, collects replies and events."""
+    """A client of ``/ws/games/{id}``: sends messages with ids, collects replies and events.
 
-    def __init__(self, ws: Any) -> None:
+    Each event's ``state`` is the state a browser holds after it: the events folded by the
+    client's own applyEvent (events.js); the raw event carries only the change."""
+
+    def __init__(self, ws: Any, holding: dict[str, Any] | None = None) -> None:
         self.ws = ws
         self.received: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
+        self.folded = holding  # the state the client holds (a reconnecting one: its last)
         self._count = 0
         self._pending: list[dict[str, Any]] = []
 
     def _next(self) -> dict[str, Any]:
         message = dict(self.ws.receive_json())
         check_server_message(message)  # every message fits docs/protocol.md (Z5)
+        if is_game_event(message):  # its "state": what the client holds after it (events.js)
+            self.folded = EVENTS.apply(self.folded, message)
+            message["state"] = self.folded
         self.received.append(message)
         if "seq" in message and "reply_to" not in message:
             self.events.append(message)
@@ -158,10 +166,14 @@ class GameSocket:
 
 @contextmanager
 def game_socket(
-    client: TestClient, game_id: str, last_seq: int | None = None
+    client: TestClient,
+    game_id: str,
+    last_seq: int | None = None,
+    holding: dict[str, Any] | None = None,
 ) -> Iterator[tuple[GameSocket, dict[str, Any]]]:
-    """A connected game socket that said hello, and the state it got (empty on a replay)."""
+    """A connected game socket that said hello, and the state it got (empty on a replay);
+    ``holding``: the state a reconnecting client holds, at ``last_seq``."""
     with client.websocket_connect(f"/ws/games/{game_id}") as ws:
-        sock = GameSocket(ws)
+        sock = GameSocket(ws, holding)
         hello = sock.hello(last_seq)
         yield sock, hello.get("state", {})

@@ -104,10 +104,10 @@ def test_a_reconnecting_client_receives_exactly_what_it_missed_P5(tmp_path, vari
             seen = state["seq"]
             sock.request("move", ply=0, move=state["legal_moves"][0])
             mine = sock.wait_event(lambda e: e["type"] == "move")
-            seen = mine["seq"]
+            seen, held = mine["seq"], mine["state"]
             reply = sock.state_after_ply(2)
         # the client saw up to ``seen``; meanwhile the AI's events were logged
-        with game_socket(client, game["id"], last_seq=seen) as (sock2, _):
+        with game_socket(client, game["id"], last_seq=seen, holding=held) as (sock2, _):
             missed = sock2.events
             assert [e["seq"] for e in missed] == list(range(seen + 1, reply["seq"] + 1))
             assert missed[-1]["state"]["moves"] == reply["moves"]

@@ -24,7 +24,6 @@ LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)
 KINDS = ("ai", "local")
 JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")  # SPEC J3
-SNAPSHOT_FIELDS = ("moves", "status", "result", "practice", "points_awarded")
 
 
 class GameActionError(Exception):
@@ -178,6 +177,8 @@ class NotationCache:
         cache_key = f"{game.id}|{game.start_fen}"
         with self._lock:
             done, texts = self._written.get(cache_key, ((), {n: [] for n in notations}))
+        if done[: len(played)] == played:  # an earlier moment of the game (a replay)
+            return {n: v[: len(played)] for n, v in texts.items()}
         if played[: len(done)] != done:
             done, texts = (), {n: [] for n in notations}
         texts = {n: list(v) for n, v in texts.items()}
@@ -192,16 +193,20 @@ class NotationCache:
                 self._written.popitem(last=False)
         return texts
 
+    def last(self, game: GameRecord) -> dict[str, str] | None:
+        """The game's last move in each notation (None before the first move)."""
+        if not game.moves:
+            return None
+        return {n: v[-1] for n, v in self.written(game).items()}
+
 
 NOTATIONS = NotationCache()
 
 
-def snapshot(game: GameRecord) -> dict[str, Any]:
-    return {name: getattr(game, name) for name in SNAPSHOT_FIELDS}
-
-
-def _event(game_after: GameRecord, kind: str, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, **fields, "snapshot": snapshot(game_after)}
+def event(kind: str, **fields: Any) -> dict[str, Any]:
+    """A game event as it is logged: its type and what it changed, never a snapshot of the
+    game (views.render_events tells each viewer the rest)."""
+    return {"type": kind, **fields}
 
 
 # ---------------------------------------------------------------------- changes
@@ -246,7 +251,7 @@ def _finish(
         points_awarded=awarded,
         seq=game.seq + 1,
     )
-    events = [*events, _event(finished, "end", result=result, points_awarded=awarded)]
+    events = [*events, event("end", result=result, points_awarded=awarded)]
     award = Award(game.player_id, "ai", awarded) if awarded and game.player_id else None
     return Change(before, finished, events, award)
 
@@ -273,7 +278,7 @@ def play_move(game: GameRecord, ply: int, text: str, mover: int | None) -> Chang
     names = side_names(game.variant)
     canonical = str(board.move_stack[-1])
     after = replace(game, moves=[*game.moves, canonical], seq=game.seq + 1)
-    events = [_event(after, "move", ply=ply, move=canonical, by=names[1 - board.turn])]
+    events = [event("move", ply=ply, move=canonical, by=names[1 - board.turn])]
     outcome = board.outcome()
     if outcome is not None:
         return _finish(game, after, events, outcome.winner, outcome.reason, outcome.points)
@@ -301,7 +306,7 @@ def undo(game: GameRecord, player_side: int | None) -> Change:
         practice=game.practice or game.kind == "ai",
         seq=game.seq + 1,
     )
-    return Change(game, after, [_event(after, "undo", ply=target)])
+    return Change(game, after, [event("undo", ply=target, taken=game.moves[target:])])
 
 
 def resign(game: GameRecord, side: int) -> Change:
@@ -319,7 +324,7 @@ def agree_draw(game: GameRecord) -> Change:
 def decline_draw(game: GameRecord) -> Change:
     _require_ongoing(game)
     after = replace(game, seq=game.seq + 1)
-    return Change(game, after, [_event(after, "draw_declined")])
+    return Change(game, after, [event("draw_declined")])
 
 
 def abandon(game: GameRecord) -> Change:
@@ -337,7 +342,7 @@ def expire(game: GameRecord) -> Change:
 def thinking(game: GameRecord) -> Change:
     """The AI started computing its move (logged so every viewer can show it)."""
     after = replace(game, seq=game.seq + 1)
-    return Change(game, after, [_event(after, "thinking", ply=game.ply)])
+    return Change(game, after, [event("thinking", ply=game.ply)])
 
 
 def is_expired(game: GameRecord, now: datetime) -> bool:

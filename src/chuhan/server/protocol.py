@@ -60,8 +60,8 @@ class ClientMessage(BaseModel):
 class Hello(ClientMessage):
     """Say it first, and again to resync (SPEC P5). ``last_seq`` null: the server answers
     with a full ``state`` event. A number: the events after it, then an ``ack`` with
-    ``last_seq`` (a full ``state`` instead when more than 200 were missed or the number is
-    ahead of the server)."""
+    ``last_seq`` (a full ``state`` instead when more than 200 were missed, the number is
+    ahead of the server, or the log does not lead to the game)."""
 
     type: Literal["hello"]
     last_seq: Count | None = Field(None, description="the seq of the last event the client holds")
@@ -252,6 +252,12 @@ def _problems(exc: ValidationError) -> str:
 # ---------------------------------------------------------------------- server → client
 
 
+def encode(message: dict[str, Any]) -> str:
+    """A server message as one text frame: compact JSON in UTF-8 (every byte counts: a move
+    goes to every socket that follows the game)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
 def error_reply(
     code: str, message: str, reply_to: str | None = None, **fields: Any
 ) -> dict[str, Any]:
@@ -363,11 +369,15 @@ class ProbeNotice(ServerModel):
 
 
 class GameEvent(ServerModel):
-    """A logged game event: ``seq`` counts the game's events; in a room also ``game_id``."""
+    """A logged game event: ``seq`` counts the game's events; in a room also ``game_id``.
+    It carries either the viewer's whole ``state`` after it, or only the change: ``set``."""
 
     seq: int
     game_id: str | None = Field(None, description="room socket: the game the event belongs to")
-    state: dict[str, Any] | None = Field(None, description="the viewer's state after the event")
+    state: dict[str, Any] | None = Field(None, description="the viewer's whole state after it")
+    set: dict[str, Any] | None = Field(
+        None, description="the state fields the event replaces whole (all but the lists)"
+    )
 
 
 class StateEvent(GameEvent):
@@ -385,12 +395,24 @@ class StartEvent(GameEvent):
 
 
 class MoveEvent(GameEvent):
-    """A move was played."""
+    """A move was played. With ``set``, it also appends one entry to each of the state's
+    lists: ``move`` to ``moves``, ``notation`` to ``notation``, ``record`` to ``records``."""
 
     type: Literal["move"]
     ply: int = Field(description="the ply it applied to")
     move: str
     by: str = Field(description="the mover's side name")
+    notation: dict[str, str] | None = Field(
+        None, description="the move in each of the state's notations"
+    )
+    record: dict[str, Any] | None = Field(
+        None, description="jieqi: the move's record as the viewer may know it (Q5)"
+    )
+    known: list[tuple[int, str | None]] | None = Field(
+        None,
+        description="jieqi on one device: `[index, captured]` of the records now shown "
+        "otherwise (the side to move's knowledge)",
+    )
 
 
 class ThinkingEvent(GameEvent):

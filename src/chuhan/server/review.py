@@ -656,7 +656,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             game = imported_game(record, player, utcnow())
         except GameActionError as exc:
             return _refuse(exc.code, exc.message, 400, line=None)
-        start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
+        start_event = rules_of.event("start")
         await service.db(service.store.insert_game, game, [start_event])
         log.info("record imported", extra={"game": game.id, "player": player.id})
         return views.state_for(game, None)

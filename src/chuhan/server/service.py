@@ -304,7 +304,7 @@ class GameService:
             expires_at=now + timedelta(seconds=self.settings.game_ttl_seconds),
             updated_at=now,
         )
-        start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
+        start_event = rules_of.event("start")
         await self.db(self.store.insert_game, game, [start_event])
         log.info(
             "game created",

@@ -7,6 +7,7 @@ to it (Q5), and the arrangement and its salt only once the game is over (Q7).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..rules import Board
 from ..rules.state import game_state
 from .games import NOTATIONS, ai_to_move, board_of, side_names
-from .storage import GameRecord, PlayedGame, Player, utcnow
+from .protocol import state_event
+from .storage import GameRecord, PlayedGame, Player, StoredEvent, utcnow
 
 if TYPE_CHECKING:
     from .rooms.store import RoomRecord
@@ -41,17 +43,64 @@ def view_name(game: GameRecord, viewer: int | None) -> str | None:
     return side_names(game.variant)[viewer]
 
 
+# The state's append-only lists: a move event carries one new entry of each, not the list.
+HISTORY = ("moves", "notation", "records")
+# Events that carry a full state: rare ones that change much.
+FULL_STATE_EVENTS = ("start", "undo", "end", "outage")
+
+
+def _knower(game: GameRecord, viewer: int | None, board: Board) -> int | None:
+    """Whose knowledge a jieqi state shows: the viewer's; on one device, the side to move's
+    (both people see the screen)."""
+    return board.turn if viewer is None and game.variant == "jieqi" else viewer
+
+
+def _jieqi_view(game: GameRecord, board: Board, viewer: int | None) -> dict[str, Any] | None:
+    """What ``viewer`` knows of a jieqi game (None for the other variants)."""
+    knower = _knower(game, viewer, board)
+    if game.variant != "jieqi" or knower is None:
+        return None
+    # Z2: the stored status decides, not the board. The move that ends a game is logged
+    # before its `end` event; that move's state must not reveal the arrangement yet.
+    view: dict[str, Any] = board.view(knower, game_over=not game.ongoing)  # type: ignore[attr-defined]
+    return view
+
+
+def _position(
+    game: GameRecord, viewer: int | None, board: Board, view: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The state's fields that an event may change, each whole: everything but the game's
+    fixed facts and its append-only lists (HISTORY)."""
+    names = side_names(game.variant)
+    rules_state = game_state(board, view_name(game, _knower(game, viewer, board)))
+    viewer_moves = game.ongoing and (viewer is None or viewer == board.turn)
+    position: dict[str, Any] = {
+        "options": public_options(game),
+        "fen": rules_state["fen"],
+        "ply": game.ply,
+        "turn": names[board.turn],
+        "in_check": rules_state["in_check"],
+        "last_move": game.moves[-1] if game.moves else None,
+        "legal_moves": rules_state["legal_moves"] if viewer_moves else [],
+        "status": game.status,
+        "result": game.result,
+        "practice": game.practice,
+        "points_awarded": game.points_awarded,
+        "thinking": ai_to_move(game),
+        "seq": game.seq,
+        "captured": view["captured"] if view else {names[0]: [], names[1]: []},
+    }
+    if "ruling" in rules_state:  # a repetition judged: its rule and evidence (E1, issue 18)
+        position["ruling"] = rules_state["ruling"]
+    return position
+
+
 def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) -> dict[str, Any]:
     """The game as ``viewer`` (side number, or None in a local game) may see it (SPEC Z2)."""
     if board is None:
         board = board_of(game)
     names = side_names(game.variant)
-    # Jieqi on one device: both people see the screen; it shows what the side to move knows.
-    knower = board.turn if viewer is None and game.variant == "jieqi" else viewer
-    rules_state = game_state(board, view_name(game, knower))
-    turn = names[board.turn]
-    viewer_moves = game.ongoing and (viewer is None or viewer == board.turn)
-    legal = rules_state.pop("legal_moves")
+    view = _jieqi_view(game, board, viewer)
     state: dict[str, Any] = {
         "id": game.id,
         "kind": game.kind,
@@ -59,34 +108,16 @@ def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) 
         "level": game.level,
         "you": None if viewer is None else names[viewer],
         "sides": list(names),
-        "options": public_options(game),
         "start_fen": game.start_fen,
-        "fen": rules_state.pop("fen"),
-        "moves": list(game.moves),
-        "ply": game.ply,
-        "turn": turn,
-        "in_check": rules_state.pop("in_check"),
-        "last_move": game.moves[-1] if game.moves else None,
-        "legal_moves": legal if viewer_moves else [],
-        "status": game.status,
-        "result": game.result,
-        "practice": game.practice,
-        "points_awarded": game.points_awarded,
-        "thinking": ai_to_move(game),
         "created_at": iso_time(game.created_at),
         "expires_at": iso_time(game.expires_at),
-        "seq": game.seq,
-        "captured": {names[0]: [], names[1]: []},
         "commitment": None,
+        **_position(game, viewer, board, view),
+        "moves": list(game.moves),
         "notation": NOTATIONS.written(game),
     }
-    if "ruling" in rules_state:  # a repetition judged: its rule and evidence (E1, issue 18)
-        state["ruling"] = rules_state["ruling"]
-    if game.variant == "jieqi" and knower is not None:
-        # Z2: the stored status decides, not the board. The move that ends a game is logged
-        # before its `end` event; that move's state must not reveal the arrangement yet.
-        view = board.view(knower, game_over=not game.ongoing)  # type: ignore[attr-defined]
-        for key in ("captured", "commitment", "arrangement", "salt"):
+    if view is not None:
+        for key in ("commitment", "arrangement", "salt"):
             if key in view:
                 state[key] = view[key]
         state["records"] = view["moves"]
@@ -107,16 +138,103 @@ def iso_time(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def render_event(
-    game: GameRecord, seq: int, payload: dict[str, Any], viewer: int | None
-) -> dict[str, Any]:
-    """A logged event as ``viewer`` receives it: its public fields and that viewer's state."""
-    event = {k: v for k, v in payload.items() if k != "snapshot"}
-    event["seq"] = seq
-    if "snapshot" in payload:
-        at_event = replace(game, seq=seq, **payload["snapshot"])
-        event["state"] = state_for(at_event, viewer)
-    return event
+# ---------------------------------------------------------------------- events
+
+
+def render_events(
+    game: GameRecord, events: Sequence[StoredEvent], viewer: int | None
+) -> list[dict[str, Any]]:
+    """Logged events as ``viewer`` receives them (SPEC Z2, P5): ``events`` are the game's
+    last ones, in order, ending at ``game.seq`` (the game as committed after them).
+
+    A ``move`` and every other frequent event carry only what changed (:func:`change`);
+    ``start``, ``undo``, ``end`` and ``outage`` carry the full state, and so do events logged
+    in the old format (each with a ``snapshot`` of the game). When the log does not lead to
+    the game, the answer is one full ``state`` event instead.
+    """
+    if not events:
+        return []
+    moments = _moments(game, events)
+    if moments is None:
+        return [state_event(game.seq, state_for(game, viewer))]
+    return [render(at, stored.payload, viewer) for at, stored in zip(moments, events, strict=True)]
+
+
+def _moments(game: GameRecord, events: Sequence[StoredEvent]) -> list[GameRecord] | None:
+    """The game right after each of ``events``, found by walking the log back from ``game``
+    (a move takes its move back, an undo gives back the moves it took, an end reopens the
+    game); None when the events do not lead to ``game``."""
+    if events[-1].seq != game.seq:
+        return None
+    moves: list[str] | None = list(game.moves)
+    status, result, points = game.status, game.result, game.points_awarded
+    moments: list[GameRecord] = []
+    for stored in reversed(events):
+        payload = stored.payload
+        if "snapshot" in payload:  # the old format: the game as it was, whole
+            moments.append(replace(game, seq=stored.seq, **payload["snapshot"]))
+            moves = None  # what came before it is told by its own snapshot only
+            continue
+        if moves is None:
+            return None
+        moments.append(
+            replace(
+                game,
+                seq=stored.seq,
+                moves=moves,
+                status=status,
+                result=result,
+                points_awarded=points,
+            )
+        )
+        kind = payload["type"]
+        if kind == "move":
+            ply = int(payload["ply"])
+            if ply != len(moves) - 1 or moves[ply] != payload["move"]:
+                return None
+            moves = moves[:ply]
+        elif kind == "undo":
+            if int(payload["ply"]) != len(moves) or "taken" not in payload:
+                return None
+            moves = [*moves, *payload["taken"]]
+        elif kind == "end":
+            status, result, points = "ongoing", None, 0
+    moments.reverse()
+    return moments
+
+
+def render(at: GameRecord, payload: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """One logged event as ``viewer`` receives it, given the game right after it."""
+    event = {k: v for k, v in payload.items() if k not in ("snapshot", "taken")}
+    event["seq"] = at.seq
+    if "snapshot" in payload or payload["type"] in FULL_STATE_EVENTS:
+        event["state"] = state_for(at, viewer)
+        return event
+    return {**event, **change(at, payload, viewer)}
+
+
+def change(at: GameRecord, payload: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """What an event changed for ``viewer`` (``web/js/events.js`` applies it): ``set``, the
+    state fields it replaces whole, and for a move the entries it appends to the state's
+    lists: ``notation`` (its text in each of the state's notations) and in jieqi ``record``
+    (the reveal, and the capture as the viewer may know it, Q5), with ``known`` on one
+    device: the captures shown otherwise now that the other side is to move."""
+    board = board_of(at)
+    view = _jieqi_view(at, board, viewer)
+    fields: dict[str, Any] = {"set": _position(at, viewer, board, view)}
+    if payload["type"] != "move":
+        return fields
+    fields["notation"] = NOTATIONS.last(at)
+    if view is not None:
+        fields["record"] = view["moves"][-1]
+        if viewer is None:  # what the mover knew was shown until this move
+            shown = board.view(1 - board.turn, game_over=not at.ongoing)["moves"]  # type: ignore[attr-defined]
+            fields["known"] = [
+                [index, record["captured"]]
+                for index, (record, was) in enumerate(zip(view["moves"][:-1], shown, strict=False))
+                if record["captured"] != was["captured"]
+            ]
+    return fields
 
 
 # ---------------------------------------------------------------------- rooms and profiles

@@ -8,7 +8,6 @@ viewer, numbered by ``seq``, each sent once and in order.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
@@ -23,6 +22,7 @@ from .protocol import (
     Move,
     ProtocolError,
     ack,
+    encode,
     error_reply,
     hint_reply,
     parse,
@@ -30,7 +30,7 @@ from .protocol import (
     state_event,
 )
 from .service import GameService
-from .storage import GameRecord, Player, iter_events
+from .storage import GameRecord, Player, StoredEvent, iter_events
 
 log = logging.getLogger("chuhan.ws")
 COOKIE = "chuhan_player"
@@ -50,7 +50,7 @@ class GameConnection:
         self._lock = asyncio.Lock()
 
     async def _send(self, message: dict[str, Any]) -> None:
-        await self.socket.send_text(json.dumps(message, ensure_ascii=False))
+        await self.socket.send_text(encode(message))
 
     async def reply(self, message: dict[str, Any]) -> None:
         async with self._lock:
@@ -66,12 +66,8 @@ class GameConnection:
             fresh = news.after(self.sent_seq) if news and self.sent_seq is not None else None
             usable = news is not None and not news.withheld and news.game.id == self.game_id
             if news is not None and fresh is not None and usable:
-                for stored in fresh:  # the change just committed follows what was sent
-                    payload = stored.payload
-                    await self._send(
-                        views.render_event(news.game, stored.seq, payload, self.viewer)
-                    )
-                    self.sent_seq = stored.seq
+                # the change just committed follows what was sent
+                await self._send_events(news.game, fresh)
                 return
             await self._catch_up()
 
@@ -85,9 +81,13 @@ class GameConnection:
         events = await self.service.db(
             lambda: list(iter_events(self.service.store, self.game_id, self.sent_seq or 0))
         )
-        for stored in events:
-            await self._send(views.render_event(game, stored.seq, stored.payload, self.viewer))
-            self.sent_seq = stored.seq
+        await self._send_events(game, [e for e in events if e.seq <= game.seq])
+
+    async def _send_events(self, game: GameRecord, events: list[StoredEvent]) -> None:
+        """``events`` (the last ones of ``game``), as this viewer receives them (Z2)."""
+        for message in views.render_events(game, events, self.viewer):
+            await self._send(message)
+            self.sent_seq = message["seq"]
 
     async def hello(self, message: Hello) -> None:
         """Resend what the client missed since ``last_seq``, or the full state (SPEC P5)."""
@@ -163,7 +163,7 @@ async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> 
     try:
         game = await service.game_for(player, game_id)
     except GameActionError as exc:
-        await socket.send_text(json.dumps(error_reply(exc.code, exc.message, state=None)))
+        await socket.send_text(encode(error_reply(exc.code, exc.message, state=None)))
         await socket.close(NOT_FOUND_CLOSE)
         return
     connection = GameConnection(socket, service, game)

@@ -8,7 +8,6 @@ the room's own messages. Every game event is rendered for the receiving player's
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -33,6 +32,7 @@ from ..protocol import (
     Setup,
     TakeSeat,
     ack,
+    encode,
     error_body,
     error_reply,
     parse,
@@ -159,7 +159,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
             player = await player_of(websocket.cookies.get(COOKIE))
             room = await rooms.room_for(player, room_id)
         except GameActionError as exc:
-            await websocket.send_text(json.dumps(error_reply(exc.code, exc.message)))
+            await websocket.send_text(encode(error_reply(exc.code, exc.message)))
             await websocket.close(NOT_FOUND_CLOSE)
             return
         connection = RoomConnection(websocket, rooms, player, room.id, names_of)
@@ -204,7 +204,7 @@ class RoomConnection:
 
     async def _send(self, message: dict[str, Any]) -> None:
         if not self.closed:
-            await self.socket.send_text(json.dumps(message, ensure_ascii=False))
+            await self.socket.send_text(encode(message))
 
     async def notice(self, message: dict[str, Any]) -> None:
         async with self._lock:
@@ -351,7 +351,7 @@ class RoomConnection:
         if game is None or game.seq <= self.sent_seq:
             return
         events = await self.rooms.db(lambda: list(iter_events(store, game_id, self.sent_seq or 0)))
-        await self._send_events(game, events)
+        await self._send_events(game, [e for e in events if e.seq <= game.seq])
 
     async def _with_secret(self, news: News) -> GameRecord:
         """The news' game with its secret (a jieqi arrangement), which does not travel
@@ -367,11 +367,10 @@ class RoomConnection:
         if not events:
             return
         viewer = await self._viewer()
-        for stored in events:
-            event = views.render_event(game, stored.seq, stored.payload, viewer)
+        for event in views.render_events(game, events, viewer):
             event["game_id"] = game.id
             await self._send(event)
-            self.sent_seq = stored.seq
+            self.sent_seq = event["seq"]
 
     # ------------------------------------------------------------------ receiving
 

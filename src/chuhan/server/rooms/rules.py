@@ -242,7 +242,7 @@ def after_move(
     if draw["offer_by"] is not None and draw["offer_by"] != names[mover]:
         draw["offer_by"] = None
         rejected = {"type": "draw_rejected", "by": names[mover]}
-        events.insert(1, resnap(rejected, after))
+        events.insert(1, rejected)
     clock = after.options["clock"]
     if after.ongoing:
         clock = clocks.next_turn(clock, rules, now, lag_of_next)
@@ -414,15 +414,10 @@ def set_clock(game: GameRecord, clock: dict[str, Any]) -> GameRecord:
     return replace(game, options={**game.options, "clock": clock})
 
 
-def resnap(event: dict[str, Any], after: GameRecord) -> dict[str, Any]:
-    """The event with the snapshot of ``after``."""
-    return {**event, "snapshot": rules_of.snapshot(after)}
-
-
 def with_options(
     game: GameRecord, kind: str, fields: dict[str, Any] | None = None, **options: Any
 ) -> Change:
     """A change of the game's room options alone, logged as one ``kind`` event."""
     after = replace(game, options={**game.options, **options}, seq=game.seq + 1)
-    event = {"type": kind, **(fields or {}), "snapshot": rules_of.snapshot(after)}
+    event = rules_of.event(kind, **(fields or {}))
     return Change(game, after, [event])

@@ -27,7 +27,7 @@ def scored(change: Change, sides: list[str] | None) -> Change:
     winner_id = sides[rules_of.side_names(after.variant).index(winner)]
     after = replace(after, points_awarded=ONLINE_WIN_POINTS)
     events = [
-        {**e, "points_awarded": ONLINE_WIN_POINTS, "snapshot": rules_of.snapshot(after)}
+        {**e, "points_awarded": ONLINE_WIN_POINTS}
         if e["type"] == "end"
         else e
         for e in change.events

@@ -246,7 +246,7 @@ class RoomService:
             ttl_seconds=self.games.settings.game_ttl_seconds,
             lag_of_first=self.presence.lag_of(room, 0),
         )
-        start_event = {"type": "start", "snapshot": rules_of.snapshot(game)}
+        start_event = rules_of.event("start")
         # S1: the players are stored with the game, so each one's online games can be listed.
         sides = room.sides or []
         players = [(pid, side) for side, pid in enumerate(sides) if pid not in sides[:side]]

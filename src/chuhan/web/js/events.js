@@ -1,11 +1,40 @@
-// Applying the server's game events to the state a client holds (docs/protocol.md).
+// Applying the server's game events to the state a client holds (docs/protocol.md, Events).
 // The one place on the client that knows how an event changes a game's state: the socket
 // class calls applyEvent for every game event in seq order, and the play view renders the
-// state it returns. Today every event still carries the whole state for this viewer; when
-// events carry only the change, this function grows, and nothing that renders has to.
+// state it returns: exactly the state a full `state` from the server would give.
+//
+// An event carries either the whole state (`state`, and the rare `start`, `undo`, `end`,
+// `outage`) or only what changed: `set` (state fields replaced whole) and, for a `move`, one
+// new entry for each of the state's lists: the move, its text in each notation, and in
+// jieqi its record (with `known`: captures shown otherwise now, on one device).
 
-/** Returns the viewer's state after `event`, given the state before it (null before any). */
+/**
+ * Returns the viewer's state after `event`, given the state before it (null before any).
+ * Returns null when a change event does not follow `state` (another game, or not the next
+ * move): the caller then asks for a full state (hello with last_seq null).
+ */
 export function applyEvent(state, event) {
   if (event.state) return event.state;
-  return state;
+  if (!state) return null;
+  if (event.game_id && state.id !== event.game_id) return null;
+  if (!event.set) return { ...state, seq: event.seq };
+  if (event.type === "move" && event.ply !== state.ply) return null;
+  const next = { ...state, ...event.set, seq: event.seq };
+  if (event.type === "move") {
+    next.moves = [...state.moves, event.move];
+    if (state.notation && event.notation) {
+      next.notation = {};
+      for (const [name, texts] of Object.entries(state.notation)) {
+        next.notation[name] = [...texts, event.notation[name]];
+      }
+    }
+    if (event.record) {
+      const records = [...(state.records || []), event.record];
+      for (const [index, captured] of event.known || []) {
+        records[index] = { ...records[index], captured };
+      }
+      next.records = records;
+    }
+  }
+  return next;
 }
