@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -407,11 +408,12 @@ class AnalysisRunner:
     and only when a worker is idle with no live job waiting; it never takes the last worker
     (with one worker: never while a live job runs), so a live game's AI reply never queues
     behind more than nothing. At most ``max_running`` analyses run at once per instance;
-    the others wait as ``queued``. Progress is stored after every position, so an analysis
+    the others wait as ``queued``. Progress is stored about once a second, so an analysis
     cut short (a restart) goes on from where it was when asked again.
     """
 
     POLL_SECONDS = 0.05
+    SAVE_SECONDS = 1.0
     STALE_SECONDS = 30.0  # a running analysis not saved for this long lost its task
 
     def __init__(
@@ -475,6 +477,7 @@ class AnalysisRunner:
         engine = stored.engine if stored else ""
         tasks = analysis_tasks(game)
         await self.service.db(self.reviews.save_analysis, game.id, "running", engine, evaluations)
+        saved = time.monotonic()
         for task in tasks[len(evaluations) :]:
             answer = await self._evaluate(game, task)
             engine = engine or str(answer.get("engine", ""))
@@ -486,10 +489,14 @@ class AnalysisRunner:
                     "best": answer["best"],
                 }
             )
-            status = "done" if len(evaluations) == len(tasks) else "running"
-            await self.service.db(self.reviews.save_analysis, game.id, status, engine, evaluations)
-        if not tasks[len(evaluations) :]:
-            await self.service.db(self.reviews.save_analysis, game.id, "done", engine, evaluations)
+            # Progress is stored about once a second (not per position): each save is a
+            # commit, which on SQLite would queue live games' moves behind the analysis.
+            if time.monotonic() - saved >= self.SAVE_SECONDS and len(evaluations) < len(tasks):
+                await self.service.db(
+                    self.reviews.save_analysis, game.id, "running", engine, evaluations
+                )
+                saved = time.monotonic()
+        await self.service.db(self.reviews.save_analysis, game.id, "done", engine, evaluations)
         log.info("analysis done", extra={"game": game.id, "positions": len(tasks)})
 
     def _job(self, game: GameRecord, task: Task) -> AIJob:
