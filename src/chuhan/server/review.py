@@ -206,16 +206,6 @@ def result_tags(game: GameRecord) -> tuple[str, str | None]:
     return "1/2-1/2", reason
 
 
-def record_board(game: GameRecord, viewer: int | None) -> Any:
-    """The board a record of the game is written from, as ``viewer`` may know it: while a
-    jieqi game is on, a board rebuilt from that player's view (no secret, Z2)."""
-    board = rules_of.board_of(game)
-    if game.variant == "jieqi" and game.ongoing:
-        knower = board.turn if viewer is None else viewer
-        return JieqiBoard.from_view(board.view(knower, game_over=False))  # type: ignore[attr-defined]
-    return board
-
-
 def record_text(
     game: GameRecord,
     viewer: int | None,
@@ -225,7 +215,7 @@ def record_text(
 ) -> str:
     """The game's record (PGN-style, or ``.gib`` for janggi) in ``notation``. Raises
     NotationError/ValueError for a notation or format the variant does not use."""
-    board = record_board(game, viewer)
+    board = views.known_board(game, viewer)
     result, termination = result_tags(game)
     if fmt == "gib":
         return write_gib(board, result=result, termination=termination)

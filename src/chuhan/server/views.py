@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..rules import Board
+from ..rules.jieqi import JieqiBoard
 from ..rules.state import game_state
 from .games import NOTATIONS, ai_to_move, board_of, side_names
 from .protocol import state_event
@@ -64,6 +65,17 @@ def _jieqi_view(game: GameRecord, board: Board, viewer: int | None) -> dict[str,
     # before its `end` event; that move's state must not reveal the arrangement yet.
     view: dict[str, Any] = board.view(knower, game_over=not game.ongoing)  # type: ignore[attr-defined]
     return view
+
+
+def known_board(game: GameRecord, viewer: int | None) -> Board:
+    """The game's board as ``viewer`` may know it, to write a record from: while a jieqi
+    game is on, a board rebuilt from that player's view (no secret, Z2); on one device, the
+    side to move's."""
+    board = board_of(game)
+    view = _jieqi_view(game, board, viewer) if game.ongoing else None
+    if view is None:
+        return board
+    return JieqiBoard.from_view(view)
 
 
 def _position(
