@@ -516,6 +516,10 @@ def test_the_draw_button_says_when_the_ten_half_move_rule_forbids_an_offer_R5(
         move(red, "b1c3")
         expect(black.locator("[data-action=draw]")).to_be_enabled()
         shoot(red, "room-draw-rule-390")
+        # U8: the room follows a language switch, its own buttons included.
+        black.select_option("#language-switch", "es")
+        expect(black.locator("[data-action=leave]")).to_have_text("Salir de la sala")
+        expect(black.locator("[data-action=draw]")).to_have_text("Ofrecer tablas")
     finally:
         pair.close()
 

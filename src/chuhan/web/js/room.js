@@ -222,6 +222,7 @@ export class RoomScreen {
   /** The language changed: draw everything again. */
   render() {
     this.lobbyKey = null;
+    this.leaveButton.textContent = t("room.leave");
     this.view.render();
   }
 
