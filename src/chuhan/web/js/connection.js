@@ -252,7 +252,14 @@ export class PlaySocket {
   }
 
   adopt(event) {
-    this.state = applyEvent(this.state, event);
+    const next = applyEvent(this.state, event);
+    if (next === null) {
+      // The change does not follow what we hold: ask for the whole state, keep showing ours.
+      this.lastSeq = null;
+      this.hello();
+      return;
+    }
+    this.state = next;
     if (this.state?.id) this.gameId = this.state.id;
     if (typeof this.state?.seq === "number" && (this.lastSeq === null || this.state.seq > this.lastSeq)) {
       this.lastSeq = this.state.seq;
