@@ -378,6 +378,9 @@ class GameEvent(ServerModel):
     set: dict[str, Any] | None = Field(
         None, description="the state fields the event replaces whole (all but the lists)"
     )
+    legal: str | None = Field(
+        None, description='with `set`: `legal_moves` in short, `"h3:h4h5e3 b3:b4 pass"`'
+    )
 
 
 class StateEvent(GameEvent):

@@ -7,6 +7,7 @@ to it (Q5), and the arrangement and its salt only once the game is over (Q7).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -225,15 +226,44 @@ def render(at: GameRecord, payload: dict[str, Any], viewer: int | None) -> dict[
     return {**event, **change(at, payload, viewer)}
 
 
+_MOVE_TEXT = re.compile(r"([a-i](?:10|[1-9]))([a-i](?:10|[1-9]))")
+
+
+def pack_moves(moves: Sequence[str]) -> str | None:
+    """Legal moves in short: runs of one origin as ``origin:dest…``, space-separated, in
+    order (``"h3:h4h5e3 b3:b4 pass"``); None when a move does not fit this form."""
+    groups: list[str] = []
+    for move in moves:
+        if move == "pass":
+            groups.append(move)
+            continue
+        found = _MOVE_TEXT.fullmatch(move)
+        if found is None:
+            return None
+        origin, target = found.groups()
+        if groups and groups[-1].startswith(origin + ":"):
+            groups[-1] += target
+        else:
+            groups.append(f"{origin}:{target}")
+    return " ".join(groups)
+
+
 def change(at: GameRecord, payload: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """What an event changed for ``viewer`` (``web/js/events.js`` applies it): ``set``, the
-    state fields it replaces whole, and for a move the entries it appends to the state's
+    state fields it replaces whole, ``legal``, the legal moves (:func:`pack_moves`), and for a
+    move the entries it appends to the state's
     lists: ``notation`` (its text in each of the state's notations) and in jieqi ``record``
     (the reveal, and the capture as the viewer may know it, Q5), with ``known`` on one
     device: the captures shown otherwise now that the other side is to move."""
     board = board_of(at)
     view = _jieqi_view(at, board, viewer)
-    fields: dict[str, Any] = {"set": _position(at, viewer, board, view)}
+    replaced = _position(at, viewer, board, view)
+    del replaced["seq"]  # the event's own
+    fields: dict[str, Any] = {"set": replaced}
+    legal = pack_moves(replaced["legal_moves"])
+    if legal is not None:  # the longest field, written short (events.js unpacks it)
+        del replaced["legal_moves"]
+        fields["legal"] = legal
     if payload["type"] != "move":
         return fields
     fields["notation"] = NOTATIONS.last(at)

@@ -4,7 +4,8 @@
 // state it returns: exactly the state a full `state` from the server would give.
 //
 // An event carries either the whole state (`state`, and the rare `start`, `undo`, `end`,
-// `outage`) or only what changed: `set` (state fields replaced whole) and, for a `move`, one
+// `outage`) or only what changed: `set` (state fields replaced whole), `legal` (the legal
+// moves in short: "h3:h4h5e3 b3:b4 pass", runs of one origin in order) and, for a `move`, one
 // new entry for each of the state's lists: the move, its text in each notation, and in
 // jieqi its record (with `known`: captures shown otherwise now, on one device).
 
@@ -20,6 +21,7 @@ export function applyEvent(state, event) {
   if (!event.set) return { ...state, seq: event.seq };
   if (event.type === "move" && event.ply !== state.ply) return null;
   const next = { ...state, ...event.set, seq: event.seq };
+  if (typeof event.legal === "string") next.legal_moves = unpackMoves(event.legal);
   if (event.type === "move") {
     next.moves = [...state.moves, event.move];
     if (state.notation && event.notation) {
@@ -37,4 +39,19 @@ export function applyEvent(state, event) {
     }
   }
   return next;
+}
+
+/** "h3:h4h5 b3:b4 pass" → ["h3h4", "h3h5", "b3b4", "pass"] (the server's order). */
+function unpackMoves(text) {
+  const moves = [];
+  for (const group of text.split(" ")) {
+    if (!group) continue;
+    if (group === "pass") {
+      moves.push(group);
+      continue;
+    }
+    const [origin, targets] = group.split(":");
+    for (const target of targets.match(/[a-i](?:10|[1-9])/g) || []) moves.push(origin + target);
+  }
+  return moves;
 }
