@@ -154,6 +154,7 @@ class Seat:
         self.sent_ply: int | None = None
         self.seen: dict[str, list[tuple[int, str]]] = {}  # game → (ply, move) as received
         self.opponent: Seat | None = None
+        self.state: dict[str, Any] | None = None  # the game as this seat knows it
 
     async def open(self) -> None:
         url = self.base.replace("http", "ws", 1) + f"/ws/rooms/{self.room_id}"
@@ -192,8 +193,8 @@ class Seat:
                             stats.moves += 1
                 if kind == "end" and self.side == "red" and stats.moving:
                     stats.games_ended += 1
-                state = message.get("state")
-                if state and kind != "room":
+                state = self._fold(message)
+                if state is not None:
                     await self._on_state(message, state, stats, think)
             if stats.moving:  # the server closed this socket while games were being played
                 stats.errors["closed by the server"] = (
@@ -203,6 +204,20 @@ class Seat:
             # Once the window is over the bench closes its own sockets under running seats.
             name = type(exc).__name__ if stats.moving else f"{type(exc).__name__} while closing"
             stats.errors[name] = stats.errors.get(name, 0) + 1
+
+    def _fold(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The game state after ``message``: a whole ``state`` replaces what the seat holds,
+        a change event's ``set`` updates it (docs/protocol.md, Events); None for others."""
+        if message.get("type") == "room":
+            return None
+        if message.get("state"):
+            self.state = dict(message["state"])
+            return self.state
+        changed = message.get("set")
+        if changed is None or self.state is None or message.get("game_id") != self.state["id"]:
+            return None
+        self.state.update(changed)
+        return self.state
 
     async def _on_state(
         self, message: dict[str, Any], state: dict[str, Any], stats: Stats, think: float
