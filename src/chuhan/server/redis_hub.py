@@ -111,7 +111,8 @@ class RedisHub:
         self._sent: set[str] = set()
         self._active: set[str] = set()
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}
-        self._changed = asyncio.Event()  # the keys followed here changed
+        self._changed = asyncio.Event()  # the keys followed here changed: ``_dirty``
+        self._dirty: set[str] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -183,6 +184,7 @@ class RedisHub:
         first = not self.local.count(key)
         self.local.subscribe(key, subscriber)
         if first:
+            self._dirty.add(key)
             self._changed.set()
 
     async def follow(self, key: str, subscriber: Subscriber) -> None:
@@ -210,6 +212,7 @@ class RedisHub:
         """The last local subscriber gone, this instance unsubscribes from ``key``."""
         self.local.unsubscribe(key, subscriber)
         if not self.local.count(key):
+            self._dirty.add(key)
             self._changed.set()
 
     def count(self, key: str) -> int:
@@ -287,7 +290,8 @@ class RedisHub:
                     self.reconnects += 1
                     log.info("redis subscription restored", extra={"prefix": self.prefix})
                 first = False
-                self._changed.set()  # subscribe again to every key followed here
+                self._dirty.update(self.local.topics())  # subscribe again to every key
+                self._changed.set()
                 syncing = asyncio.get_running_loop().create_task(self._sync(pubsub))
                 while not self._closing:
                     if syncing.done():
@@ -316,9 +320,15 @@ class RedisHub:
         while not self._closing:
             await self._changed.wait()
             self._changed.clear()
-            wanted = {self.channel_of(key) for key in self.local.topics()}
-            added = sorted(wanted - self._sent)
-            gone = sorted(self._sent - wanted)
+            dirty, self._dirty = self._dirty, set()
+            followed = {key for key in dirty if self.local.count(key)}
+            added = sorted(self.channel_of(key) for key in followed)
+            added = [channel for channel in added if channel not in self._sent]
+            gone = sorted(
+                channel
+                for channel in (self.channel_of(key) for key in dirty - followed)
+                if channel in self._sent
+            )
             for index in range(0, len(added), _CHANNELS_PER_COMMAND):
                 chunk = added[index : index + _CHANNELS_PER_COMMAND]
                 self._sent.update(chunk)
