@@ -120,11 +120,15 @@ def test_a_reconnecting_client_receives_exactly_what_it_missed_P5(tmp_path, vari
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_undo_takes_back_my_move_and_the_ais_reply_and_marks_practice_P3(tmp_path, variant):
-    with server(tmp_path) as (client, _, _):
+    with server(tmp_path) as (client, ai, _):
         game = create(client, kind="ai", variant=variant, level="beginner", color=FIRST[variant])
+        mine = {}
+        if variant == "jieqi":  # only face-up pieces: a reveal is final (test_jieqi_undo.py)
+            mine = {0: "e1e2", 2: "e2e1"}
+            ai.script.update({1: "e10e9", 3: "e9e10"})
         with game_socket(client, game["id"]) as (sock, state):
             for ply in (0, 2):
-                sock.request("move", ply=ply, move=state["legal_moves"][0])
+                sock.request("move", ply=ply, move=mine.get(ply, state["legal_moves"][0]))
                 state = sock.state_after_ply(ply + 2)
             assert sock.request("undo")["type"] == "ack"
             undone = sock.wait_event(lambda e: e["type"] == "undo")
@@ -140,12 +144,16 @@ def test_undo_takes_back_my_move_and_the_ais_reply_and_marks_practice_P3(tmp_pat
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_undo_when_playing_second_keeps_the_ais_opening_move_P3(tmp_path, variant):
-    with server(tmp_path) as (client, _, _):
+    with server(tmp_path) as (client, ai, _):
+        mine = None
+        if variant == "jieqi":  # only face-up pieces: a reveal is final (test_jieqi_undo.py)
+            ai.script.update({0: "e1e2", 2: "e2e1"})
+            mine = "e10e9"
         game = create(client, kind="ai", variant=variant, level="beginner", color=SECOND[variant])
         with game_socket(client, game["id"], last_seq=0) as (sock, _):
             state = sock.state_after_ply(1)
             opening = state["moves"][0]
-            sock.request("move", ply=1, move=state["legal_moves"][0])
+            sock.request("move", ply=1, move=mine or state["legal_moves"][0])
             sock.state_after_ply(3)
             sock.request("undo")
             undone = sock.wait_event(lambda e: e["type"] == "undo")

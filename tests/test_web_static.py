@@ -32,6 +32,7 @@ FAMILIES = {
     # server's English sentence (Z5, U8).
     "error": [
         "illegal_move", "stale_move", "not_your_turn", "game_over", "nothing_to_undo", "busy",
+        "undo_reveals",
         "stale", "not_found", "other", "malformed", "too_large", "bad_request", "invalid_request",
         "unknown_type", "internal", "server_error", "http_error", "network", "no_player",
         "elsewhere", "not_now", "already_offered", "offer_pending", "too_soon", "no_offer",

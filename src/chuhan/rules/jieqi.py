@@ -539,6 +539,16 @@ class JieqiBoard(Board):
                 raise RulesError(f"a face-down piece cannot be {reveal!r}")
         self._push_code(legal.code, kind)
 
+    def reveals_since(self, ply: int) -> bool:
+        """Whether a move from half-move ``ply`` on made a face-down piece known: its mover
+        turned face up (Q3) or it was taken face down (Q5). Taking such a move back would put
+        back face down a piece whose identity a player has seen (Z2), so undo may not (P3)."""
+        for undo in self._stack[ply:]:
+            revealed, down_captured = undo.extra
+            if revealed or down_captured is not None:
+                return True
+        return False
+
     def copy(self) -> JieqiBoard:
         other = super().copy()
         assert isinstance(other, JieqiBoard)

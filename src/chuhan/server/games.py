@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..rules import VARIANTS, Board, RulesError, make_board
+from ..rules.jieqi import JieqiBoard
 from ..rules.notation import write_move
 from ..rules.record import push_played
 from .storage import Award, GameRecord
@@ -288,8 +289,10 @@ def play_move(game: GameRecord, ply: int, text: str, mover: int | None) -> Chang
 def undo(game: GameRecord, player_side: int | None) -> Change:
     """SPEC P3: take back the player's last move and the AI's reply; the game becomes practice.
 
-    In a local game (``player_side`` None) the last move is taken back. Raises
-    GameActionError ``game_over`` or ``nothing_to_undo``.
+    In a local game (``player_side`` None) the last move is taken back. Jieqi: a move that
+    turned a piece face up or took a face-down one is final (SPEC Z2: no face-down piece may
+    have an identity a player has seen; the arrangement, and so its commitment, never
+    changes). Raises GameActionError ``game_over``, ``nothing_to_undo`` or ``undo_reveals``.
     """
     _require_ongoing(game)
     if player_side is None:
@@ -300,6 +303,11 @@ def undo(game: GameRecord, player_side: int | None) -> Change:
         target = own[-1] if own else -1
     if target < 0:
         raise GameActionError("nothing_to_undo", "there is no move of yours to take back")
+    board = board_of(game)
+    if isinstance(board, JieqiBoard) and board.reveals_since(target):
+        raise GameActionError(
+            "undo_reveals", "a move that turned a piece face up cannot be taken back"
+        )
     after = replace(
         game,
         moves=game.moves[:target],
