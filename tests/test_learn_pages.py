@@ -97,7 +97,8 @@ def test_u8_every_page_renders_in_each_language_with_the_rules_diagrams(
         assert tab.locator("details.faq-entry").count() == len(rules["faq"])
         figures = len(DIAGRAMS[variant])
         tab.wait_for_function(
-            f"document.querySelectorAll('[data-diagram][data-ready=true]').length === {figures}"
+            f"() => document.querySelectorAll('[data-diagram][data-ready=true]').length"
+            f" === {figures}"
         )
         for kind, spec in DIAGRAMS[variant].items() if lang == "en" else ():
             shown = destinations(tab, f'[data-diagram="{variant}-{kind}"]')
@@ -152,13 +153,14 @@ def test_u8_placing_blockers_in_the_guide_changes_the_moves_as_the_rules_say(tab
     tab.click('[data-tool="erase"]')
     tab.click('[data-point="e6"]')
     tab.wait_for_function(
-        "document.querySelector('[data-point=\"d7\"]').classList.contains('is-destination')"
+        "() => document.querySelector('[data-point=\"d7\"]').classList.contains('is-destination')"
     )
     assert {"d7", "f7"} <= guide_matches_rules(tab, "xiangqi")
     tab.click('[data-tool="own"]')
     tab.click('[data-point="d5"]')
     tab.wait_for_function(
-        "!document.querySelector('[data-point=\"c6\"]').classList.contains('is-destination')"
+        "() => !document.querySelector('[data-point=\"c6\"]').classList"
+        ".contains('is-destination')"
     )
     assert {"c6", "c4"}.isdisjoint(guide_matches_rules(tab, "xiangqi"))
     tab.click('[data-tool="piece"]')
@@ -171,7 +173,7 @@ def test_u8_placing_blockers_in_the_guide_changes_the_moves_as_the_rules_say(tab
     tab.wait_for_selector('[data-guide][data-studied="b5"]')
     tab.click('[data-tool="enemy_cannon"]')
     tab.click('[data-point="b6"]')  # the bridge over b6 was a soldier: now nothing to jump
-    tab.wait_for_function('document.querySelector(\'[data-point="b6"] [data-piece="c"]\')')
+    tab.wait_for_function('() => document.querySelector(\'[data-point="b6"] [data-piece="c"]\')')
     upward = {p for p in guide_matches_rules(tab, "janggi") if int(p[1:]) > 5}
     assert not upward, "a cannon neither jumps nor captures a cannon"
 

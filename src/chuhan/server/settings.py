@@ -33,7 +33,7 @@ Environment variables (all optional):
 
 Limits and exposure (SPEC Z3, Z5; README "Limits"):
 
-- ``CHUHAN_AI_PER_PLAYER`` (2) / ``CHUHAN_AI_PER_ADDRESS`` (4): AI jobs one player / one
+- ``CHUHAN_AI_PER_PLAYER`` (2) / ``CHUHAN_AI_PER_ADDRESS`` (8): AI jobs one player / one
   address block may have waiting or running at once; more are answered "busy" (ai.py).
 - ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
 - ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64.
@@ -136,7 +136,7 @@ class Settings:
     web_dir: Path = field(default=WEB_DIR)
     rooms: RoomSettings = field(default_factory=RoomSettings)
     ai_per_player: int | None = 2
-    ai_per_address: int | None = 4
+    ai_per_address: int | None = 8
     max_body_bytes: int = 64 * 1024
     connections_per_address: int = 64
     header_seconds: float = 10.0
@@ -164,7 +164,7 @@ class Settings:
             rooms=RoomSettings.from_env(),
             analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
-            ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 4) or None,
+            ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
             max_body_bytes=_env_int("CHUHAN_MAX_BODY_BYTES", 64 * 1024),
             connections_per_address=_env_int("CHUHAN_CONNECTIONS_PER_ADDRESS", 64),
             header_seconds=_env_float("CHUHAN_HEADER_SECONDS", 10.0),

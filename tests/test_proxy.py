@@ -1,0 +1,168 @@
+"""The deployment guide's reverse proxy, run for real (README "Deploying several instances"):
+Debian's nginx with ``deploy/nginx-chuhan.conf`` on loopback, TLS with a certificate this
+test makes, two instances on PostgreSQL + Redis behind it; a room game is played through it
+over HTTPS and WSS (SPEC R1, R3, R6, Z5).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from rooms_client import WAIT, Player, RoomSocket, free_port
+from test_scale_support import Cluster, cluster
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "nginx-chuhan.conf"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+_devices = itertools.count(1)
+QUIET = ["h1g3", "h10g8", "b1c3", "b10c8"]
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (openssl, as an operator would make one)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def site_config(ports: list[int], listen: int, cert: Path, key: Path) -> str:
+    """The example file with this machine's ports and certificate, nothing else changed."""
+    text = EXAMPLE.read_text()
+    for example, port in zip(("127.0.0.1:8001", "127.0.0.1:8002"), ports, strict=True):
+        assert example in text
+        text = text.replace(example, f"127.0.0.1:{port}")
+    for example, real in (
+        ("listen 443 ssl;", f"listen 127.0.0.1:{listen} ssl;"),
+        ("/etc/ssl/chuhan/fullchain.pem", str(cert)),
+        ("/etc/ssl/chuhan/privkey.pem", str(key)),
+    ):
+        assert example in text
+        text = text.replace(example, real)
+    return text
+
+
+@contextlib.contextmanager
+def nginx(folder: Path, site: str, port: int) -> Iterator[None]:
+    """nginx in the foreground with ``site`` in its http block, its files in ``folder``."""
+    (folder / "site.conf").write_text(site)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    (folder / "nginx.conf").write_text(
+        f"{user}worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log;\n"
+        "events { worker_connections 512; }\n"
+        f"http {{\n  access_log {folder}/access.log;\n  client_body_temp_path {folder}/body;\n"
+        f"  proxy_temp_path {folder}/proxy;\n  include {folder}/site.conf;\n}}\n"
+    )
+    process = subprocess.Popen(
+        [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            assert time.monotonic() < deadline, "nginx did not start"
+            time.sleep(0.05)
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=WAIT)
+
+
+class ProxiedPlayer(Player):
+    """A visitor of the site through the proxy: HTTPS, WSS, the site's own Origin."""
+
+    def __init__(self, base_url: str, trust: ssl.SSLContext) -> None:
+        self.base_url = base_url
+        self.trust = trust
+        self.http = httpx.Client(base_url=base_url, timeout=WAIT, verify=trust)
+        self.http.get("/api/me").raise_for_status()
+        self.device = f"proxied{next(_devices)}"
+
+    def open(self, room_id: str, hello: bool = True, **fields: Any) -> RoomSocket:
+        url = self.base_url.replace("https", "wss", 1) + f"/ws/rooms/{room_id}"
+        ws = connect(
+            url,
+            ssl=self.trust,
+            origin=self.base_url,  # type: ignore[arg-type]
+            additional_headers={"Cookie": self.cookie},
+        ).__enter__()
+        sock = RoomSocket(ws)
+        if hello:
+            sock.request("hello", device=self.device, **fields)
+        return sock
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[Cluster]:
+    with cluster(tmp_path, CHUHAN_TRUSTED_PROXIES="127.0.0.1") as running:
+        yield running
+
+
+def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
+    servers: Cluster, tmp_path: Path
+) -> None:
+    cert, key = make_certificate(tmp_path)
+    listen = free_port()
+    ports = [instance.port for instance in servers.instances]
+    with nginx(tmp_path, site_config(ports, listen, cert, key), listen):
+        site = f"https://127.0.0.1:{listen}"
+        trust = ssl.create_default_context(cafile=str(cert))
+        creator, friend = ProxiedPlayer(site, trust), ProxiedPlayer(site, trust)
+        room = creator.create_room(variant="xiangqi")
+        assert friend.join_invite(room["invite"]).status_code == 200
+        first, second = creator.open(room["id"]), friend.open(room["id"])
+        marks = len(first.messages), len(second.messages)
+        for sock in (first, second):
+            assert sock.request("ready")["type"] == "ack"
+        states = [
+            sock.wait_for(lambda m: m.get("type") == "state", start=mark)["state"]
+            for sock, mark in zip((first, second), marks, strict=True)
+        ]
+        sockets = {state["you"]: sock for state, sock in zip(states, (first, second), strict=True)}
+        for ply, move in enumerate(QUIET):
+            mover = sockets["red" if ply % 2 == 0 else "black"]
+            assert mover.request("move", ply=ply, move=move)["type"] == "ack"
+        for sock in sockets.values():
+            sock.wait_state(lambda s: s["ply"] == len(QUIET))
+        assert sockets["black"].request("resign")["type"] == "ack"
+        end = sockets["red"].wait_for(lambda m: m.get("type") == "end")
+        assert end["result"]["winner"] == "red" and end["points_awarded"] == 50
+        for sock in (first, second):
+            sock.close()
+
+        # The proxy's own limits and what the app sees through it.
+        big = creator.http.post("/api/rooms", content=b"x" * 100_000)
+        assert big.status_code == 413
+        health = creator.http.get("/health")
+        assert health.status_code == 200 and "content-security-policy" in health.headers
+        assert "strict-transport-security" in health.headers
+        with pytest.raises(Exception):  # noqa: B017 - a foreign page's socket, refused
+            connect(
+                site.replace("https", "wss", 1) + f"/ws/rooms/{room['id']}",
+                ssl=trust,
+                origin="https://evil.example",  # type: ignore[arg-type]
+                additional_headers={"Cookie": creator.cookie},
+            )
+    # Both instances served the players (least_conn spreads the sockets and requests).
+    served = [(servers.log_dir / f"{i.name}.log").read_text() for i in servers.instances]
+    assert all("/api/" in log for log in served)
