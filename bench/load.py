@@ -39,6 +39,8 @@ import httpx
 from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 
+from chuhan.rules import make_board
+
 POSTGRES_URL = os.environ.get(
     "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
@@ -217,6 +219,9 @@ class Seat:
         if changed is None or self.state is None or message.get("game_id") != self.state["id"]:
             return None
         self.state.update(changed)
+        if "legal_moves" not in changed:  # a change leaves them out: the rules say them
+            board = make_board(self.state["variant"], self.state["fen"])
+            self.state["legal_moves"] = list(board.legal_move_texts())
         return self.state
 
     async def _on_state(
@@ -261,11 +266,11 @@ async def seat_pair(
     fresh = httpx.Limits(max_keepalive_connections=0)
     async with limit:
         async with httpx.AsyncClient(base_url=first, timeout=60, limits=fresh) as creator:
-            (await creator.get("/api/me")).raise_for_status()
+            (await creator.get("/api/games/pending")).raise_for_status()  # a cookie
             room = (await creator.post("/api/rooms", json={"variant": "xiangqi"})).json()
             creator_cookie = creator.cookies[COOKIE]
         async with httpx.AsyncClient(base_url=second, timeout=60, limits=fresh) as friend:
-            (await friend.get("/api/me")).raise_for_status()
+            (await friend.get("/api/games/pending")).raise_for_status()
             (await friend.post(f"/api/rooms/invite/{room['invite']}")).raise_for_status()
             friend_cookie = friend.cookies[COOKIE]
         seats = (
