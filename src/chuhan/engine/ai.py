@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..rules import make_board
 from ..rules.board import Board, Move
+from .book import book_move
 from .search import MATE_BOUND, Limits
 from .variants import profile_for
 
@@ -39,6 +40,8 @@ LEVELS: dict[str, Level] = {
     "intermediate": Level(depth=3, nodes=40_000, movetime=0.45),
     "advanced": Level(depth=48, nodes=None, movetime=2.0),
 }
+# How often a level plays from the opening book when the position is in it (issue 19).
+BOOK_SHARE = {"advanced": 1.0, "intermediate": 0.5}
 HINT_LEVEL = Level(depth=6, nodes=None, movetime=0.3)
 DRAW_SEARCH_NODES = 6_000
 DRAW_WORSE_THRESHOLD = -60  # A5: "stands worse"
@@ -117,8 +120,17 @@ def choose_move(
 
     ``movetime`` (seconds) replaces the level's time budget; ``nodes`` replaces its node budget
     and switches the clock off, which makes the result a function of (position, level, seed).
+    Advanced plays from the opening book (xiangqi, the first plies) whenever the position is
+    in it, intermediate half of the time; the seed picks among the book's moves.
     Raises ValueError for an unknown level or when the side to move has no legal move.
     """
+    _level(level)  # ValueError for an unknown level, before any book move
+    share = BOOK_SHARE.get(level, 0.0)
+    if share:
+        rng = random.Random(f"book:{seed}:{board.key}:{board.ply}")
+        move = book_move(board, rng) if rng.random() < share else None
+        if move is not None:
+            return SearchResult(move, 0, 0, 0, [str(move)])
     limits, noise = level_plan(board, level, seed, movetime, nodes)
     return search(board, limits, noise)
 

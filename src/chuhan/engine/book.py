@@ -1,0 +1,46 @@
+"""A small xiangqi opening book (issue 19): deep-searched moves for the first plies.
+
+``book.json`` maps a position (placement and side to move, :func:`book_key`) to
+``[[move, weight], …]``; ``bench/build_book.py`` builds it from Fairy-Stockfish searches (no
+game collection is reachable here). :func:`book_move` picks one of the listed legal moves with
+a probability proportional to its weight, so that games differ from the first move on.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from pathlib import Path
+
+from ..rules.board import Board, Move
+
+BOOK_PATH = Path(__file__).with_name("book.json")
+
+
+def book_key(board: Board) -> str:
+    """The book's key of a position: its placement and the side to move."""
+    return f"{board.board_fen()} {'w' if board.turn == 0 else 'b'}"
+
+
+@functools.lru_cache(maxsize=1)
+def _book() -> dict[str, list[list[object]]]:
+    if not BOOK_PATH.exists():
+        return {}
+    book: dict[str, list[list[object]]] = json.loads(BOOK_PATH.read_text())
+    return book
+
+
+def book_move(board: Board, rng: random.Random) -> Move | None:
+    """A book move for the side to move (xiangqi only), or None when the position is not in it."""
+    if board.variant != "xiangqi":
+        return None
+    entries = _book().get(book_key(board))
+    if not entries:
+        return None
+    legal = set(board.legal_move_texts())
+    choices = [(str(move), int(str(weight))) for move, weight in entries if str(move) in legal]
+    if not choices:
+        return None
+    texts, weights = zip(*choices, strict=True)
+    return Move.parse(rng.choices(texts, weights=weights)[0])
