@@ -194,7 +194,9 @@ def test_an_error_in_the_worker_reaches_the_caller(served: Queue) -> None:
 def test_a_full_shared_queue_answers_busy_and_an_identical_job_joins_the_running_one(
     served: Queue,
 ) -> None:
-    long = AIJob("move", "xiangqi", level="advanced", seed=3, movetime=1.5)
+    # Out of the opening book (which answers the start at once): a search of the full 1.5 s.
+    long = AIJob("move", "xiangqi", level="advanced", seed=3, movetime=1.5,
+                 moves=("a1a2", "a10a9"))
     other = AIJob("move", "xiangqi", level="beginner", seed=4)
 
     async def run() -> tuple[BaseException | None, Any, Any]:
@@ -215,7 +217,9 @@ def test_a_full_shared_queue_answers_busy_and_an_identical_job_joins_the_running
 
     refused, first, again = asyncio.run(run())
     assert isinstance(refused, AIBusyError) and "busy" in str(refused)
-    assert first == again and first in set(make_board("xiangqi").legal_move_texts())
+    position = make_board("xiangqi")
+    position.push_many(long.moves)
+    assert first == again and first in set(position.legal_move_texts())
     [job] = served.finished(seed=3)
     assert job["attempts"] == 1  # searched once for both
 
