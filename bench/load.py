@@ -11,7 +11,14 @@ receiving it (the anchor: the same figure for a single game alone, measured firs
 same run), the ratio of the two, the load average, and the check that no move was lost or
 doubled (each socket saw each ply once, in order, equal to the stored game).
 
+Also printed: the CPU of the servers and their PostgreSQL backends per move in the window,
+and, measured first with every socket seated and no game going on (``--idle``), the CPU
+per idle socket per second. The bench raises its open-file limit to the hard limit (the
+servers it starts inherit it): 10,000 sockets need more than the usual 1,024.
+
     .venv/bin/python bench/load.py --games 1000 --seconds 60
+    .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 40 --ramp 120 \
+        --concurrency 128   # issue 15's goal: 10,000 sockets, 125 moves/s
 """
 
 from __future__ import annotations
