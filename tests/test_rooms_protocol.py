@@ -281,6 +281,33 @@ def test_resignation_scores_50_online_points_for_the_winner_R6(server: tuple[str
     assert sockets["red"].request("move", ply=3, move="h10g8")["code"] == "game_over"
 
 
+
+def test_the_same_two_players_score_for_at_most_three_games_a_day_R6(
+    server: tuple[str, Path],
+) -> None:
+    """Against farming (issue 16): a friend who resigns at once feeds 50 points three times,
+    then the pair's games say before the first move that they score nothing."""
+    url, _ = server
+    creator, friend, room = seated_pair(url)
+    first, second = creator.open(room["id"]), friend.open(room["id"])
+    awarded, marked = [], []
+    for _ in range(5):
+        sockets = ready_both(first, second)
+        marked.append(sockets["red"].state()["options"].get("unscored"))  # type: ignore[index]
+        mark = len(first.messages)
+        assert sockets["black"].request("resign")["type"] == "ack"
+        end = first.wait_for(lambda m: m.get("type") == "end", start=mark)
+        assert end["result"]["winner"] == "red"
+        awarded.append(end["points_awarded"])
+    assert awarded == [50, 50, 50, 0, 0]
+    assert marked == [None, None, None, "pair_limit", "pair_limit"]
+    assert creator.me()["points"]["online"] + friend.me()["points"]["online"] == 150
+    # Other pairs still play for points.
+    sockets, _, _ = new_game(url)
+    assert sockets["black"].request("resign")["type"] == "ack"
+    assert end_of(sockets["red"])["points_awarded"] == 50
+
+
 # ---------------------------------------------------------------------- R4
 
 

@@ -18,7 +18,12 @@ from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.lobby import seated, vacated
 from chuhan.server.rooms.presence import attached, detached, without_instances
 from chuhan.server.rooms.rules import GameStart, RoomError
-from chuhan.server.rooms.scoring import ONLINE_WIN_POINTS, scored
+from chuhan.server.rooms.scoring import (
+    ONLINE_WIN_POINTS,
+    SCORED_GAMES_PER_PAIR,
+    scored,
+    unscored_reason,
+)
 from chuhan.server.rooms.store import RoomRecord
 from chuhan.server.storage import GameRecord
 
@@ -296,6 +301,21 @@ def test_a_resignation_scores_50_for_the_winner_only_R6() -> None:
     assert (change.award.player_id, change.award.kind, change.award.points) == (ALICE, "online", 50)
     end = [e for e in change.events if e["type"] == "end"]
     assert end[0]["points_awarded"] == 50
+
+
+def test_a_pair_past_its_daily_limit_plays_for_no_points_R6() -> None:
+    """Against farming: the fourth game of the same two players in 24 hours scores nothing,
+    and says so from its start."""
+    assert unscored_reason(2, SCORED_GAMES_PER_PAIR) is None
+    assert unscored_reason(3, SCORED_GAMES_PER_PAIR) == "pair_limit"
+    r = room("xiangqi", sides=[ALICE, BOB], game_id="g_1")
+    game = rules.new_game(
+        r, GameStart("g_1", {}), T0, CLOCK, ttl_seconds=3600, unscored="pair_limit"
+    )
+    assert game.options["unscored"] == "pair_limit"
+    change = scored(rules_of.resign(game, 1), r.sides)  # Bob resigns: Alice wins, for nothing
+    assert change.after.result is not None and change.after.result["winner"] == "red"
+    assert change.award is None and change.after.points_awarded == 0
 
 
 def test_scoring_leaves_a_change_without_winner_alone_R6() -> None:

@@ -92,6 +92,8 @@ class RoomSettings:
     # R4: a room socket's round trip is measured this often (half of it is the lag
     # allowance); each probe is a message each way on every socket, idle or not.
     probe_seconds: float = 60.0
+    # R6, against farming: the same two players score for at most this many games a day.
+    scored_games_per_pair: int = 3
 
     @classmethod
     def from_env(cls) -> RoomSettings:
@@ -113,6 +115,7 @@ class RoomSettings:
             heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
             dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
             probe_seconds=_env_float("CHUHAN_ROOM_PROBE_SECONDS", 60.0),
+            scored_games_per_pair=_env_int("CHUHAN_SCORED_GAMES_PER_PAIR", 3),
         )
 
 

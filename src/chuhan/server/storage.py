@@ -281,6 +281,23 @@ class Store:
         with self.reader.connect() as conn:
             return [_game_from_row(row) for row in conn.execute(query)]
 
+    def scored_games_between(self, a: str, b: str, since: datetime) -> int:
+        """How many online games players ``a`` and ``b`` played against each other that
+        scored points and ended at or after ``since`` (R6, the farming limit)."""
+        first = game_players.alias("first")
+        second = game_players.alias("second")
+        query = (
+            select(func.count())
+            .select_from(games)
+            .join(first, (first.c.game_id == games.c.id) & (first.c.player_id == a))
+            .join(second, (second.c.game_id == games.c.id) & (second.c.player_id == b))
+            .where(games.c.kind == "online")
+            .where(games.c.points_awarded > 0)
+            .where(games.c.updated_at >= since)
+        )
+        with self.reader.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
     def online_games(self, player_id: str, limit: int = 50) -> list[PlayedGame]:
         """The online games the player played, newest first, with their side and the
         opponent's display name (SPEC S1)."""

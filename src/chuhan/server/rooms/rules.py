@@ -183,8 +183,10 @@ def new_game(
     *,
     ttl_seconds: float,
     lag_of_first: float | None = None,
+    unscored: str | None = None,
 ) -> GameRecord:
-    """The room's new game (kind ``online``, no owner), its first turn's clock running."""
+    """The room's new game (kind ``online``, no owner), its first turn's clock running.
+    ``unscored`` names the rule that withholds its points (R6, :mod:`.scoring`), if any."""
     options: dict[str, Any] = {}
     board_options: dict[str, Any] = {}
     if room.variant == "janggi":
@@ -203,6 +205,8 @@ def new_game(
     names = side_names(room.variant)
     options["clock"] = {**clocks.new_clock(rules, now, lag_of_first), **(start.away or {})}
     options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
+    if unscored is not None:
+        options["unscored"] = unscored
     return GameRecord(
         id=start.game_id,
         kind="online",

@@ -2,19 +2,33 @@
 
 An online win scores 50 points for the winner, stored in the same transaction as the game's
 end (the :class:`~..storage.Award` of the change), and kept apart from AI points; losses,
-draws and interruptions score nothing. A rule that withholds points (for example against
-farming) belongs here, beside the award it withholds.
+draws and interruptions score nothing.
+
+Against farming (one player feeding another wins, issue 16): the same two players score
+online points for at most :data:`SCORED_GAMES_PER_PAIR` games in any 24 hours. Whether a game
+scores is decided when it starts (the room counts the pair's scored games then) and kept in
+its options as ``unscored: "pair_limit"``, so the end of the game stays a pure function and
+both players can know before the first move that the game scores nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 
 from .. import games as rules_of
 from ..games import Change
 from ..storage import Award
 
 ONLINE_WIN_POINTS = 50  # SPEC R6
+SCORED_GAMES_PER_PAIR = 3  # default of RoomSettings.scored_games_per_pair (in 24 hours)
+PAIR_WINDOW = timedelta(hours=24)
+
+
+def unscored_reason(scored_games_of_pair: int, limit: int) -> str | None:
+    """Why a new game between two players scores nothing, given how many of their games
+    scored in the last 24 hours, or None when it scores as usual (R6)."""
+    return "pair_limit" if scored_games_of_pair >= limit else None
 
 
 def scored(change: Change, sides: list[str] | None) -> Change:
@@ -22,7 +36,7 @@ def scored(change: Change, sides: list[str] | None) -> Change:
     ``sides`` are the player ids of side 0 and side 1. Otherwise ``change`` itself."""
     after = change.after
     winner = (after.result or {}).get("winner")
-    if after.ongoing or winner is None or sides is None:
+    if after.ongoing or winner is None or sides is None or after.options.get("unscored"):
         return change
     winner_id = sides[rules_of.side_names(after.variant).index(winner)]
     after = replace(after, points_awarded=ONLINE_WIN_POINTS)

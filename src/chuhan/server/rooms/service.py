@@ -39,7 +39,7 @@ from .lobby import Lobby
 from .presence import Presence
 from .ratelimit import JoinLimiter
 from .rules import JANGGI_DEFAULT_SETUP, SETUPS, RoomError
-from .scoring import ONLINE_WIN_POINTS, scored
+from .scoring import ONLINE_WIN_POINTS, PAIR_WINDOW, scored, unscored_reason
 from .store import RoomRecord
 
 __all__ = [
@@ -237,7 +237,15 @@ class RoomService:
         return room
 
     async def _create_game(self, room: RoomRecord, start: rules.GameStart) -> GameRecord:
-        """The room's new game, its first turn's clock running (R3, R4)."""
+        """The room's new game, its first turn's clock running (R3, R4); it scores nothing
+        when its two players already scored too often against each other today (R6)."""
+        sides = room.sides or []
+        unscored = None
+        if len(set(sides)) == 2:
+            recent = await self.db(
+                self.games.store.scored_games_between, sides[0], sides[1], utcnow() - PAIR_WINDOW
+            )
+            unscored = unscored_reason(recent, self.settings.scored_games_per_pair)
         game = rules.new_game(
             room,
             start,
@@ -245,10 +253,10 @@ class RoomService:
             self.clock_rules,
             ttl_seconds=self.games.settings.game_ttl_seconds,
             lag_of_first=self.presence.lag_of(room, 0),
+            unscored=unscored,
         )
         start_event = rules_of.event("start")
         # S1: the players are stored with the game, so each one's online games can be listed.
-        sides = room.sides or []
         players = [(pid, side) for side, pid in enumerate(sides) if pid not in sides[:side]]
         await self.db(self.games.store.insert_game, game, [start_event], players)
         await self.games.hub.publish(room_key(room.id), room.version)

@@ -120,7 +120,11 @@ export async function showHome(root) {
     el("a", { class: "button", href: "/review/import", "data-action": "import" }, t("review.import_link")),
   );
   const points = el("p", { class: "points", "data-points": "" }, "");
-  more.append(el("h2", {}, t("home.points")), points);
+  more.append(
+    el("h2", {}, t("home.points")),
+    points,
+    el("p", { class: "note", "data-points-rule": "" }, t("home.points_rule")),
+  );
   home.append(more);
 
   const syncColors = () => {
