@@ -19,6 +19,7 @@ from chuhan.rules import make_board, verify_commitment
 from chuhan.rules.record import read_record
 from chuhan.server.ai import AIJob, run_job
 from chuhan.server.storage import GameRecord, Store, utcnow
+from test_analysis import uci_program
 from test_record import PLAYED_ON
 from test_server_support import ScriptedAI, create, game_socket, server
 
@@ -320,11 +321,11 @@ def _analysis_done_after_post(client: TestClient, game_id: str) -> dict[str, Any
 
 
 def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatch):
-    monkeypatch.setenv("CHUHAN_ANALYSIS_ENGINE", "/usr/games/fairy-stockfish")
+    monkeypatch.setenv("CHUHAN_ANALYSIS_ENGINE", uci_program(tmp_path))
     with server(tmp_path, ai=AnalysingAI(), analysis_nodes=2_000) as (client, _, _):
         game = _play_local(client, CANNON_MATE)
         done = _analysis_done_after_post(client, game["id"])
-        assert done["engine"].startswith("uci:Fairy-Stockfish")
+        assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
 
 

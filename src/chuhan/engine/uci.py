@@ -1,8 +1,9 @@
 """``chuhan uci``: the engine behind the UCI protocol, for GUIs and match runners (A6).
 
 Commands: ``uci``, ``isready``, ``ucinewgame``, ``setoption name UCI_Variant value
-xiangqi|janggi|jieqi``, ``setoption name Level value beginner|intermediate|advanced``,
-``setoption name Rules value casual|wxf`` (how repetitions are judged, E1; xiangqi and jieqi),
+xiangqi|janggi|jieqi`` (``janggicasual`` reads as janggi), ``setoption name Level value
+beginner|intermediate|advanced``, ``setoption name Rules value casual|wxf`` (how repetitions
+are judged, E1; xiangqi and jieqi),
 ``position startpos|fen <fen> [moves …]``, ``go [movetime N] [depth N] [nodes N]
 [wtime N btime N winc N binc N movestogo N] [infinite]``, ``stop``, ``quit``.
 
@@ -30,6 +31,9 @@ from .variants import profile_for
 
 ENGINE_NAME = "Chu-Han"
 VARIANT_NAMES = ("xiangqi", "janggi", "jieqi")
+# Fairy-Stockfish's name for janggi without bikjang (our default, J7), so that a program
+# written for it (our own analysis client among them) can drive this engine too.
+VARIANT_ALIASES = {"janggicasual": "janggi"}
 DEFAULT_LEVEL = "advanced"
 
 
@@ -118,10 +122,11 @@ class UciEngine:
         name, value = text[5:].split(" value ", 1)
         name, value = name.strip().lower(), value.strip()
         if name == "uci_variant":
-            if value not in VARIANT_NAMES:
+            variant = VARIANT_ALIASES.get(value, value)
+            if variant not in VARIANT_NAMES:
                 raise ValueError(f"unknown variant {value!r}")
             self._stop()
-            self.variant = value
+            self.variant = variant
             self.board = self._board_from_fen(None)
         elif name == "level":
             if value not in LEVELS:
