@@ -28,7 +28,9 @@ interval; the ladder line names the highest Skill Level scored at least 50 % aga
 With ``--baseline SRC`` (the ``src`` directory of another checkout, e.g. a ``git worktree``
 of an older commit) the level instead plays that checkout's same level, pure Python, at
 ``--fs-movetime`` seconds a move each, ``--versus-games`` games per variant: a before/after
-match at equal time (jieqi included: each engine gets only its own side's view).
+match at equal time (jieqi included: each engine gets only its own side's view);
+``--baseline-native DIR`` runs the baseline on its own mypyc build instead (build it with
+``CHUHAN_NATIVE_DIR=DIR PYTHONPATH=SRC python -m chuhan.native build``).
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
@@ -387,8 +389,11 @@ class Baseline:
     """Another checkout's engine (``src`` directory) in a child process, pure Python unless
     that checkout builds its own: the "today's advanced" of a before/after match."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, native: str | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=src, CHUHAN_PURE_PYTHON="1")
+        if native:  # that checkout's own mypyc build (python -m chuhan.native build)
+            del env["CHUHAN_PURE_PYTHON"]
+            env["CHUHAN_NATIVE_DIR"] = native
         self.proc = subprocess.Popen(
             [sys.executable, "-c", BASELINE_CHILD], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, env=env, bufsize=1,
@@ -418,6 +423,7 @@ class VersusJob:
     movetime: float
     src: str
     level: str = "advanced"
+    native: str | None = None
 
 
 def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[int], list[int]]:
@@ -429,7 +435,7 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
     play_opening(board, job.game)
     ours = job.game % 2
     depths: tuple[list[int], list[int]] = ([], [])
-    baseline = Baseline(job.src)
+    baseline = Baseline(job.src, job.native)
     try:
         while True:
             outcome = board.outcome()
@@ -458,11 +464,13 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
 
 
 def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime: float,
-               src: str, level: str) -> None:
-    print(f"\n== {variant}: this {level} vs the {level} of {src}, {movetime:g} s a move each, "
-          f"{games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
+               src: str, level: str, native: str | None = None) -> None:
+    build = f"compiled in {native}" if native else "pure Python"
+    print(f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {movetime:g} s a "
+          f"move each, {games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
-    jobs = [VersusJob(variant, g, max_plies, movetime, src, level) for g in range(games)]
+    jobs = [VersusJob(variant, g, max_plies, movetime, src, level, native)
+            for g in range(games)]
     points: list[float] = []
     ours_depth: list[int] = []
     theirs_depth: list[int] = []
@@ -511,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
     parser.add_argument("--baseline", default=None,
                         help="src directory of another checkout: play its level instead")
+    parser.add_argument("--baseline-native", default=None,
+                        help="the baseline's own mypyc build directory (CHUHAN_NATIVE_DIR); "
+                        "without it the baseline runs pure Python")
     parser.add_argument("--versus-games", type=int, default=10)
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
@@ -519,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     for variant in variants:
         if args.baseline:
             run_versus(variant, args.versus_games, args.fs_workers, args.max_plies,
-                       args.fs_movetime, args.baseline, args.fs_level)
+                       args.fs_movetime, args.baseline, args.fs_level, args.baseline_native)
             continue
         if not args.fs_only:
             run_matches(variant, games, args.workers, args.max_plies, budget)

@@ -14,7 +14,7 @@ from chuhan.engine import accepts_draw, choose_move, choose_setup, hint
 from chuhan.engine.ai import search
 from chuhan.engine.search import Limits
 from chuhan.rules import make_board
-from chuhan.rules.board import Board, Move
+from chuhan.rules.board import PASS_CODE, Board, Move
 from chuhan.rules.jieqi import JieqiBoard, arrangement_text, parse_arrangement
 
 LEVELS_ABOVE_BEGINNER = ("intermediate", "advanced")
@@ -213,6 +213,27 @@ def test_a3_never_an_illegal_move(variant: str) -> None:
             assert result.move in board.legal_moves, (variant, board.fen(), result)
             checked += 1
     assert checked >= 9
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_the_quiescence_capture_generator_finds_exactly_the_captures(variant: str) -> None:
+    """The search's direct capture generator (quiescence) must not miss or invent a capture
+    the move generator knows: a missed one would leave a piece hanging past the horizon."""
+    rng = random.Random(f"captures-{variant}")
+    seen = 0
+    for _ in range(40):
+        board = random_position(variant, rng, rng.randrange(10, 90))
+        for turn in (0, 1):  # also the other side's captures, as after a null move
+            if turn:
+                board.turn ^= 1
+            squares = board.squares
+            expected = [c for c in board._pseudo_codes()
+                        if c != PASS_CODE and squares[c % 90]]
+            assert board._capture_codes() == expected, board.fen()
+            seen += len(expected)
+            if turn:
+                board.turn ^= 1
+    assert seen > 100
 
 
 @pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])

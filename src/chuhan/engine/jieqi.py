@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..rules.board import Board
 from ..rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_POINTS, SOLDIER
+from ..rules.jieqi import JieqiBoard
 from .evaluation import Evaluator, _xiangqi_square, build_tables
 from .search import Limits, Searcher, VariantRules
 
@@ -53,7 +54,11 @@ class JieqiSearcher(Searcher):
         root_noise: dict[int, int] | None = None,
     ) -> None:
         super().__init__(board, JIEQI_EVALUATOR, limits, rules, root_noise)
-        pools = [board.unknown_pool(side) for side in (0, 1)]  # type: ignore[attr-defined]
+        assert isinstance(board, JieqiBoard)
+        # The board typed as what it is: its _make takes the revealed identity (compiled, a
+        # call through Board's _make would not pass it).
+        self.jieqi_board = board
+        pools = [board.unknown_pool(side) for side in (0, 1)]
         # First mover's score of one face-down piece of each side.
         self.hidden_score = (expected_value(pools[0]), -expected_value(pools[1]))
 
@@ -73,7 +78,7 @@ class JieqiSearcher(Searcher):
     def _hidden_move(
         self, code: int, depth: int, alpha: int, beta: int, ply: int, score: int, quiescence: bool
     ) -> int | None:
-        board = self.board
+        board = self.jieqi_board
         b = board.squares
         turn = board.turn
         fr, to = divmod(code, NUM_POINTS)
@@ -88,7 +93,7 @@ class JieqiSearcher(Searcher):
             sign = 1 if turn == 0 else -1
             outcomes: list[tuple[int | None, float, int]] = [
                 (kind, odds, score + self.tables[sign * kind + 7][to])
-                for kind, odds in reveal_odds(board.unknown_pool(turn))  # type: ignore[attr-defined]
+                for kind, odds in reveal_odds(board.unknown_pool(turn))
             ]
         else:
             row = self.tables[b[fr] + 7]
@@ -106,7 +111,7 @@ class JieqiSearcher(Searcher):
             depth -= 1
         total = 0.0
         for kind, odds, new_score in outcomes:
-            undo = make(code, kind)  # type: ignore[call-arg]
+            undo = make(code, kind)
             if attacked(kings[turn], 1 - turn):
                 board._unmake(undo)
                 return None  # the same for every identity: the mover's point is what matters
@@ -138,10 +143,10 @@ class JieqiSearcher(Searcher):
         the average score after it, less the mover's expected value when the opponent can
         take back on that point. Returns None when the move is illegal.
         """
-        board = self.board
+        board = self.jieqi_board
         turn = board.turn
         to = code % NUM_POINTS
-        undo = board._make(code, outcomes[0][0])  # type: ignore[call-arg]
+        undo = board._make(code, outcomes[0][0])
         try:
             if board._attacked(board.kings[turn], 1 - turn):
                 return None

@@ -357,11 +357,13 @@ class Searcher:
         if in_check:
             codes = self._ordered(board._legal_codes(), 0, ply)
         else:
-            pseudo = board._pseudo_codes() if self.plain_legality else board._legal_codes()
+            if self.plain_legality:
+                pseudo = board._capture_codes()
+            else:
+                pseudo = [c for c in board._legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
             caps = [
                 (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16, c)
                 for c in pseudo
-                if c != PASS_CODE and b[c % NUM_POINTS]
             ]
             if not caps:
                 return best

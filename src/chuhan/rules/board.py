@@ -163,9 +163,10 @@ def _table(fn: Callable[[int, int], Any]) -> Any:
     return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
 
 
-# Compiled (chuhan.native) as a plain class: variants and tests subclass it, copy() copies its
-# __dict__, and its hot loops work on local lists, which mypyc speeds up either way.
-@mypyc_attr(native_class=False)
+# Compiled (chuhan.native) as a native class, its variants with it (attribute reads and method
+# calls in the hot loops are then C struct reads and direct calls); interpreted subclasses
+# (tests) stay possible.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Board:
     """A xiangqi position with its game history (SPEC X1–X5, E1–E3).
 
@@ -335,8 +336,6 @@ class Board:
         cache_key = (type(self), kind, side)
         found = Board._REACHABLE.get(cache_key)
         if found is None:
-            start = Board.__new__(type(self))
-            start.squares = [0] * NUM_POINTS
             rows = self.START_FEN.split()[0].split("/")
             todo = []
             for row_index, row in enumerate(rows):
@@ -514,6 +513,73 @@ class Board:
                         add(base + to)
         return out
 
+    def _capture_codes(self) -> list[int]:
+        """The captures among :meth:`_pseudo_codes`, in the same order, generated directly:
+        the quiescence search asks for nothing else, and most of its nodes end there."""
+        b = self.squares
+        side = self.turn
+        s = SIGN[side]
+        out: list[int] = []
+        add = out.append
+        king_steps = self.KING_STEPS[side]
+        advisor_steps = self.ADVISOR_STEPS[side]
+        elephant_steps = self.ELEPHANT_STEPS[side]
+        soldier_steps = self.SOLDIER_STEPS[side]
+        rays = self.SLIDER_RAYS
+        for fr in range(NUM_POINTS):
+            p = b[fr] * s
+            if p <= 0:
+                continue
+            base = fr * NUM_POINTS
+            if p == CHARIOT:
+                for ray in rays[fr]:
+                    for to in ray:
+                        x = b[to]
+                        if x:
+                            if x * s < 0:
+                                add(base + to)
+                            break
+            elif p == HORSE:
+                for to, leg in HORSE_MOVES[fr]:
+                    if not b[leg] and b[to] * s < 0:
+                        add(base + to)
+            elif p == CANNON:
+                self._cannon_captures(fr, rays[fr], s, add)
+            elif p == SOLDIER:
+                for to in soldier_steps[fr]:
+                    if b[to] * s < 0:
+                        add(base + to)
+            elif p == ELEPHANT:
+                for to, eye1, eye2 in elephant_steps[fr]:
+                    if not b[eye1] and not b[eye2] and b[to] * s < 0:
+                        add(base + to)
+            elif p == ADVISOR:
+                for to in self._advisor_targets(fr, advisor_steps):
+                    if b[to] * s < 0:
+                        add(base + to)
+            else:
+                for to in king_steps[fr]:
+                    if b[to] * s < 0:
+                        add(base + to)
+        return out
+
+    def _cannon_captures(
+        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
+    ) -> None:
+        """The captures of :meth:`_cannon_moves`: the first piece beyond one screen."""
+        b = self.squares
+        base = fr * NUM_POINTS
+        for ray in rays:
+            screened = False
+            for to in ray:
+                x = b[to]
+                if x:
+                    if screened:
+                        if x * s < 0:
+                            add(base + to)
+                        break
+                    screened = True
+
     def _advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         return steps[point]
 
@@ -684,14 +750,30 @@ class Board:
     def copy(self) -> Board:
         """An independent board with the same position and history."""
         other = type(self).__new__(type(self))
-        other.__dict__.update(self.__dict__)
+        self._copy_into(other)
+        # Attributes _copy_into does not know (an interpreted subclass's own) are shared.
+        mine = getattr(self, "__dict__", None)
+        if mine:
+            theirs = other.__dict__
+            for name, value in mine.items():
+                theirs.setdefault(name, value)
+        return other
+
+    def _copy_into(self, other: Board) -> None:
+        """Copy this board's state into a blank ``other``; variants extend it."""
+        other.rules = self.rules
         other.squares = self.squares[:]
+        other.turn = self.turn
+        other.halfmove = self.halfmove
+        other.fullmove = self.fullmove
         other.kings = self.kings[:]
         other.face_down = set(self.face_down)
+        other.key = self.key
         other._stack = self._stack[:]
         other._keys = self._keys[:]
         other._checks = self._checks[:]
-        return other
+        other._outcome_cache = self._outcome_cache
+        other._legal_cache = self._legal_cache
 
     def piece_letter(self, point: int) -> str | None:
         """The FEN letter on ``point`` (``X``/``x`` face down), or None when empty."""

@@ -206,7 +206,7 @@ def _setup_of(fen: str) -> str | None:
     return None
 
 
-@mypyc_attr(native_class=False)  # a plain class when compiled, like Board (chuhan.native)
+@mypyc_attr(allow_interpreted_subclasses=True)  # native when compiled, like Board
 class JanggiBoard(Board):
     """A janggi position with its game history (SPEC J1–J9).
 
@@ -221,12 +221,14 @@ class JanggiBoard(Board):
     FLYING_GENERAL: ClassVar[bool] = False
     RULE_SETS: ClassVar[tuple[str, ...]] = ("casual",)  # J9 judges repetitions by points
 
-    KING_STEPS = PALACE_STEPS
-    ADVISOR_STEPS = PALACE_STEPS
-    ELEPHANT_STEPS = (ELEPHANT_STEPS, ELEPHANT_STEPS)
-    SOLDIER_STEPS = SOLDIER_STEPS
-    SLIDER_RAYS = SLIDER_RAYS
-    KING_SAFETY_MASK = [_safety_mask(p) for p in range(NUM_POINTS)]
+    KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = PALACE_STEPS
+    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = PALACE_STEPS
+    ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]] = (
+        ELEPHANT_STEPS, ELEPHANT_STEPS
+    )
+    SOLDIER_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = SOLDIER_STEPS
+    SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = SLIDER_RAYS
+    KING_SAFETY_MASK: ClassVar[list[bytes]] = [_safety_mask(p) for p in range(NUM_POINTS)]
 
     def __init__(
         self,
@@ -249,7 +251,9 @@ class JanggiBoard(Board):
             cho, han = parse_setup(setup)
             fen = janggi_start_fen(cho, han)
         self.bikjang = bikjang
-        super().__init__(fen, **options)
+        # ``rules`` by name: mypyc passes an empty ``**options`` on as the first keyword.
+        rules = options.pop("rules", "casual")
+        super().__init__(fen, rules=rules, **options)  # any other option: RulesError
         self.setup = _setup_of(fen or self.START_FEN)
 
     # ------------------------------------------------------------------ position
@@ -336,6 +340,33 @@ class JanggiBoard(Board):
                     if x * s < 0 and x != CANNON and x != -CANNON:
                         add(base + to)
                     break
+
+    def _cannon_captures(
+        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
+    ) -> None:
+        """The captures of :meth:`_cannon_moves`: over one bridge that is not a cannon, and
+        never a cannon."""
+        b = self.squares
+        base = fr * NUM_POINTS
+        for ray in rays:
+            bridge = False
+            for to in ray:
+                x = b[to]
+                if x:
+                    if x == CANNON or x == -CANNON:
+                        break
+                    if bridge:
+                        if x * s < 0:
+                            add(base + to)
+                        break
+                    bridge = True
+
+    def _copy_into(self, other: Board) -> None:
+        super()._copy_into(other)
+        assert isinstance(other, JanggiBoard)
+        other.bikjang = self.bikjang
+        other.setup = self.setup
+        other.consecutive_passes = self.consecutive_passes
 
     def set_fen(self, fen: str) -> None:
         """As :meth:`Board.set_fen`; a FEN records no pass, so the pass count starts at 0."""

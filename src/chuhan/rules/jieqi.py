@@ -209,7 +209,7 @@ def _viewer_index(viewer: str | int | None) -> int | None:
     raise RulesError(f"unknown viewer {viewer!r}; choose one of {', '.join(VIEWERS)}")
 
 
-@mypyc_attr(native_class=False)  # a plain class when compiled, like Board (chuhan.native)
+@mypyc_attr(allow_interpreted_subclasses=True)  # native when compiled, like Board
 class JieqiBoard(Board):
     """A jieqi game (SPEC Q1–Q7): a xiangqi board whose pieces start face down.
 
@@ -249,7 +249,9 @@ class JieqiBoard(Board):
             salt,
         )
         self.viewer: int | None = None
-        super().__init__(fen, **options)  # any other option: RulesError
+        # ``rules`` by name: mypyc passes an empty ``**options`` on as the first keyword.
+        rules = options.pop("rules", "casual")
+        super().__init__(fen, rules=rules, **options)  # any other option: RulesError
 
     @classmethod
     def _secretless(cls, fen: str, viewer: int | None, rules: str = "casual") -> JieqiBoard:
@@ -549,13 +551,18 @@ class JieqiBoard(Board):
                 return True
         return False
 
-    def copy(self) -> JieqiBoard:
-        other = super().copy()
+    def _copy_into(self, other: Board) -> None:
+        super()._copy_into(other)
         assert isinstance(other, JieqiBoard)
+        other._deal = self._deal
+        other.viewer = self.viewer
+        other.start_fen = self.start_fen
         other.pool = [row[:] for row in self.pool]
         other.roamers = self.roamers[:]
         other.hidden = None if self.hidden is None else dict(self.hidden)
-        return other
+        other.salt = self.salt
+        other.commitment = self.commitment
+        other._arrangement = self._arrangement
 
     def perft(self, depth: int) -> int:
         """Leaf count of the legal move tree; reveals follow the arrangement.
