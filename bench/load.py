@@ -4,12 +4,15 @@ Starts two instances sharing a fresh PostgreSQL schema and a fresh Redis channel
 uses ``--urls``), seats ``--games`` pairs of simulated players in rooms, always one player
 on each instance, and lets them play random legal moves for ``--seconds`` with a think
 time of ``--think`` seconds (uniform 0.5×–1.5×). Every message comes through a real
-WebSocket on loopback (asyncio + websockets).
+WebSocket on loopback (asyncio + websockets). Like the web page (web/js/connection.js), each
+socket sends a ``ping`` every ``--ping`` seconds (20) and answers the server's probes, also
+while its player thinks: a socket that says nothing for 120 s is closed as idle.
 
 Printed: games held, moves per second, p50/p99 from sending a move to the opponent
 receiving it (the anchor: the same figure for a single game alone, measured first in the
 same run), the ratio of the two, the load average, and the check that no move was lost or
-doubled (each socket saw each ply once, in order, equal to the stored game).
+doubled (each socket saw each ply once, in order, equal to the stored game; a whole state,
+the first of a game or a resync, counts for the moves it holds).
 
 Also printed: the CPU of the servers and their PostgreSQL backends per move in the window,
 and, measured first with every socket seated and no game going on (``--idle``), the CPU
@@ -161,13 +164,17 @@ class Seat:
         self.side: str | None = None
         self.game_id: str | None = None
         self.sent_ply: int | None = None
-        self.seen: dict[str, list[tuple[int, str]]] = {}  # game → (ply, move) as received
+        self.seen: dict[str, list[str]] = {}  # game → its moves, as received, in order
+        self.problems: list[str] = []  # a move received twice, out of order, or missed
         self.opponent: Seat | None = None
         self.state: dict[str, Any] | None = None  # the game as this seat knows it
+        self.tasks: set[asyncio.Task[None]] = set()  # a move being thought about, the pinger
 
-    async def open(self) -> None:
+    async def open(self, ping: float) -> None:
         url = self.base.replace("http", "ws", 1) + f"/ws/rooms/{self.room_id}"
-        # No client keepalive (a browser sends none): only the server's pings.
+        # No protocol-level keepalive from the client (a browser sends none; it answers the
+        # server's); like the front end (web/js/connection.js) a "ping" message every
+        # ``ping`` seconds, which keeps the socket from being closed as idle.
         self.ws = await connect(
             url,
             additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
@@ -175,6 +182,20 @@ class Seat:
             ping_interval=None,
         )
         await self.send("hello", device=f"load{next(_ids)}")
+        if ping > 0:
+            self._spawn(self._ping(ping))
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _ping(self, every: float) -> None:
+        await asyncio.sleep(every * self.rng.random())  # the sockets' pings spread out
+        with contextlib.suppress(Exception):
+            while True:
+                await self.send("ping")
+                await asyncio.sleep(every)
 
     async def send(self, kind: str, **fields: Any) -> None:
         assert self.ws is not None
@@ -192,9 +213,7 @@ class Seat:
                     code = str(message.get("code"))
                     stats.errors[code] = stats.errors.get(code, 0) + 1
                 if kind == "move":
-                    self.seen.setdefault(message["game_id"], []).append(
-                        (message["ply"], message["move"])
-                    )
+                    self._saw_move(message["game_id"], message["ply"], message["move"])
                     if message["by"] != self.side:
                         sent = stats.sent_at.pop((message["game_id"], message["ply"]), None)
                         if sent is not None:
@@ -214,6 +233,23 @@ class Seat:
             name = type(exc).__name__ if stats.moving else f"{type(exc).__name__} while closing"
             stats.errors[name] = stats.errors.get(name, 0) + 1
 
+    def _saw_move(self, game_id: str, ply: int, move: str) -> None:
+        seen = self.seen.setdefault(game_id, [])
+        if ply != len(seen):
+            what = "twice" if ply < len(seen) else f"after ply {len(seen) - 1} (missed some)"
+            self.problems.append(f"{game_id}: move of ply {ply} received {what}")
+            return
+        seen.append(move)
+
+    def _saw_state(self, state: dict[str, Any]) -> None:
+        """A whole state tells the moves played so far (the first one of a game, a resync):
+        those received before must be where it starts."""
+        seen = self.seen.setdefault(state["id"], [])
+        moves = list(state.get("moves") or [])
+        if moves[: len(seen)] != seen:
+            self.problems.append(f"{state['id']}: a state contradicts the moves received")
+        self.seen[state["id"]] = moves
+
     def _fold(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """The game state after ``message``: a whole ``state`` replaces what the seat holds,
         a change event's ``set`` updates it (docs/protocol.md, Events); None for others."""
@@ -221,6 +257,7 @@ class Seat:
             return None
         if message.get("state"):
             self.state = dict(message["state"])
+            self._saw_state(self.state)
             return self.state
         changed = message.get("set")
         if changed is None or self.state is None or message.get("game_id") != self.state["id"]:
@@ -248,12 +285,37 @@ class Seat:
             return  # (no legal moves: the move just made ends the game; its end comes next)
         self.sent_ply = ply
         move = self.rng.choice(sorted(legal))
-        game_id = state["id"]
+        # Thinking does not stop the seat reading (probes, pings' answers, room news).
+        self._spawn(self._move_later(state["id"], ply, move, think, stats))
+
+    async def _move_later(
+        self, game_id: str, ply: int, move: str, think: float, stats: Stats
+    ) -> None:
         await asyncio.sleep(think * self.rng.uniform(0.5, 1.5))
         if not stats.moving:
             return
         stats.sent_at[(game_id, ply)] = time.perf_counter()
-        await self.send("move", ply=ply, move=move)
+        with contextlib.suppress(Exception):  # the socket closed meanwhile: counted by run
+            await self.send("move", ply=ply, move=move)
+
+
+async def _request(
+    client: httpx.AsyncClient, stats: Stats, method: str, path: str, **fields: Any
+) -> httpx.Response:
+    """One seating request; once more (up to three times) when the connection failed, as a
+    browser's reload would (counted: a loaded server may drop a connection it did not read
+    in time)."""
+    for attempt in range(3):
+        try:
+            response = await client.request(method, path, **fields)
+            return response.raise_for_status()
+        except httpx.TransportError:
+            stats.errors["seating request retried"] = (
+                stats.errors.get("seating request retried", 0) + 1
+            )
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 async def seat_pair(
@@ -264,6 +326,7 @@ async def seat_pair(
     stats: Stats,
     think: float,
     runners: list[asyncio.Task[None]],
+    ping: float = 20.0,
 ) -> tuple[Seat, Seat]:
     """A room made on one instance, joined on the other; both sockets open, each served by
     its runner from then on (it answers the server's probes while the others are seated)."""
@@ -273,19 +336,21 @@ async def seat_pair(
     fresh = httpx.Limits(max_keepalive_connections=0)
     async with limit:
         async with httpx.AsyncClient(base_url=first, timeout=60, limits=fresh) as creator:
-            (await creator.get("/api/games/pending")).raise_for_status()  # a cookie
-            room = (await creator.post("/api/rooms", json={"variant": "xiangqi"})).json()
+            await _request(creator, stats, "GET", "/api/games/pending")  # a cookie
+            room = (
+                await _request(creator, stats, "POST", "/api/rooms", json={"variant": "xiangqi"})
+            ).json()
             creator_cookie = creator.cookies[COOKIE]
         async with httpx.AsyncClient(base_url=second, timeout=60, limits=fresh) as friend:
-            (await friend.get("/api/games/pending")).raise_for_status()
-            (await friend.post(f"/api/rooms/invite/{room['invite']}")).raise_for_status()
+            await _request(friend, stats, "GET", "/api/games/pending")
+            await _request(friend, stats, "POST", f"/api/rooms/invite/{room['invite']}")
             friend_cookie = friend.cookies[COOKIE]
         seats = (
             Seat(first, creator_cookie, room["id"], random.Random(rng.random())),
             Seat(second, friend_cookie, room["id"], random.Random(rng.random())),
         )
         for seat in seats:
-            await seat.open()
+            await seat.open(ping)
             runners.append(asyncio.create_task(seat.run(stats, think)))
         seats[0].opponent, seats[1].opponent = seats[1], seats[0]
         return seats
@@ -319,6 +384,7 @@ async def play(
     ramp: float = 0.0,
     idle: float = 0.0,
     concurrency: int = 64,
+    ping: float = 20.0,
 ) -> Stats:
     rng = random.Random(seed)
     stats = Stats()
@@ -326,7 +392,7 @@ async def play(
     started = time.perf_counter()
     runners: list[asyncio.Task[None]] = []
     pairs = await asyncio.gather(
-        *(seat_pair(urls, i, rng, limit, stats, think, runners) for i in range(games))
+        *(seat_pair(urls, i, rng, limit, stats, think, runners, ping) for i in range(games))
     )
     print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
     seats = [seat for pair in pairs for seat in pair]
@@ -361,6 +427,8 @@ async def play(
         )
     await asyncio.sleep(max(3.0, think * 2))  # the moves in flight arrive
     for seat in seats:
+        for task in list(seat.tasks):
+            task.cancel()
         assert seat.ws is not None
         await seat.ws.close()
     await asyncio.gather(*runners, return_exceptions=True)
@@ -369,7 +437,8 @@ async def play(
 
 
 def verify(schema: str, seats: list[Seat]) -> tuple[int, int, list[str]]:
-    """Each socket saw each ply once, in order, equal to the stored game's moves."""
+    """Each socket saw each ply once, in order (a move event, or a whole state that
+    continues what it had), and ended with the stored game's moves."""
     engine = create_engine(POSTGRES_URL)
     with engine.connect() as conn:
         conn.execute(text(f'SET search_path TO "{schema}"'))
@@ -378,13 +447,11 @@ def verify(schema: str, seats: list[Seat]) -> tuple[int, int, list[str]]:
     problems = []
     games_checked = moves_checked = 0
     for seat in seats:
+        problems.extend(seat.problems)
         for game_id, seen in seat.seen.items():
-            plies = [ply for ply, _ in seen]
             moves = stored.get(game_id, [])
-            if plies != list(range(len(plies))):
-                problems.append(f"{game_id}: plies seen {plies[:12]}…")
-            elif [move for _, move in seen] != moves:
-                problems.append(f"{game_id}: seen {len(seen)} moves, stored {len(moves)}")
+            if seen != moves:
+                problems.append(f"{game_id}: {len(seen)} moves received, {len(moves)} stored")
             games_checked += 1
             moves_checked += len(seen)
     return games_checked, moves_checked, problems
@@ -422,6 +489,9 @@ def main() -> None:
         "--idle", type=float, default=15.0, help="seconds to measure the seated sockets idle"
     )
     parser.add_argument("--concurrency", type=int, default=64, help="pairs seated at once")
+    parser.add_argument(
+        "--ping", type=float, default=20.0, help="seconds between pings (the web page: 20)"
+    )
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
     args = parser.parse_args()
@@ -441,7 +511,7 @@ def main() -> None:
             urls = servers.urls
         try:
             print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
-            anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed))
+            anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed, ping=args.ping))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
             stats = asyncio.run(
                 play(
@@ -454,6 +524,7 @@ def main() -> None:
                     args.ramp,
                     args.idle,
                     args.concurrency,
+                    args.ping,
                 )
             )
             load = os.getloadavg()

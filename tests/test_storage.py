@@ -124,6 +124,36 @@ def test_concurrent_writers_of_the_same_change_apply_it_exactly_once_Z4_P4(store
     assert store.count_events("g_1") == 2
 
 
+def test_concurrent_writers_of_the_same_move_log_it_exactly_once_Z4(store):
+    """Without points to award a change is one statement on PostgreSQL (the update and the
+    events' insert together): still all or nothing, once."""
+    store.create_player("p_1", "a" * 64)
+    game = _game("p_1")
+    store.insert_game(game, [{"type": "start"}])
+    after = replace(game, moves=["h3e3"], seq=3)
+    events = [{"type": "move", "ply": 0, "move": "h3e3"}, {"type": "draw_rejected"}]
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def write() -> None:
+        barrier.wait()
+        try:
+            store.commit_change(game, after, events)
+            outcomes.append("committed")
+        except StaleGameError:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["committed", "stale", "stale", "stale"]
+    assert store.game("g_1").moves == ["h3e3"]  # type: ignore[union-attr]
+    logged = [(e.seq, e.payload) for e in store.events_after("g_1", 0)]
+    assert logged == [(1, {"type": "start"}), (2, events[0]), (3, events[1])]
+
+
 def test_a_change_must_log_its_events(store):
     store.create_player("p_1", "a" * 64)
     game = _game("p_1")

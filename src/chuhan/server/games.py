@@ -279,6 +279,7 @@ def play_move(game: GameRecord, ply: int, text: str, mover: int | None) -> Chang
     names = side_names(game.variant)
     canonical = str(board.move_stack[-1])
     after = replace(game, moves=[*game.moves, canonical], seq=game.seq + 1)
+    BOARDS.put((game.id, game.start_fen, tuple(after.moves)), board)  # its events' board
     events = [event("move", ply=ply, move=canonical, by=names[1 - board.turn])]
     outcome = board.outcome()
     if outcome is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -84,6 +84,10 @@ class Subscriber(Protocol):
 class Hub(Protocol):
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None: ...
 
+    def on_news(self, listener: Callable[[News], None]) -> None:
+        """Call ``listener`` with every news this instance delivers (its own commits and
+        those from other instances), before its subscribers hear of it."""
+
     async def follow(self, game_id: str, subscriber: Subscriber) -> None:
         """Subscribe, returning once news published from now on, on any instance, reaches
         ``subscriber``: a state read after it misses nothing."""
@@ -106,9 +110,13 @@ class LocalHub:
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscriber]] = defaultdict(set)
+        self._listeners: list[Callable[[News], None]] = []
 
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None:
         self._subscribers[game_id].add(subscriber)
+
+    def on_news(self, listener: Callable[[News], None]) -> None:
+        self._listeners.append(listener)
 
     async def follow(self, game_id: str, subscriber: Subscriber) -> None:
         self.subscribe(game_id, subscriber)
@@ -134,6 +142,9 @@ class LocalHub:
         return list(self._subscribers)
 
     async def publish(self, game_id: str, seq: int, news: News | None = None) -> None:
+        if news is not None:
+            for listener in self._listeners:
+                listener(news)
         subscribers = list(self._subscribers.get(game_id, ()))
         await asyncio.gather(
             *(s.notify(game_id, seq, news) for s in subscribers), return_exceptions=True

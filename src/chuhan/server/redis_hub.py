@@ -218,6 +218,9 @@ class RedisHub:
     def count(self, key: str) -> int:
         return self.local.count(key)
 
+    def on_news(self, listener: Any) -> None:
+        self.local.on_news(listener)
+
     async def publish(self, key: str, seq: int, news: News | None = None) -> None:
         """Tell this instance's subscribers of ``key``; queue the news for the others."""
         message: dict[str, Any] = {"from": self.instance, "key": key, "seq": seq}

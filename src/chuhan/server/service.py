@@ -1,7 +1,8 @@
 """The game service: what the HTTP API and the WebSocket both call.
 
 It reads and changes games through the :class:`~.storage.Store` (in worker threads: the
-database is synchronous), tells the :class:`~.hub.Hub` about new events, and drives the AI:
+database is synchronous), starting a change from the game as this instance last knew it
+(:mod:`.known`), tells the :class:`~.hub.Hub` about new events, and drives the AI:
 whenever an AI game waits for the AI, one task per game asks the worker pool for a move and
 applies it with the same exactly-once update as a human move (SPEC Z4). At start, every
 game that was waiting for the AI gets its move computed again.
@@ -10,16 +11,17 @@ game that was waiting for the AI gets its move computed again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from anyio import to_thread
 from sqlalchemy.exc import DBAPIError
 
 from ..rules import make_board
@@ -29,8 +31,9 @@ from . import views
 from .ai import AIBusyError, AIJob, AIPool
 from .games import Change, GameActionError
 from .hub import Hub, News
+from .known import KnownGames
 from .settings import Settings
-from .storage import GameRecord, Player, StaleGameError, Store, utcnow
+from .storage import POOL_OVERFLOW, POOL_SIZE, GameRecord, Player, StaleGameError, Store, utcnow
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
@@ -89,6 +92,13 @@ class GameService:
         self._closing = False
         # Called with each committed change and the seconds it took (``/metrics``).
         self.change_observers: list[Callable[[Change, float], None]] = []
+        self.known = KnownGames()
+        hub.on_news(self.known.heard)
+        # The database's own threads, one per pooled connection: a plain executor costs less
+        # per call than anyio's limiter (a move makes one call), and the store's functions
+        # read no context variables. An in-memory database is one thread's.
+        threads = 1 if store.in_memory else POOL_SIZE + POOL_OVERFLOW
+        self._threads = ThreadPoolExecutor(threads, thread_name_prefix="db")
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker thread, once more on a fresh connection if the database
@@ -97,13 +107,15 @@ class GameService:
         A write whose connection dropped mid-transaction was rolled back, so running it again
         is safe; one that did commit is refused the second time by its conditional update.
         """
+        loop = asyncio.get_running_loop()
+        call = functools.partial(fn, *args)
         try:
-            return await to_thread.run_sync(fn, *args)
+            return await loop.run_in_executor(self._threads, call)
         except DBAPIError as exc:
             if not exc.connection_invalidated:
                 raise
             log.warning("database connection lost; retrying on a new one")
-            return await to_thread.run_sync(fn, *args)
+            return await loop.run_in_executor(self._threads, call)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -126,6 +138,7 @@ class GameService:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.pool.shutdown()
         await self.db(self.store.dispose)
+        self._threads.shutdown(wait=False)
 
     # ------------------------------------------------------------------ players (S1)
 
@@ -200,18 +213,30 @@ class GameService:
     async def apply(
         self, game_id: str, decide: Callable[[GameRecord], Change | None]
     ) -> GameRecord:
-        """Read the game, let ``decide`` compute a change, commit it, announce it.
+        """Take the game, let ``decide`` compute a change, commit it, announce it.
 
-        ``decide`` may return None (nothing to do) or raise GameActionError. A change made
-        from a stale read is recomputed from a fresh one. Returns the game as committed.
+        The game is this instance's latest copy when it has one (:mod:`.known`), else read.
+        ``decide`` may return None (nothing to do) or raise GameActionError; either, decided
+        on a copy, is decided again on a fresh read before it counts. A change made from an
+        out-of-date game is refused by the database and decided again on a fresh read.
+        Returns the game as committed.
         """
         started = time.perf_counter()
-        for _ in range(_STALE_RETRIES):
-            game = await self.db(self.store.game, game_id)
+        for attempt in range(_STALE_RETRIES):
+            known = self.known.get(game_id) if attempt == 0 else None
+            game = known or await self.db(self.store.game, game_id)
             if game is None:
                 raise GameActionError("not_found", "no such game")
-            change = decide(game)
+            try:
+                change = decide(game)
+            except GameActionError:
+                if known is None:
+                    raise
+                continue  # perhaps refused for being out of date: decide on a fresh read
             if change is None:
+                if known is not None:
+                    continue
+                self.known.remember(game)
                 return game
             try:
                 await self.db(
@@ -222,7 +247,9 @@ class GameService:
                     change.award,
                 )
             except StaleGameError:
+                self.known.forget(game_id)
                 continue
+            self.known.remember(change.after)
             await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
             for observe in self.change_observers:
                 observe(change, time.perf_counter() - started)

@@ -18,7 +18,22 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, func, select, text, update
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Engine,
+    Integer,
+    String,
+    create_engine,
+    event,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -149,6 +164,8 @@ class Store:
     def __init__(self, url: str, schema: str | None = None) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        # An in-memory SQLite database lives in the one connection of its thread.
+        self.in_memory = self.is_sqlite and url.removeprefix("sqlite://") in ("", "/:memory:")
         kwargs: dict[str, Any] = {"future": True}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
@@ -347,6 +364,9 @@ class Store:
             raise ValueError("a change logs at least one event, and after.seq counts them")
         values = _game_values(replace(after, updated_at=utcnow()))
         del values["id"]
+        if not self.is_sqlite and (award is None or not award.points):
+            self._commit_in_one_statement(before, values, events)
+            return
         with self.engine.begin() as conn:
             changed = conn.execute(
                 update(games)
@@ -363,6 +383,42 @@ class Store:
                     .where(players.c.id == award.player_id)
                     .values({column: column + award.points})
                 )
+
+    def _commit_in_one_statement(
+        self, before: GameRecord, values: dict[str, Any], events: Sequence[dict[str, Any]]
+    ) -> None:
+        """PostgreSQL: the conditional update and the events' insert as one statement (the
+        update a data-modifying ``WITH``, the insert made of its row), in one round trip
+        instead of four (BEGIN, UPDATE, INSERT, COMMIT); a single statement is atomic. No
+        row inserted: the game was no longer at ``before.seq``."""
+        changed = (
+            update(games)
+            .where(games.c.id == before.id, games.c.seq == before.seq)
+            .values(**values)
+            .returning(games.c.id)
+            .cte("changed")
+        )
+        now = utcnow()
+        rows = [
+            select(
+                changed.c.id,
+                literal(before.seq + offset, Integer),
+                literal(payload["type"], String),
+                literal(payload, JSON),
+                literal(now, DateTime(timezone=True)),
+            )
+            for offset, payload in enumerate(events, start=1)
+        ]
+        source = rows[0] if len(rows) == 1 else union_all(*rows)
+        statement = (
+            insert(game_events)
+            .from_select(["game_id", "seq", "type", "payload", "created_at"], source)
+            .returning(game_events.c.seq)
+        )
+        with self.reader.connect() as conn:  # autocommit: the statement is the transaction
+            inserted = len(conn.execute(statement).all())
+        if inserted != len(events):
+            raise StaleGameError(before.id)
 
     def events_after(self, game_id: str, seq: int, limit: int = 500) -> list[StoredEvent]:
         """The game's events numbered above ``seq``, in order (at most ``limit``)."""

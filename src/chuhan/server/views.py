@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..rules import Board
 from ..rules.jieqi import JieqiBoard
-from ..rules.state import game_state
 from .games import NOTATIONS, ai_to_move, board_of, side_names
 from .protocol import state_event
 from .storage import GameRecord, PlayedGame, Player, StoredEvent, utcnow
@@ -36,13 +35,6 @@ def viewer_name(game: GameRecord) -> str | None:
 
 
 # ---------------------------------------------------------------------- game states
-
-
-def view_name(game: GameRecord, viewer: int | None) -> str | None:
-    """The rules' view for a viewer: their side name, or None (local: what both see)."""
-    if viewer is None:
-        return None
-    return side_names(game.variant)[viewer]
 
 
 # The state's append-only lists: a move event carries one new entry of each, not the list.
@@ -85,16 +77,17 @@ def _position(
     """The state's fields that an event may change, each whole: everything but the game's
     fixed facts and its append-only lists (HISTORY)."""
     names = side_names(game.variant)
-    rules_state = game_state(board, view_name(game, _knower(game, viewer, board)))
-    viewer_moves = game.ongoing and (viewer is None or viewer == board.turn)
+    outcome = board.outcome()
+    # The legal moves only for a viewer who may play them (the longest work of a state).
+    viewer_moves = game.ongoing and outcome is None and (viewer is None or viewer == board.turn)
     position: dict[str, Any] = {
         "options": public_options(game),
-        "fen": rules_state["fen"],
+        "fen": board.fen(),
         "ply": game.ply,
         "turn": names[board.turn],
-        "in_check": rules_state["in_check"],
+        "in_check": board.is_check(),
         "last_move": game.moves[-1] if game.moves else None,
-        "legal_moves": rules_state["legal_moves"] if viewer_moves else [],
+        "legal_moves": list(board.legal_move_texts()) if viewer_moves else [],
         "status": game.status,
         "result": game.result,
         "practice": game.practice,
@@ -103,8 +96,8 @@ def _position(
         "seq": game.seq,
         "captured": view["captured"] if view else {names[0]: [], names[1]: []},
     }
-    if "ruling" in rules_state:  # a repetition judged: its rule and evidence (E1, issue 18)
-        position["ruling"] = rules_state["ruling"]
+    if outcome is not None and outcome.ruling is not None:
+        position["ruling"] = outcome.ruling  # a repetition judged: rule, evidence (E1, #18)
     return position
 
 

@@ -323,6 +323,7 @@ class RoomService:
 
         def decide(g: GameRecord) -> Change | None:
             nonlocal flagged
+            flagged = False  # decided again (an out-of-date copy): only the last one counts
             if not g.ongoing:
                 raise RoomError("game_over", "the game is over")
             now = utcnow()

@@ -1,0 +1,67 @@
+"""The games as this instance last committed or heard of them, so that a change starts
+without reading its game (issue 15: one database round trip per move, not two).
+
+A copy here may be out of date: another instance may have committed since, and its news not
+arrived yet. That is safe because every change is a conditional update on the game's
+``seq`` (:meth:`~.storage.Store.commit_change`): a change decided on an out-of-date copy is
+refused and :meth:`~.service.GameService.apply` decides it again on a fresh read; and a
+refusal or a "nothing to do" decided on a copy is decided again on a fresh read before it is
+believed. Nothing sent to a player is ever read from here.
+
+A jieqi game's ``secret`` never travels between instances (:class:`~.hub.News`): news from
+elsewhere is kept only when this instance already holds that game's secret.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import replace
+
+from .hub import News
+from .storage import GameRecord
+
+KNOWN_GAMES = 16_384  # issue 15: 5,000 online games followed on each of two instances
+
+
+class KnownGames:
+    """A bounded, thread-safe map from game id to the newest copy seen (by ``seq``)."""
+
+    def __init__(self, size: int = KNOWN_GAMES) -> None:
+        self.size = size
+        self._games: OrderedDict[str, GameRecord] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> GameRecord | None:
+        with self._lock:
+            return self._games.get(game_id)
+
+    def remember(self, game: GameRecord) -> None:
+        """Keep ``game`` unless a newer copy is already kept."""
+        with self._lock:
+            known = self._games.get(game.id)
+            if known is not None and known.seq > game.seq:
+                return
+            self._games[game.id] = game
+            self._games.move_to_end(game.id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def heard(self, news: News) -> None:
+        """News of a committed change (from any instance): its game, with the secret kept
+        here when the news withheld it; forgotten when there is none to add."""
+        game = news.game
+        if news.withheld:
+            known = self.get(game.id)
+            if known is None or known.secret is None:
+                self.forget(game.id)
+                return
+            game = replace(game, secret=known.secret)
+        self.remember(game)
+
+    def forget(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._games)

@@ -1,0 +1,126 @@
+"""A change starts from the game as this instance last knew it (issue 15: a move costs one
+database call), and an out-of-date copy never changes what happens: the change is decided
+again on a fresh read, nothing is lost or applied twice (SPEC Z1, Z4, P5)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chuhan.server.ai import AIPool
+from chuhan.server.games import GameActionError
+from chuhan.server.hub import LocalHub
+from chuhan.server.rooms import clocks
+from chuhan.server.rooms.clocks import ClockRules
+from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.service import GameService, NewGame
+from chuhan.server.settings import Settings
+from chuhan.server.storage import Store, utcnow
+
+
+def _service(store: Store) -> GameService:
+    return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))
+
+
+class CountingReads:
+    """Counts the reads of a game by id (``Store.game``), letting them through."""
+
+    def __init__(self, store: Store) -> None:
+        self.calls = 0
+        self._read = store.game
+        store.game = self  # type: ignore[method-assign]
+
+    def __call__(self, game_id: str) -> Any:
+        self.calls += 1
+        return self._read(game_id)
+
+
+def test_a_move_on_a_known_game_reads_nothing_and_is_stored(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path}/known.sqlite3")
+    store.migrate()
+    games = _service(store)
+
+    async def scenario() -> None:
+        player, _ = await games.new_player()
+        game = await games.create_game(player, NewGame(kind="local", variant="xiangqi"))
+        game, _ = await games.move(game, 0, "h3e3")  # read once: now known here
+        reads = CountingReads(store)
+        after, _ = await games.move(game, 1, "h10g8")
+        assert reads.calls == 0
+        stored = reads._read(game.id)
+        assert stored is not None and stored.moves == ["h3e3", "h10g8"] == after.moves
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_an_out_of_date_copy_is_decided_again_on_a_fresh_read(tmp_path: Path) -> None:
+    """Two instances on one database, each news unheard by the other: the first one's copy
+    is a move behind, and its next move is still accepted once, in order."""
+    store = Store(f"sqlite:///{tmp_path}/known.sqlite3")
+    store.migrate()
+    first, second = _service(store), _service(store)
+
+    async def scenario() -> None:
+        player, _ = await first.new_player()
+        game = await first.create_game(player, NewGame(kind="local", variant="xiangqi"))
+        await first.move(game, 0, "h3e3")
+        await second.move(game, 1, "h10g8")  # the first instance does not hear of it
+        known = first.known.get(game.id)
+        assert known is not None and known.ply == 1  # out of date
+        # A move for ply 2: refused by the copy (it is at ply 1), accepted on a fresh read.
+        after, _ = await first.move(game, 2, "h1g3")
+        assert after.moves == ["h3e3", "h10g8", "h1g3"]
+        # The same move for ply 1 as the other instance played: a repeat, acknowledged.
+        again, _ = await first.move(game, 1, "h10g8")
+        assert again.moves == after.moves
+        # Another move for ply 1: stale, not applied over what was played.
+        with pytest.raises(GameActionError) as refused:
+            await first.move(game, 1, "b10c8")
+        assert refused.value.code == "stale_move"
+        stored = store.game(game.id)
+        assert stored is not None and stored.moves == ["h3e3", "h10g8", "h1g3"]
+        seqs = [event.seq for event in store.events_after(game.id, 0)]
+        assert seqs == list(range(1, stored.seq + 1))  # each change logged once
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_an_out_of_date_overdue_copy_does_not_flag_a_move_in_time_R4(tmp_path: Path) -> None:
+    """The copy says the turn's time ran out, the stored game does not (its clock moved on
+    elsewhere): the move is played, not answered ``time_out``."""
+    store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
+    store.migrate()
+    settings = RoomSettings(clock=ClockRules(turn_seconds=90, lag_cap_seconds=0))
+    rooms = RoomService(_service(store), settings)
+
+    async def scenario() -> None:
+        creator, _ = await rooms.games.new_player()
+        friend, _ = await rooms.games.new_player()
+        room = await rooms.create(creator, "xiangqi", "off", None)
+        await rooms.take_seat(friend, room.id)
+        await rooms.ready(creator, room.id)
+        started = await rooms.ready(friend, room.id)
+        await rooms.stop()  # no keeper
+        assert started.sides is not None and started.game_id is not None
+        red = creator if started.sides[0] == creator.id else friend
+        game = store.game(started.game_id)
+        assert game is not None
+        past = clocks.iso(utcnow() - timedelta(seconds=5))
+        overdue = {**game.options["clock"], "deadline": past}
+        stale = replace(game, seq=game.seq - 1, options={**game.options, "clock": overdue})
+        rooms.games.known.forget(game.id)
+        rooms.games.known.remember(stale)  # older than what is stored: out of date
+        after = await rooms.move(red, room.id, 0, "h3e3")
+        assert after.moves == ["h3e3"] and after.ongoing
+        stored = store.game(started.game_id)
+        assert stored is not None and stored.moves == ["h3e3"] and stored.ongoing
+
+    asyncio.run(scenario())
+    store.dispose()
