@@ -551,7 +551,28 @@ class Searcher:
                 if frontier_futile and not victim and legal:
                     pruned += 1
                     continue
-                hidden = self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
+                if not legal:
+                    hidden = self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
+                else:
+                    # As for the other moves: a null window first, late quiet moves reduced,
+                    # and a full search only for a move that may beat alpha.
+                    reduction = 0
+                    if (
+                        depth >= 3
+                        and legal > 3
+                        and not victim
+                        and not in_check
+                        and code != killers[0]
+                        and code != killers[1]
+                    ):
+                        reduction = min(LMR[depth][min(legal, 127)] - pv_node, depth - 2)
+                    hidden = self._hidden_move(
+                        code, depth - 1 - reduction, alpha, alpha + 1, ply, score, False
+                    )
+                    if hidden is not None and hidden > alpha and (reduction or hidden < beta):
+                        hidden = self._hidden_move(
+                            code, depth - 1, alpha, beta, ply, score, False
+                        )
                 if hidden is None:
                     continue
                 legal += 1
