@@ -124,3 +124,26 @@ def test_an_out_of_date_overdue_copy_does_not_flag_a_move_in_time_R4(tmp_path: P
 
     asyncio.run(scenario())
     store.dispose()
+
+
+def test_the_board_cache_keeps_a_games_last_positions_only() -> None:
+    """Thousands of games at once: each keeps its last two positions (a full garbage
+    collection walks every board kept), and the next position is still built from them."""
+    from chuhan.rules import make_board
+    from chuhan.server.games import BoardCache
+
+    cache = BoardCache(size=2)
+    board = make_board("xiangqi")
+    played: tuple[str, ...] = ()
+    for move in ("h3e3", "h10g8", "h1g3"):
+        board.push(move)
+        played = (*played, move)
+        cache.put(("g_1", "start", played), board)
+    assert cache.get(("g_1", "start", played)) is not None
+    assert cache.get(("g_1", "start", played[:-1])) is not None
+    assert cache.get(("g_1", "start", played[:-2])) is None  # older: replayed when needed
+    kept = cache.get(("g_1", "start", played))
+    assert kept is not None and kept.fen() == board.fen() and kept is not board
+    cache.put(("g_2", "start", ()), make_board("xiangqi"))
+    cache.put(("g_3", "start", ()), make_board("xiangqi"))
+    assert cache.get(("g_1", "start", played)) is None  # the least recent game went first

@@ -103,35 +103,47 @@ def start_board(game: GameRecord) -> Board:
 
 # An instance holds thousands of games at once (issue 15's goal: 5,000 online games, each
 # followed on two instances): a cache smaller than that thrashes, and then every event
-# replays its game from the start (its notation too: every earlier position). A board is
-# about 1.7 KB; each game needs its last position or two.
-CACHED_POSITIONS = 32_768
+# replays its game from the start (its notation too: every earlier position). A game needs
+# its last position or two, and no more: every board kept is some 35 objects that each full
+# garbage collection walks while the event loop waits (a cache of every position, 32,768
+# boards, made collections of a second).
 CACHED_GAMES = 16_384
+POSITIONS_PER_GAME = 2
 
 
 class BoardCache:
-    """Recently built boards by (game, start, moves), so that a position one move on from a
-    cached one costs one move, not a replay of the whole game. Thread-safe, bounded."""
+    """The latest boards of each recent game by (game, start, moves), so that a position one
+    move on from a cached one costs one move, not a replay of the whole game. Thread-safe,
+    bounded by games (``size``) and positions per game."""
 
-    def __init__(self, size: int = CACHED_POSITIONS) -> None:
+    def __init__(self, size: int = CACHED_GAMES, per_game: int = POSITIONS_PER_GAME) -> None:
         self.size = size
-        self._boards: OrderedDict[tuple[str, str, tuple[str, ...]], Board] = OrderedDict()
+        self.per_game = per_game
+        # game id → its latest positions, newest last: ((start, moves), board)
+        self._games: OrderedDict[str, list[tuple[tuple[str, tuple[str, ...]], Board]]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, str, tuple[str, ...]]) -> Board | None:
+        game_id, position = key[0], key[1:]
         with self._lock:
-            board = self._boards.get(key)
-            if board is None:
-                return None
-            self._boards.move_to_end(key)
-            return board.copy()
+            for kept, board in self._games.get(game_id, ()):
+                if kept == position:
+                    self._games.move_to_end(game_id)
+                    return board.copy()
+        return None
 
     def put(self, key: tuple[str, str, tuple[str, ...]], board: Board) -> None:
+        game_id, position = key[0], key[1:]
+        copy = board.copy()
         with self._lock:
-            self._boards[key] = board.copy()
-            self._boards.move_to_end(key)
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
+            kept = [entry for entry in self._games.get(game_id, ()) if entry[0] != position]
+            kept.append((position, copy))
+            self._games[game_id] = kept[-self.per_game :]
+            self._games.move_to_end(game_id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
 
 
 BOARDS = BoardCache()

@@ -182,7 +182,10 @@ class Guard:
             if closed:
                 return {"type": "websocket.disconnect", "code": IDLE_CLOSE}
             try:
-                return await asyncio.wait_for(receive(), idle)
+                # A timer moved along, not a task per message (wait_for): every socket's every
+                # message comes through here.
+                async with asyncio.timeout(idle):
+                    return await receive()
             except TimeoutError:
                 closed = True
                 await send({"type": "websocket.close", "code": IDLE_CLOSE, "reason": "idle"})

@@ -12,6 +12,7 @@ replaces :class:`LocalHub` without changing anything else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -146,6 +147,10 @@ class LocalHub:
             for listener in self._listeners:
                 listener(news)
         subscribers = list(self._subscribers.get(game_id, ()))
+        if len(subscribers) == 1:  # the usual case (a room game: one socket per instance)
+            with contextlib.suppress(Exception):
+                await subscribers[0].notify(game_id, seq, news)
+            return
         await asyncio.gather(
             *(s.notify(game_id, seq, news) for s in subscribers), return_exceptions=True
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import resource
 import socket
 from pathlib import Path
@@ -57,6 +58,9 @@ def serve(host: str, port: int, data_dir: str) -> int:
         forwarded_allow_ips=list(settings.trusted_proxies) or None,
     )
     _raise_open_file_limit()
+    # What importing and building the app made lives as long as the server: kept out of the
+    # garbage collector's full passes, which stop the event loop for as long as they walk.
+    gc.freeze()
     sockets = [config.bind_socket()]
     if settings.ops_port:  # /metrics and /docs on their own port (guard.py)
         sockets.append(_listen(settings.ops_host, settings.ops_port))

@@ -9,6 +9,7 @@ being applied twice.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -18,22 +19,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import (
-    JSON,
-    DateTime,
-    Engine,
-    Integer,
-    String,
-    create_engine,
-    event,
-    func,
-    insert,
-    literal,
-    select,
-    text,
-    union_all,
-    update,
-)
+from sqlalchemy import JSON, Engine, create_engine, event, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -191,6 +177,7 @@ class Store:
             else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         )
         self.schema = schema
+        self._statements: dict[int, str] = {}  # _commit_in_one_statement's, by event count
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
@@ -390,33 +377,24 @@ class Store:
         """PostgreSQL: the conditional update and the events' insert as one statement (the
         update a data-modifying ``WITH``, the insert made of its row), in one round trip
         instead of four (BEGIN, UPDATE, INSERT, COMMIT); a single statement is atomic. No
-        row inserted: the game was no longer at ``before.seq``."""
-        changed = (
-            update(games)
-            .where(games.c.id == before.id, games.c.seq == before.seq)
-            .values(**values)
-            .returning(games.c.id)
-            .cte("changed")
-        )
-        now = utcnow()
-        rows = [
-            select(
-                changed.c.id,
-                literal(before.seq + offset, Integer),
-                literal(payload["type"], String),
-                literal(payload, JSON),
-                literal(now, DateTime(timezone=True)),
-            )
-            for offset, payload in enumerate(events, start=1)
-        ]
-        source = rows[0] if len(rows) == 1 else union_all(*rows)
-        statement = (
-            insert(game_events)
-            .from_select(["game_id", "seq", "type", "payload", "created_at"], source)
-            .returning(game_events.c.seq)
-        )
+        row inserted: the game was no longer at ``before.seq``.
+
+        Its text is written once per number of events and sent as it is: building and
+        compiling the construct on every move cost more than the round trips it saves."""
+        sql = self._statements.get(len(events))
+        if sql is None:
+            sql = self._statements.setdefault(len(events), _one_statement_sql(len(events)))
+        params: dict[str, Any] = {
+            name: json.dumps(value) if name in _JSON_FIELDS else value
+            for name, value in values.items()
+        }
+        params.update(id=before.id, before_seq=before.seq, now=utcnow())
+        for index, payload in enumerate(events):
+            params[f"seq{index}"] = before.seq + 1 + index
+            params[f"type{index}"] = payload["type"]
+            params[f"payload{index}"] = json.dumps(payload)
         with self.reader.connect() as conn:  # autocommit: the statement is the transaction
-            inserted = len(conn.execute(statement).all())
+            inserted = len(conn.exec_driver_sql(sql, params).all())
         if inserted != len(events):
             raise StaleGameError(before.id)
 
@@ -457,6 +435,29 @@ class Store:
                     created_at=now,
                 )
             )
+
+
+_JSON_FIELDS = frozenset(column.name for column in games.columns if isinstance(column.type, JSON))
+
+
+def _one_statement_sql(count: int) -> str:
+    """The text of :meth:`Store._commit_in_one_statement` for ``count`` events (psycopg's
+    named parameters: every game field but ``id``, ``id``, ``before_seq``, ``now``, and
+    ``seq<i>``, ``type<i>``, ``payload<i>`` per event, JSON as text)."""
+    sets = ", ".join(
+        f'"{name}" = %({name})s' + ("::json" if name in _JSON_FIELDS else "")
+        for name in _GAME_FIELDS
+        if name != "id"
+    )
+    rows = ", ".join(
+        f"(%(seq{i})s::integer, %(type{i})s::varchar, %(payload{i})s::json)" for i in range(count)
+    )
+    return (
+        f"WITH changed AS (UPDATE games SET {sets} WHERE id = %(id)s AND seq = %(before_seq)s"
+        " RETURNING id) INSERT INTO game_events (game_id, seq, type, payload, created_at)"
+        " SELECT changed.id, v.seq, v.type, v.payload, %(now)s::timestamptz"
+        f" FROM changed, (VALUES {rows}) AS v (seq, type, payload) RETURNING game_events.seq"
+    )
 
 
 def _player_from_row(row: Any) -> Player:

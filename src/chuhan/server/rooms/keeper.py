@@ -9,7 +9,6 @@ a deadline first flags; the others find the game already over and do nothing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -89,14 +88,11 @@ class ClockKeeper:
                     return
                 if moment == enforced:  # still due: enforcing it decided nothing
                     enforced, room = None, None
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), timeout=self.poll_seconds)
+                    await _wait(wake, self.poll_seconds)
                     continue
                 delay = (moment - utcnow()).total_seconds()
                 if delay > 0:
-                    try:
-                        await asyncio.wait_for(wake.wait(), timeout=delay)
-                    except TimeoutError:
+                    if not await _wait(wake, delay):
                         room = None  # the moment came: decide on a fresh read
                     continue
                 await self.enforce(room)
@@ -117,3 +113,14 @@ class ClockKeeper:
         if game is None or not game.ongoing:
             return None
         return clocks.due(game.options["clock"])[0]
+
+
+async def _wait(wake: asyncio.Event, seconds: float) -> bool:
+    """Wait for ``wake`` at most ``seconds``; True when it was set. A timer, not the task
+    ``asyncio.wait_for`` makes on each call: every move wakes its room's keeper."""
+    try:
+        async with asyncio.timeout(seconds):
+            await wake.wait()
+    except TimeoutError:
+        return False
+    return True
