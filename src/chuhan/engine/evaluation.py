@@ -26,9 +26,114 @@ from ..rules.geometry import (
 
 Table = list[list[int]]
 
-# A1-style piece values in centipawns (a soldier at home is 100 in xiangqi).
-XIANGQI_VALUES = {KING: 0, ADVISOR: 200, ELEPHANT: 200, HORSE: 400, CHARIOT: 900, CANNON: 450,
+# The hand-set A1 piece values in centipawns (a soldier at home is 100): jieqi's base, and
+# what the tuned xiangqi weights below started from.
+CLASSIC_VALUES = {KING: 0, ADVISOR: 200, ELEPHANT: 200, HORSE: 400, CHARIOT: 900, CANNON: 450,
                   SOLDIER: 100}
+
+# --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---
+XIANGQI_VALUES = {
+    KING: 0,
+    ADVISOR: 200,
+    ELEPHANT: 200,
+    HORSE: 400,
+    CHARIOT: 900,
+    CANNON: 450,
+    SOLDIER: 100,
+}
+XIANGQI_BONUS = {
+    KING: (
+        (   0,    0,    0,    0,    5),  # rank 0
+        ( -15,  -15,  -15,  -15,  -10),  # rank 1
+        ( -30,  -30,  -30,  -30,  -25),  # rank 2
+        ( -30,  -30,  -30,  -30,  -25),  # rank 3
+        ( -30,  -30,  -30,  -30,  -25),  # rank 4
+        ( -30,  -30,  -30,  -30,  -25),  # rank 5
+        ( -30,  -30,  -30,  -30,  -25),  # rank 6
+        ( -30,  -30,  -30,  -30,  -25),  # rank 7
+        ( -30,  -30,  -30,  -30,  -25),  # rank 8
+        ( -30,  -30,  -30,  -30,  -25),  # rank 9
+    ),
+    ADVISOR: (
+        (   0,    0,    0,    0,    0),  # rank 0
+        (   0,    0,    0,    0,   10),  # rank 1
+        (   0,    0,    0,    0,    0),  # rank 2
+        (   0,    0,    0,    0,    0),  # rank 3
+        (   0,    0,    0,    0,    0),  # rank 4
+        (   0,    0,    0,    0,    0),  # rank 5
+        (   0,    0,    0,    0,    0),  # rank 6
+        (   0,    0,    0,    0,    0),  # rank 7
+        (   0,    0,    0,    0,    0),  # rank 8
+        (   0,    0,    0,    0,    0),  # rank 9
+    ),
+    ELEPHANT: (
+        (  -5,    0,    0,    0,    0),  # rank 0
+        (  -5,    0,    0,    0,    0),  # rank 1
+        (  -5,    0,    0,    0,   10),  # rank 2
+        (  -5,    0,    0,    0,    0),  # rank 3
+        (  -5,    0,    0,    0,    0),  # rank 4
+        (  -5,    0,    0,    0,    0),  # rank 5
+        (  -5,    0,    0,    0,    0),  # rank 6
+        (  -5,    0,    0,    0,    0),  # rank 7
+        (  -5,    0,    0,    0,    0),  # rank 8
+        (  -5,    0,    0,    0,    0),  # rank 9
+    ),
+    HORSE: (
+        ( -25,   -4,    2,    8,    8),  # rank 0
+        ( -15,    6,   12,   18,   18),  # rank 1
+        ( -10,   11,   17,   23,   23),  # rank 2
+        (  -5,   16,   22,   28,   28),  # rank 3
+        (   0,   21,   27,   33,   33),  # rank 4
+        (  10,   31,   37,   43,   43),  # rank 5
+        (  15,   36,   42,   48,   48),  # rank 6
+        (  20,   41,   67,   73,   73),  # rank 7
+        (   5,   26,   52,   58,   58),  # rank 8
+        ( -15,    6,   12,   18,   18),  # rank 9
+    ),
+    CHARIOT: (
+        ( -15,    0,    0,    7,    0),  # rank 0
+        (   5,   10,   10,   17,   10),  # rank 1
+        (   0,    5,    5,   12,    5),  # rank 2
+        (   5,   10,   10,   17,   10),  # rank 3
+        (  10,   15,   15,   22,   15),  # rank 4
+        (  15,   20,   20,   27,   20),  # rank 5
+        (  20,   25,   25,   32,   25),  # rank 6
+        (  25,   30,   30,   37,   30),  # rank 7
+        (  20,   25,   25,   32,   25),  # rank 8
+        (  10,   15,   15,   22,   15),  # rank 9
+    ),
+    CANNON: (
+        ( -10,    0,    0,    5,   20),  # rank 0
+        (  -5,    5,    5,   10,   25),  # rank 1
+        (  -5,    5,    5,   10,   25),  # rank 2
+        ( -10,    0,    0,    5,   20),  # rank 3
+        ( -10,    0,    0,    5,   20),  # rank 4
+        ( -10,    0,    0,    5,   20),  # rank 5
+        (  -5,    5,    5,   10,   25),  # rank 6
+        (  -5,    5,    5,   10,   25),  # rank 7
+        ( -10,    0,    0,    5,   20),  # rank 8
+        ( -10,    0,    0,    5,   20),  # rank 9
+    ),
+    SOLDIER: (
+        (   0,    0,    5,    0,   10),  # rank 0
+        (   0,    0,    5,    0,   10),  # rank 1
+        (   0,    0,    5,    0,   10),  # rank 2
+        (   0,    0,    5,    0,   10),  # rank 3
+        (   0,    0,    5,    0,   10),  # rank 4
+        (  80,   92,  104,  116,  128),  # rank 5
+        (  90,  102,  114,  151,  163),  # rank 6
+        (  90,  102,  114,  151,  163),  # rank 7
+        (  80,   92,  104,  141,  153),  # rank 8
+        (  30,   30,   30,   50,   50),  # rank 9
+    ),
+}
+CHARIOT_MOBILITY = 4
+HORSE_MOBILITY = 6
+XIANGQI_CANNON_MOBILITY = 1
+SAFETY_WEIGHT = 12
+MOBILITY_MARGIN = 120
+# --- end of the tuned weights ---
+
 # J8: chariot 13, cannon 7, horse 5, elephant 3, advisor 3, soldier 2 (× 100).
 JANGGI_VALUES = {KING: 0, ADVISOR: 300, ELEPHANT: 300, HORSE: 500, CHARIOT: 1300, CANNON: 700,
                  SOLDIER: 200}
@@ -38,7 +143,9 @@ _CENTRE = (0, 1, 2, 3, 4, 3, 2, 1, 0)  # distance-from-edge score per file
 
 
 def _xiangqi_square(kind: int, file: int, rank: int) -> int:
-    """Positional bonus of a first-mover piece of ``kind`` on (file, rank), xiangqi rules."""
+    """The hand-set positional bonus of a first-mover piece of ``kind`` on (file, rank) under
+    xiangqi rules: jieqi's tables (its face-up pieces move as in xiangqi), and the start of
+    the tuning that made the xiangqi tables (:data:`XIANGQI_BONUS`)."""
     centre = _CENTRE[file]
     if kind == SOLDIER:
         if rank <= 4:  # before the river: the centre soldier and the third/seventh matter
@@ -91,14 +198,12 @@ def _janggi_square(kind: int, file: int, rank: int) -> int:
     return 0
 
 
-SAFETY_WEIGHT = 12
-
-
 def general_safety(counts: Sequence[int]) -> int:
     """The first mover's general-safety balance from piece counts (``counts[piece + 7]``).
 
     Each advisor or elephant a side has lost costs it ``SAFETY_WEIGHT`` per enemy attacker
     unit (chariot 2, horse 1, cannon 1): a bare general matters only while attackers remain.
+    The weight is tuned on xiangqi games and shared by janggi.
     """
     red_defenders = counts[ADVISOR + 7] + counts[ELEPHANT + 7]
     black_defenders = counts[7 - ADVISOR] + counts[7 - ELEPHANT]
@@ -113,15 +218,35 @@ DRAWN_SHIFT = 3
 
 def cannot_win(counts: Sequence[int], side: int) -> bool:
     """Whether ``side`` (0 first mover, 1 second) cannot win a xiangqi ending with what it has,
-    from piece counts (``counts[piece + 7]``): no chariot, horse, cannon or soldier at all, or a
-    lone chariot against both enemy advisors and both elephants (a known draw)."""
+    from piece counts (``counts[piece + 7]``). Known draws of the endgame books, where the
+    side has a single piece that can cross the river (or none):
+
+    - nothing that crosses the river (only the general, advisors, elephants);
+    - a lone chariot against both advisors and both elephants;
+    - a lone horse against both advisors (it cannot break a double-advisor palace);
+    - a lone cannon with neither advisor nor elephant of its own against a bare general (no
+      piece on the board to screen it);
+    - a lone soldier against both advisors.
+    """
     sign = 1 if side == 0 else -1
-    if counts[7 + sign * HORSE] or counts[7 + sign * CANNON] or counts[7 + sign * SOLDIER]:
-        return False
     chariots = counts[7 + sign * CHARIOT]
-    if not chariots:
+    horses = counts[7 + sign * HORSE]
+    cannons = counts[7 + sign * CANNON]
+    soldiers = counts[7 + sign * SOLDIER]
+    attackers = chariots + horses + cannons + soldiers
+    if attackers == 0:
         return True
-    return chariots == 1 and counts[7 - sign * ADVISOR] == 2 and counts[7 - sign * ELEPHANT] == 2
+    if attackers > 1:
+        return False
+    advisors = counts[7 - sign * ADVISOR]  # the defender's
+    if chariots:
+        return advisors == 2 and counts[7 - sign * ELEPHANT] == 2
+    if cannons:
+        own = counts[7 + sign * ADVISOR] + counts[7 + sign * ELEPHANT]
+        theirs = sum(counts[7 - sign * kind] for kind in (ADVISOR, ELEPHANT, HORSE, CHARIOT,
+                                                          CANNON, SOLDIER))
+        return own + theirs == 0
+    return advisors == 2  # a lone horse or soldier
 
 
 def drawn_scaled(counts: Sequence[int], score: int) -> int:
@@ -136,13 +261,11 @@ def drawn_scaled(counts: Sequence[int], score: int) -> int:
 
 
 # Centipawns per point a piece can move to (empty or enemy): a boxed-in chariot or a horse
-# with blocked legs is worth less than a free one (issue 6: mobility).
-CHARIOT_MOBILITY = 4
-HORSE_MOBILITY = 6
+# with blocked legs is worth less than a free one (issue 6: mobility). The chariot's and the
+# horse's weights are tuned on xiangqi games (above) and shared by every variant; the
+# cannon's is per evaluator (``Evaluator.cannon_mobility``): this is jieqi's.
 CANNON_MOBILITY = 1
 _MOBILE = frozenset((CHARIOT, HORSE, CANNON, -CHARIOT, -HORSE, -CANNON))
-# More than the mobility balance of any ordinary position: see ``Searcher._quiesce_leaf``.
-MOBILITY_MARGIN = 120
 
 
 def mobility(
@@ -212,7 +335,12 @@ def build_tables(
     return rows
 
 
-XIANGQI_TABLES = build_tables(XIANGQI_VALUES, _xiangqi_square)
+def _tuned_xiangqi_square(kind: int, file: int, rank: int) -> int:
+    """The tuned bonus of a first-mover piece on (file, rank): files mirror about the middle."""
+    return XIANGQI_BONUS[kind][rank][min(file, 8 - file)]
+
+
+XIANGQI_TABLES = build_tables(XIANGQI_VALUES, _tuned_xiangqi_square)
 JANGGI_TABLES = build_tables(JANGGI_VALUES, _janggi_square)
 
 
@@ -268,7 +396,10 @@ class Evaluator:
         return row[to] - row[fr] - self.tables[squares[to] + 7][to]
 
 
-XIANGQI_EVALUATOR = Evaluator(XIANGQI_TABLES, XIANGQI_VALUES, safety=True, endings=True)
+XIANGQI_EVALUATOR = Evaluator(
+    XIANGQI_TABLES, XIANGQI_VALUES, safety=True, cannon_mobility=XIANGQI_CANNON_MOBILITY,
+    endings=True,
+)
 # A janggi cannon never slides without a screen: its free points are no measure of it.
 JANGGI_EVALUATOR = Evaluator(
     JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True, cannon_mobility=0

@@ -1,0 +1,441 @@
+"""Texel tuning of the xiangqi evaluation on quiet positions from master games (issue 19).
+
+    .venv/bin/python bench/tune.py                 # fit, print the held-out loss before/after
+    .venv/bin/python bench/tune.py --write         # ... and write the tables into evaluation.py
+
+The data is ``bench/data/xiangqi_positions.txt.gz`` (``bench/game_positions.py`` makes it from
+the CCPD master games: quiet positions, each with its game's result). The evaluation is linear
+in its weights at a quiet position, so the fit is a logistic regression: the first mover's
+score ``s`` (centipawns, as the search sees it at a leaf: piece-square tables, the general's
+safety from the piece counts, and the mobility balance) predicts the result through
+``sigmoid(K * s)``, and the weights minimise the mean squared error against the results
+(Texel's method), with an L2 pull toward the current weights so that squares a piece seldom
+stands on keep their hand-set value. ``K`` is fitted first to the current evaluation and then
+held fixed, so the loss before and after compares evaluations on the same scale.
+
+What is tuned: for each piece kind the value of every point it can stand on, the same on a
+file and its mirror (files a-e and i-f), from the mover's own side; the three mobility weights;
+the general-safety weight. Games, not positions, are split into the fitting set and the
+held-out set (``--holdout``, by game number), so positions of one game never sit on both
+sides. The figure that matters is the held-out loss after / before (the anchor: the current
+evaluation measured in the same run); lower is better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import math
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from chuhan.engine import evaluation
+from chuhan.engine.evaluation import XIANGQI_EVALUATOR, cannot_win, general_safety, mobility
+from chuhan.rules import make_board
+from chuhan.rules.geometry import (
+    ADVISOR,
+    CANNON,
+    CHARIOT,
+    ELEPHANT,
+    HORSE,
+    HORSE_MOVES,
+    KING,
+    NUM_POINTS,
+    RAYS,
+    SOLDIER,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "bench" / "data" / "xiangqi_positions.txt.gz"
+EVALUATION = ROOT / "src" / "chuhan" / "engine" / "evaluation.py"
+KINDS = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
+KIND_NAMES = {KING: "KING", ADVISOR: "ADVISOR", ELEPHANT: "ELEPHANT", HORSE: "HORSE",
+              CHARIOT: "CHARIOT", CANNON: "CANNON", SOLDIER: "SOLDIER"}
+# The points (file 0-4 after folding, rank from the owner's side) each kind can stand on.
+_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
+_ADVISOR = [(3, 0), (4, 1), (3, 2)]
+_ELEPHANT = [(2, 0), (0, 2), (4, 2), (2, 4)]
+_SOLDIER = [(f, r) for r in (3, 4) for f in (0, 2, 4)] + [
+    (f, r) for r in range(5, 10) for f in range(5)
+]
+_ANYWHERE = [(f, r) for r in range(10) for f in range(5)]
+POINTS = {KING: _PALACE, ADVISOR: _ADVISOR, ELEPHANT: _ELEPHANT, HORSE: _ANYWHERE,
+          CHARIOT: _ANYWHERE, CANNON: _ANYWHERE, SOLDIER: _SOLDIER}
+EXTRA = ("chariot mobility", "horse mobility", "cannon mobility", "general safety")
+# Their names in evaluation.py. All but the cannon's are shared with janggi and jieqi.
+CONSTANTS = {"chariot mobility": "CHARIOT_MOBILITY", "horse mobility": "HORSE_MOBILITY",
+             "cannon mobility": "XIANGQI_CANNON_MOBILITY", "general safety": "SAFETY_WEIGHT"}
+SHARED = ("chariot mobility", "horse mobility", "general safety")
+# Terms the evaluation does not have yet, fitted with ``--candidates`` to see what each would
+# give (the held-out loss), before anyone writes the code for the search to use them.
+CANDIDATES = (
+    "no advisor x enemy chariots", "no advisor x enemy horses", "no advisor x enemy cannons",
+    "no elephant x enemy chariots", "no elephant x enemy horses", "no elephant x enemy cannons",
+    "horse x pieces left", "cannon x pieces left",
+    "cannon facing the general, no screen", "cannon facing the general, one screen",
+    "chariot on an open palace file",
+)
+
+
+def fold(file: int) -> int:
+    return min(file, 8 - file)
+
+
+class Features:
+    """The index of every weight: one per (kind, folded file, rank), then :data:`EXTRA`."""
+
+    def __init__(self, candidates: bool = False) -> None:
+        self.index: dict[tuple[int, int, int], int] = {}
+        for kind in KINDS:
+            for file, rank in POINTS[kind]:
+                self.index[(kind, file, rank)] = len(self.index)
+        names = EXTRA + (CANDIDATES if candidates else ())
+        self.extra = {name: len(self.index) + i for i, name in enumerate(names)}
+        self.candidates = candidates
+        self.size = len(self.index) + len(names)
+
+    def of(self, squares: list[int]) -> dict[int, float]:
+        """The feature counts of a placement, first mover's view (a second-mover piece counts
+        -1 on its mirrored point)."""
+        x: dict[int, float] = {}
+        for point, piece in enumerate(squares):
+            if not piece:
+                continue
+            file, rank = point % 9, point // 9
+            sign = 1 if piece > 0 else -1
+            if sign < 0:
+                rank = 9 - rank
+            j = self.index[(abs(piece), fold(file), rank)]
+            x[j] = x.get(j, 0.0) + sign
+        chariot, horse, cannon = reach(squares)
+        counts = [0] * 15
+        for piece in squares:
+            counts[piece + 7] += 1
+        safety = general_safety(counts) / evaluation.SAFETY_WEIGHT
+        for name, value in zip(EXTRA, (chariot, horse, cannon, safety), strict=True):
+            if value:
+                x[self.extra[name]] = float(value)
+        if self.candidates:
+            for name, value in zip(CANDIDATES, candidate_terms(squares, counts), strict=True):
+                if value:
+                    x[self.extra[name]] = float(value)
+        return x
+
+    def current(self) -> np.ndarray:
+        """The weights of the evaluation as it stands (the starting point and the anchor)."""
+        theta = np.zeros(self.size)
+        table = XIANGQI_EVALUATOR.tables
+        for (kind, file, rank), j in self.index.items():
+            theta[j] = table[kind + 7][rank * 9 + file]
+        theta[self.extra["chariot mobility"]] = evaluation.CHARIOT_MOBILITY
+        theta[self.extra["horse mobility"]] = evaluation.HORSE_MOBILITY
+        theta[self.extra["cannon mobility"]] = XIANGQI_EVALUATOR.cannon_mobility
+        theta[self.extra["general safety"]] = evaluation.SAFETY_WEIGHT
+        return theta
+
+
+def reach(squares: list[int]) -> tuple[int, int, int]:
+    """Chariot, horse and cannon move counts, first mover minus second (see ``mobility``)."""
+    totals = [0, 0, 0]
+    for point, piece in enumerate(squares):
+        kind = abs(piece)
+        if kind not in (CHARIOT, HORSE, CANNON):
+            continue
+        sign = 1 if piece > 0 else -1
+        n = 0
+        if kind == HORSE:
+            n = sum(1 for to, leg in HORSE_MOVES[point]
+                    if not squares[leg] and squares[to] * sign <= 0)
+            totals[1] += sign * n
+            continue
+        for ray in RAYS[point]:
+            for to in ray:
+                if squares[to]:
+                    if kind == CHARIOT and squares[to] * sign < 0:
+                        n += 1
+                    break
+                n += 1
+        totals[0 if kind == CHARIOT else 2] += sign * n
+    return totals[0], totals[1], totals[2]
+
+
+def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
+    """The :data:`CANDIDATES`, first mover minus second mover."""
+    out = [0.0] * len(CANDIDATES)
+    pieces_left = sum(counts[7 + s * k] for s in (1, -1) for k in (CHARIOT, HORSE, CANNON))
+    for sign in (1, -1):
+        missing_a = 2 - counts[7 + sign * ADVISOR]
+        missing_e = 2 - counts[7 + sign * ELEPHANT]
+        # A defender's weakness counts against it: the attacker's gain, hence -sign.
+        for i, kind in enumerate((CHARIOT, HORSE, CANNON)):
+            out[i] -= sign * missing_a * counts[7 - sign * kind]
+            out[3 + i] -= sign * missing_e * counts[7 - sign * kind]
+        out[6] += sign * counts[7 + sign * HORSE] * pieces_left / 12
+        out[7] += sign * counts[7 + sign * CANNON] * pieces_left / 12
+    kings = {1: -1, -1: -1}
+    for point, piece in enumerate(squares):
+        if abs(piece) == KING:
+            kings[1 if piece > 0 else -1] = point
+    for point, piece in enumerate(squares):
+        kind = abs(piece)
+        if kind not in (CANNON, CHARIOT):
+            continue
+        sign = 1 if piece > 0 else -1
+        king = kings[-sign]
+        file = point % 9
+        if kind == CANNON and file == king % 9:
+            step = 9 if king > point else -9
+            between = sum(1 for p in range(point + step, king, step) if squares[p])
+            if between == 0:
+                out[8] += sign
+            elif between == 1:
+                out[9] += sign
+        elif kind == CHARIOT and 3 <= file <= 5:
+            step = 9 if sign > 0 else -9  # toward the enemy palace
+            p, blocked = point + step, False
+            while 0 <= p < NUM_POINTS and (p // 9 <= 9):
+                if squares[p] and squares[p] * sign > 0:
+                    blocked = True
+                    break
+                if squares[p]:
+                    break
+                p += step
+            if not blocked and (sign > 0 and point // 9 >= 3 or sign < 0 and point // 9 <= 6):
+                out[10] += sign
+    return out
+
+
+def engine_score(squares: list[int]) -> int:
+    """The score the search gives a quiet leaf, first mover's view (the check on Features)."""
+    return XIANGQI_EVALUATOR.full(squares) + mobility(squares)
+
+
+class Data:
+    """Positions as a sparse matrix (``rows``, ``cols``, ``vals``), results and game numbers."""
+
+    def __init__(self, path: Path, features: Features, limit: int | None) -> None:
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        results: list[float] = []
+        games: list[int] = []
+        self.checked = 0
+        board = make_board("xiangqi")
+        with gzip.open(path, "rt") as lines:
+            for line in lines:
+                if line.startswith("#"):
+                    continue
+                fen, result, game = line.rstrip("\n").split("\t")
+                board.set_fen(fen)
+                squares = list(board.squares)
+                counts = [0] * 15
+                for piece in squares:
+                    counts[piece + 7] += 1
+                if cannot_win(counts, 0) or cannot_win(counts, 1):
+                    continue  # the drawn-ending scaling is not linear: leave those out
+                i = len(results)
+                x = features.of(squares)
+                if i % 997 == 0:  # the features reproduce the engine's own score
+                    theta = features.current()
+                    mine = sum(theta[j] * v for j, v in x.items())
+                    if abs(mine - engine_score(squares)) > 1e-6:
+                        raise SystemExit(f"features disagree with the engine at {fen}")
+                    self.checked += 1
+                for j, v in x.items():
+                    rows.append(i)
+                    cols.append(j)
+                    vals.append(v)
+                results.append(float(result))
+                games.append(int(game))
+                if limit and len(results) >= limit:
+                    break
+        self.rows = np.array(rows, dtype=np.int64)
+        self.cols = np.array(cols, dtype=np.int64)
+        self.vals = np.array(vals, dtype=np.float64)
+        self.results = np.array(results)
+        self.games = np.array(games)
+        self.n = len(results)
+        self.size = features.size
+
+    def subset(self, keep: np.ndarray) -> Data:
+        """The positions where ``keep`` is true, renumbered."""
+        part = object.__new__(Data)
+        new_index = np.cumsum(keep) - 1
+        mask = keep[self.rows]
+        part.rows = new_index[self.rows[mask]]
+        part.cols = self.cols[mask]
+        part.vals = self.vals[mask]
+        part.results = self.results[keep]
+        part.games = self.games[keep]
+        part.n = int(keep.sum())
+        part.size = self.size
+        part.checked = 0
+        return part
+
+    def scores(self, theta: np.ndarray) -> np.ndarray:
+        return np.bincount(self.rows, weights=self.vals * theta[self.cols], minlength=self.n)
+
+    def loss(self, theta: np.ndarray, k: float) -> float:
+        p = 1.0 / (1.0 + np.exp(-k * self.scores(theta)))
+        return float(np.mean((p - self.results) ** 2))
+
+    def gradient(self, theta: np.ndarray, k: float) -> np.ndarray:
+        p = 1.0 / (1.0 + np.exp(-k * self.scores(theta)))
+        r = 2.0 * (p - self.results) * p * (1.0 - p) * k / self.n
+        return np.bincount(self.cols, weights=self.vals * r[self.rows], minlength=self.size)
+
+    def usage(self) -> np.ndarray:
+        """How many positions use each weight (a rarely seen square is held near its value)."""
+        return np.bincount(self.cols, minlength=self.size)
+
+
+def fit_k(data: Data, theta: np.ndarray) -> float:
+    """The scale ``K`` (per centipawn) that best fits the current evaluation: a golden search."""
+    lo, hi = 1e-4, 2e-2
+    for _ in range(60):
+        a, b = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        if data.loss(theta, a) < data.loss(theta, b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate: float,
+         frozen: np.ndarray, report: int = 250) -> np.ndarray:
+    """Adam on the loss plus ``pull`` x the mean squared step away from ``start``; the weights
+    where ``frozen`` is true stay as they are."""
+    theta = start.copy()
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = data.gradient(theta, k) + 2.0 * pull * (theta - start) / len(theta)
+        g[frozen] = 0.0
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        step = rate * (1.0 - 0.9 * t / steps)  # smaller steps toward the end, to settle
+        theta -= step * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-12)
+        if report and t % report == 0:
+            print(f"  step {t}: fitting loss {data.loss(theta, k):.6f}", flush=True)
+    return theta
+
+
+# ---------------------------------------------------------------- writing evaluation.py
+
+BEGIN = "# --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---"
+END = "# --- end of the tuned weights ---"
+
+
+def tuned_source(features: Features, theta: np.ndarray, data: Data) -> str:
+    """The tuned block of evaluation.py: piece values and per-point bonuses, readable."""
+    usage = data.usage()
+    lines = [BEGIN, "# Piece values (centipawns) and, per kind, the bonus on each point from the",
+             "# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them).",
+             "# A value is the mean over the points where the kind stood in the games."]
+    values: dict[int, int] = {}
+    for kind in KINDS:
+        js = [features.index[(kind, f, r)] for f, r in POINTS[kind]]
+        weights = usage[js].astype(float) + 1e-9
+        values[kind] = 0 if kind == KING else int(round(np.average(theta[js], weights=weights)))
+    lines.append("XIANGQI_VALUES = {")
+    for kind in KINDS:
+        lines.append(f"    {KIND_NAMES[kind]}: {values[kind]},")
+    lines.append("}")
+    lines.append("XIANGQI_BONUS = {")
+    for kind in KINDS:
+        lines.append(f"    {KIND_NAMES[kind]}: (")
+        for rank in range(10):
+            row = []
+            for file in range(5):
+                j = features.index.get((kind, file, rank))
+                row.append(0 if j is None else int(round(theta[j])) - values[kind])
+            lines.append("        (" + ", ".join(f"{b:4d}" for b in row) + f"),  # rank {rank}")
+        lines.append("    ),")
+    lines.append("}")
+    lines.append("# Centipawns per point a chariot, horse, cannon can move to (``mobility``), and")
+    lines.append("# per missing defender and attacker unit (``general_safety``).")
+    for name, const in CONSTANTS.items():
+        lines.append(f"{const} = {int(round(theta[features.extra[name]]))}")
+    lines.append("# More than the mobility balance of any ordinary position (99.9 % of the games'")
+    lines.append("# positions): see ``Searcher._leaf_score``.")
+    lines.append(f"MOBILITY_MARGIN = {mobility_margin(features, theta, data)}")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def mobility_margin(features: Features, theta: np.ndarray, data: Data) -> int:
+    """The lazy-evaluation margin: 99.9 % of positions' mobility balances lie within it."""
+    only = np.zeros_like(theta)
+    for name in ("chariot mobility", "horse mobility", "cannon mobility"):
+        only[features.extra[name]] = theta[features.extra[name]]
+    balance = np.abs(data.scores(only))
+    return max(120, int(math.ceil(np.percentile(balance, 99.9) / 10) * 10))
+
+
+def write_evaluation(block: str) -> None:
+    text = EVALUATION.read_text()
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{EVALUATION} has no tuned block ({BEGIN!r})")
+    EVALUATION.write_text(pattern.sub(lambda _: block, text))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--limit", type=int, default=None, help="read only N positions")
+    parser.add_argument("--holdout", type=int, default=5, help="1 game in N is held out")
+    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--rate", type=float, default=2.0, help="Adam step, centipawns")
+    parser.add_argument("--pull", type=float, default=2e-6,
+                        help="L2 pull toward the current weights")
+    parser.add_argument("--write", action="store_true", help="write evaluation.py")
+    parser.add_argument("--candidates", action="store_true",
+                        help="also fit the CANDIDATES terms (never written)")
+    parser.add_argument("--freeze-shared", action="store_true",
+                        help="keep the weights janggi and jieqi share as they are")
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    features = Features(args.candidates)
+    data = Data(args.data, features, args.limit)
+    held = data.games % args.holdout == 0
+    fitting, holdout = data.subset(~held), data.subset(held)
+    print(f"{data.n} quiet positions ({fitting.n} fitting, {holdout.n} held out, games "
+          f"{len(np.unique(data.games))}), {features.size} weights; features checked against "
+          f"the engine's score at {data.checked} positions; read in "
+          f"{time.monotonic() - started:.0f} s")
+    start = features.current()
+    k = fit_k(fitting, start)
+    print(f"K = {k:.6f} per centipawn (a 100-point lead: {1 / (1 + math.exp(-100 * k)):.3f})")
+    before_fit, before_held = fitting.loss(start, k), holdout.loss(start, k)
+    frozen = np.zeros(features.size, dtype=bool)
+    if args.freeze_shared:
+        frozen[[features.extra[name] for name in SHARED]] = True
+    theta = tune(fitting, start, k, args.steps, args.pull, args.rate, frozen)
+    final = np.round(theta)  # the weights as they will be written: what plays
+    after_fit, after_held = fitting.loss(final, k), holdout.loss(final, k)
+    print(f"fitting loss  before {before_fit:.6f}  after {after_fit:.6f}  "
+          f"ratio {after_fit / before_fit:.4f}")
+    print(f"held-out loss before {before_held:.6f}  after {after_held:.6f}  "
+          f"ratio {after_held / before_held:.4f}  (anchor: the current evaluation)")
+    for name, j in features.extra.items():
+        print(f"  {name}: {start[j]:.0f} -> {final[j]:.0f}")
+    block = tuned_source(features, final, data)
+    if args.write and args.candidates:
+        raise SystemExit("--candidates is for measuring: the evaluation has no such terms")
+    if args.write:
+        write_evaluation(block)
+        print(f"wrote {EVALUATION}")
+    else:
+        print(block)
+    print(f"{time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
