@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--limit", type=int, default=None, help="read only N positions")
     parser.add_argument("--holdout", type=int, default=5, help="1 game in N is held out")
-    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--rate", type=float, default=2.0, help="Adam step, centipawns")
     parser.add_argument("--pull", type=float, default=2e-6,
                         help="L2 pull toward the current weights")
