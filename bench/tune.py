@@ -1,7 +1,8 @@
 """Texel tuning of the xiangqi evaluation on quiet positions from master games (issue 19).
 
-    .venv/bin/python bench/tune.py                 # fit, print the held-out loss before/after
-    .venv/bin/python bench/tune.py --write         # ... and write the tables into evaluation.py
+    .venv/bin/python bench/tune.py --freeze-shared          # fit, print held-out loss before/after
+    .venv/bin/python bench/tune.py --freeze-shared --write  # ... and rewrite evaluation.py
+    .venv/bin/python bench/tune.py --freeze-shared --candidates  # what new terms would give
 
 The data is ``bench/data/xiangqi_positions.txt.gz`` (``bench/game_positions.py`` makes it from
 the CCPD master games: quiet positions, each with its game's result). The evaluation is linear
@@ -10,15 +11,22 @@ score ``s`` (centipawns, as the search sees it at a leaf: piece-square tables, t
 safety from the piece counts, and the mobility balance) predicts the result through
 ``sigmoid(K * s)``, and the weights minimise the mean squared error against the results
 (Texel's method), with an L2 pull toward the current weights so that squares a piece seldom
-stands on keep their hand-set value. ``K`` is fitted first to the current evaluation and then
-held fixed, so the loss before and after compares evaluations on the same scale.
+stands on keep their value. ``K`` is fitted first to the current evaluation and then held
+fixed, so the loss before and after compares evaluations on the same scale.
 
 What is tuned: for each piece kind the value of every point it can stand on, the same on a
-file and its mirror (files a-e and i-f), from the mover's own side; the three mobility weights;
-the general-safety weight. Games, not positions, are split into the fitting set and the
-held-out set (``--holdout``, by game number), so positions of one game never sit on both
-sides. The figure that matters is the held-out loss after / before (the anchor: the current
-evaluation measured in the same run); lower is better.
+file and its mirror (files a-e and i-f), from the owner's side; the cannon's mobility weight;
+and, without ``--freeze-shared``, the chariot's and horse's mobility weights and the
+general-safety weight, which janggi and jieqi share (tuning them gave almost nothing more on
+the held-out set, so the evaluation keeps them as they were). Games, not positions, are split
+into the fitting set and the held-out set (``--holdout``, by game number), so positions of one
+game never sit on both sides. The figure that matters is the held-out loss after / before:
+the anchor is the evaluation as it stands, measured in the same run; lower is better.
+
+``--candidates`` also fits terms the evaluation does not have (:data:`CANDIDATES`: defenders
+missing against each kind of attacker, horse and cannon by the pieces left, a cannon facing
+the general, a chariot on an open palace file) and prints their weights and the held-out loss:
+the measurement to make before anyone adds a term to the search. It never writes.
 """
 
 from __future__ import annotations
@@ -211,7 +219,9 @@ def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
 
 def engine_score(squares: list[int]) -> int:
     """The score the search gives a quiet leaf, first mover's view (the check on Features)."""
-    return XIANGQI_EVALUATOR.full(squares) + mobility(squares)
+    return XIANGQI_EVALUATOR.full(squares) + mobility(
+        squares, cannon_weight=XIANGQI_EVALUATOR.cannon_mobility
+    )
 
 
 class Data:

@@ -26,11 +26,9 @@ from ..rules.geometry import (
 
 Table = list[list[int]]
 
-# The hand-set A1 piece values in centipawns (a soldier at home is 100): jieqi's base, and
-# what the tuned xiangqi weights below started from.
-CLASSIC_VALUES = {KING: 0, ADVISOR: 200, ELEPHANT: 200, HORSE: 400, CHARIOT: 900, CANNON: 450,
-                  SOLDIER: 100}
-
+# The xiangqi weights, fitted to the results of master games by ``bench/tune.py`` (issue 19)
+# from the hand-set A1 values (advisor and elephant 200, horse 400, chariot 900, cannon 450,
+# soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's).
 # --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---
 # Piece values (centipawns) and, per kind, the bonus on each point from the
 # owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them).
