@@ -180,6 +180,7 @@ class Seat:
             additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
             max_queue=None,
             ping_interval=None,
+            open_timeout=60,  # like the seating requests: thousands open at once
         )
         await self.send("hello", device=f"load{next(_ids)}")
         if ping > 0:
