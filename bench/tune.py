@@ -27,6 +27,8 @@ the anchor is the evaluation as it stands, measured in the same run; lower is be
 missing against each kind of attacker, horse and cannon by the pieces left, a cannon facing
 the general, a chariot on an open palace file) and prints their weights and the held-out loss:
 the measurement to make before anyone adds a term to the search. It never writes.
+
+It needs numpy, which the game does not: ``.venv/bin/pip install -e '.[bench]'``.
 """
 
 from __future__ import annotations
