@@ -53,12 +53,6 @@ def new_record(variant: str, kind: str, human_side: int | None = 0) -> GameRecor
         options=options,
         secret=secret,
         start_fen=board.fen(),
-        moves=[],
-        status="ongoing",
-        result=None,
-        practice=False,
-        points_awarded=0,
-        seq=1,
         created_at=T0,
         expires_at=T0 + timedelta(days=1),
     )

@@ -54,27 +54,28 @@ class Player:
     created_at: datetime
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GameRecord:
-    """A stored game. ``secret`` (jieqi arrangement) never leaves the server."""
+    """A stored game. ``secret`` (jieqi arrangement) never leaves the server. The defaults are
+    those of a game that has just started."""
 
     id: str
     kind: str
     variant: str
-    level: str | None
-    player_id: str | None
-    human_side: int | None
-    options: dict[str, Any]
-    secret: dict[str, Any] | None
     start_fen: str
-    moves: list[str]
-    status: str
-    result: dict[str, Any] | None
-    practice: bool
-    points_awarded: int
-    seq: int
     created_at: datetime
     expires_at: datetime
+    level: str | None = None
+    player_id: str | None = None
+    human_side: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    secret: dict[str, Any] | None = None
+    moves: list[str] = field(default_factory=list)
+    status: str = "ongoing"
+    result: dict[str, Any] | None = None
+    practice: bool = False
+    points_awarded: int = 0
+    seq: int = 1
     updated_at: datetime = field(default_factory=utcnow)
 
     @property
