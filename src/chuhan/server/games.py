@@ -83,16 +83,34 @@ def ai_to_move(game: GameRecord) -> bool:
 
 def board_options(game: GameRecord) -> dict[str, Any]:
     """The ``make_board`` options of the game: public options plus the hidden arrangement."""
-    options: dict[str, Any] = {}
-    if game.variant == "janggi":
-        options["setup"] = f"{game.options['setup']['cho']}:{game.options['setup']['han']}"
-        options["bikjang"] = game.options.get("bikjang", "off")
+    return options_of_board(game.variant, game.options, game.secret)
+
+
+def options_of_board(
+    variant: str, options: dict[str, Any], secret: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``make_board`` options for a game's public ``options`` and ``secret``."""
+    made: dict[str, Any] = {}
+    if variant == "janggi":
+        made["setup"] = f"{options['setup']['cho']}:{options['setup']['han']}"
+        made["bikjang"] = options.get("bikjang", "off")
     else:
-        options["rules"] = game.options.get("rules", "casual")  # E1, issue 18
-    if game.variant == "jieqi" and game.secret:
-        options["arrangement"] = game.secret["arrangement"]
-        options["salt"] = game.secret["salt"]
-    return options
+        made["rules"] = options.get("rules", "casual")  # E1, issue 18
+    if variant == "jieqi" and secret:
+        made["arrangement"] = secret["arrangement"]
+        made["salt"] = secret["salt"]
+    return made
+
+
+def new_start(variant: str, options: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """A new game's starting FEN and its secret: in jieqi, a fresh arrangement of the
+    face-down pieces and the salt of its commitment (Q5); ``None`` in the other variants."""
+    board = make_board(variant, **options_of_board(variant, options))
+    secret = None
+    if isinstance(board, JieqiBoard):
+        arrangement, salt = board.reveal()
+        secret = {"arrangement": arrangement, "salt": salt}
+    return board.fen(), secret
 
 
 def start_board(game: GameRecord) -> Board:

@@ -24,7 +24,6 @@ from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 
-from ..rules import make_board
 from ..rules.janggi import SETUPS
 from . import games as rules_of
 from . import views
@@ -294,22 +293,11 @@ class GameService:
             human_side = (
                 secrets.randbelow(2) if request.color == "random" else names.index(request.color)
             )
-        options: dict[str, Any] = {}
-        secret: dict[str, Any] | None = None
-        board_options: dict[str, Any] = {}
+        options: dict[str, Any] = {"rules": request.rules}
         if request.variant == "janggi":
             setups = await self._janggi_setups(game_id, request, human_side)
             options = {"setup": setups, "bikjang": request.bikjang}
-            board_options = {
-                "setup": f"{setups['cho']}:{setups['han']}",
-                "bikjang": request.bikjang,
-            }
-        else:
-            options, board_options = {"rules": request.rules}, {"rules": request.rules}
-        board = make_board(request.variant, **board_options)
-        if request.variant == "jieqi":
-            arrangement, salt = board.reveal()  # type: ignore[attr-defined]
-            secret = {"arrangement": arrangement, "salt": salt}
+        start_fen, secret = rules_of.new_start(request.variant, options)
         now = utcnow()
         game = GameRecord(
             id=game_id,
@@ -320,7 +308,7 @@ class GameService:
             human_side=human_side,
             options=options,
             secret=secret,
-            start_fen=board.fen(),
+            start_fen=start_fen,
             created_at=now,
             expires_at=now + timedelta(seconds=self.settings.game_ttl_seconds),
             updated_at=now,

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...rules import make_board
 from .. import games as rules_of
 from ..games import Change, GameActionError
 from ..storage import GameRecord
@@ -187,21 +186,10 @@ def new_game(
 ) -> GameRecord:
     """The room's new game (kind ``online``, no owner), its first turn's clock running.
     ``unscored`` names the rule that withholds its points (R6, :mod:`.scoring`), if any."""
-    options: dict[str, Any] = {}
-    board_options: dict[str, Any] = {}
+    options: dict[str, Any] = {"rules": room.options.get("rules", "casual")}  # E1, issue 18
     if room.variant == "janggi":
-        setups = start.setups
-        bikjang = room.options.get("bikjang", "off")
-        options = {"setup": setups, "bikjang": bikjang}
-        board_options = {"setup": f"{setups['cho']}:{setups['han']}", "bikjang": bikjang}
-    else:
-        options = {"rules": room.options.get("rules", "casual")}  # E1, issue 18
-        board_options = dict(options)
-    board = make_board(room.variant, **board_options)
-    secret = None
-    if room.variant == "jieqi":
-        arrangement, salt = board.reveal()  # type: ignore[attr-defined]
-        secret = {"arrangement": arrangement, "salt": salt}
+        options = {"setup": start.setups, "bikjang": room.options.get("bikjang", "off")}
+    start_fen, secret = rules_of.new_start(room.variant, options)
     names = side_names(room.variant)
     options["clock"] = {**clocks.new_clock(rules, now, lag_of_first), **(start.away or {})}
     options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
@@ -213,7 +201,7 @@ def new_game(
         variant=room.variant,
         options=options,
         secret=secret,
-        start_fen=board.fen(),
+        start_fen=start_fen,
         created_at=now,
         expires_at=now + timedelta(seconds=ttl_seconds),
         updated_at=now,
