@@ -3,9 +3,12 @@
 One :class:`Searcher` owns one board for one decision. It plays moves on that board in place
 (``_make``/``_unmake``), keys its transposition table by the board's incremental Zobrist key,
 and carries the evaluation as a single number updated per move (see ``evaluation``). Ordering:
-the table's move, captures by MVV-LVA, two killers per ply, then history. Pruning: null move
-(never in check, never without a chariot, horse or cannon), late-move reductions, futility at
-the frontier. Quiescence searches captures (all evasions when in check).
+the table's move, captures by MVV-LVA, two killers per ply, the countermove (the quiet reply
+that last refuted the previous move), then history (raised for a quiet move that cuts off,
+lowered for the quiet moves tried before it). Pruning: null move (never in check, never without
+a chariot, horse or cannon), reverse futility and futility in the last plies, late-move
+pruning (the late quiet moves of a non-PV node near the leaves), late-move reductions.
+Quiescence searches captures (all evasions when in check).
 
 Moves are generated pseudo-legally and a move that leaves the own general attacked is
 discarded after it is made (X4), which costs less in Python than filtering every move up
@@ -44,8 +47,13 @@ MAX_PLY = 96
 TT_MAX_ENTRIES = 2_000_000  # about 400 MB of Python tuples at most; then start afresh
 
 EXACT, LOWER, UPPER = 0, 1, 2
-FUTILITY_MARGIN = 150
-REVERSE_FUTILITY_MARGIN = 120
+FUTILITY_MARGIN = 150  # per ply of remaining depth, up to FUTILITY_DEPTH
+FUTILITY_DEPTH = 2
+REVERSE_FUTILITY_MARGIN = 120  # per ply of remaining depth, up to REVERSE_FUTILITY_DEPTH
+REVERSE_FUTILITY_DEPTH = 3
+# Late-move pruning: near the leaves, the quiet moves after this many legal ones (by depth) are
+# not searched at all in a node that is not on the principal variation.
+LATE_MOVE_COUNT = (0, 8, 13, 20)
 DELTA_MARGIN = 200
 CONTEMPT = 25  # a draw counts this much below zero for the side that searches: play on
 # Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.2, at least 1.
@@ -54,7 +62,7 @@ LMR = [[max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for
 # The time manager (issue 19): a new iteration starts while the time used is under this share
 # of the move's budget, scaled up when the best move just changed or the score fell (an unclear
 # position) and down when the best move has held for several iterations or the reply is forced.
-SOFT_SHARE = 0.4
+SOFT_SHARE = 0.6
 HARD_SHARE = 0.85
 
 
@@ -150,6 +158,8 @@ class Searcher:
         self.mobility_probes = 0
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.history: list[int] = [0] * (PASS_CODE + 1)
+        # countermoves[m]: the quiet move that last refuted move m (ordered after the killers).
+        self.countermoves: list[int] = [0] * (PASS_CODE + 1)
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
         self.safety = evaluator.safety
@@ -279,6 +289,7 @@ class Searcher:
         value = self.order_value
         history = self.history
         k1, k2 = self.killers[ply]
+        counter = self.countermoves[self.codes[-1]] if self.codes else 0
         keys = []
         for code in codes:
             if code == tt_move:
@@ -298,6 +309,8 @@ class Searcher:
                     k = (1 << 29) + 1
                 elif code == k2:
                     k = 1 << 29
+                elif code == counter:
+                    k = (1 << 29) - 1
                 else:
                     k = history[code]
             keys.append((k, code))
@@ -490,7 +503,10 @@ class Searcher:
         static = score if turn == 0 else -score
         keys, checks = self.keys, self.checks
         if ply and not pv_node and not in_check and abs(beta) < MATE_BOUND:
-            if depth <= 2 and static - REVERSE_FUTILITY_MARGIN * depth >= beta:
+            if (
+                depth <= REVERSE_FUTILITY_DEPTH
+                and static - REVERSE_FUTILITY_MARGIN * depth >= beta
+            ):
                 return static
             if can_null and depth >= 3 and static >= beta and self._has_pieces():
                 reduction = 3 if depth >= 6 else 2
@@ -535,12 +551,15 @@ class Searcher:
         # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
         # expose it: the others need no test (as in the rules' own legal move filter).
         mask = board.KING_SAFETY_MASK[ksq] if not in_check else None
+        prunable = not in_check and not pv_node and ply > 0
         frontier_futile = (
-            depth == 1 and not in_check and not pv_node and static + FUTILITY_MARGIN <= alpha
+            prunable and depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN * depth <= alpha
         )
+        late_count = LATE_MOVE_COUNT[depth] if prunable and depth < len(LATE_MOVE_COUNT) else 999
         best = -INFINITE
         best_move = 0
         flag = UPPER
+        quiets: list[int] = []  # the quiet moves searched so far (a cutoff lowers their history)
         legal = 0
         pruned = 0
         original_alpha = alpha
@@ -586,7 +605,7 @@ class Searcher:
                 else:
                     victim = 0
                     new_score = score
-                if frontier_futile and not victim and legal:
+                if not victim and legal and (frontier_futile or legal >= late_count):
                     pruned += 1
                     continue
                 undo = make(code)
@@ -607,6 +626,8 @@ class Searcher:
                 checks.append(gives_check)
                 passes.append(code == PASS_CODE)
                 self.codes.append(code)
+                if not victim:
+                    quiets.append(code)
                 new_depth = depth - 1
                 if gives_check and ply < self.extension_cap:
                     new_depth += 1
@@ -658,14 +679,22 @@ class Searcher:
                             if killers[0] != code:
                                 killers[1] = killers[0]
                                 killers[0] = code
-                            self.history[code] += depth * depth
+                            history = self.history
+                            bonus = depth * depth
+                            for other in quiets:
+                                if other != code:
+                                    history[other] -= bonus
+                            history[code] += bonus
+                            if self.codes:
+                                self.countermoves[self.codes[-1]] = code
                         break
         if not legal:
             if pruned and board._legal_codes():
                 return static
             return -MATE + ply  # X5: checkmate and stalemate both lose
         if best < original_alpha and pruned:
-            best = max(best, static)
+            # The pruned moves are taken to fail low: no better than the window's floor.
+            best = max(best, min(static, original_alpha))
         stored = best
         if stored >= MATE_BOUND:
             stored += ply
