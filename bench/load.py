@@ -36,6 +36,7 @@ import random
 import resource
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,9 @@ POSTGRES_URL = os.environ.get(
 REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 COOKIE = "chuhan_player"
 _ids = itertools.count(1)
+# One TLS context for every seating client: httpx builds one per client otherwise (loading
+# the CA bundle, ~24 ms of the bench's one core per client, two clients per game).
+_TLS = ssl.create_default_context()
 
 
 # ---------------------------------------------------------------------- the servers
@@ -332,17 +336,21 @@ async def seat_pair(
     """A room made on one instance, joined on the other; both sockets open, each served by
     its runner from then on (it answers the server's probes while the others are seated)."""
     first, second = urls[index % len(urls)], urls[(index + 1) % len(urls)]
-    # A connection per request: the server closes keep-alive connections idle for 5 s, and
-    # a loaded machine may take that long between two requests of one player.
-    fresh = httpx.Limits(max_keepalive_connections=0)
+    # Each player's requests share a connection kept for at most 2 s (the server closes
+    # keep-alive connections idle for 5 s; one it closed meanwhile is retried, counted).
+    kept = httpx.Limits(keepalive_expiry=2.0)
     async with limit:
-        async with httpx.AsyncClient(base_url=first, timeout=60, limits=fresh) as creator:
+        async with httpx.AsyncClient(
+            base_url=first, timeout=60, limits=kept, verify=_TLS
+        ) as creator:
             await _request(creator, stats, "GET", "/api/games/pending")  # a cookie
             room = (
                 await _request(creator, stats, "POST", "/api/rooms", json={"variant": "xiangqi"})
             ).json()
             creator_cookie = creator.cookies[COOKIE]
-        async with httpx.AsyncClient(base_url=second, timeout=60, limits=fresh) as friend:
+        async with httpx.AsyncClient(
+            base_url=second, timeout=60, limits=kept, verify=_TLS
+        ) as friend:
             await _request(friend, stats, "GET", "/api/games/pending")
             await _request(friend, stats, "POST", f"/api/rooms/invite/{room['invite']}")
             friend_cookie = friend.cookies[COOKIE]
@@ -366,6 +374,32 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             found[pid] = (int(fields[11]) + int(fields[12])) / ticks
     return found
+
+
+class _CpuMeter:
+    """The CPU the servers, their PostgreSQL backends and this process spend from now on."""
+
+    def __init__(self, servers: Any) -> None:
+        self.servers = servers
+        self.server_before = cpu_seconds(servers.pids()) if servers is not None else {}
+        self.client_before = sum(os.times()[:2])
+
+    def per(self, what: str, count: int) -> str:
+        """``"; servers … ms CPU per <what>, clients … ms"`` (nothing without servers)."""
+        if self.servers is None or count == 0:
+            return ""
+        after = cpu_seconds(self.servers.pids())
+        spent = sum(t - self.server_before.get(pid, 0.0) for pid, t in after.items())
+        processes = {p.pid for p in self.servers.processes}
+        database = sum(
+            t - self.server_before.get(pid, 0.0) for pid, t in after.items() if pid not in processes
+        )
+        client = sum(os.times()[:2]) - self.client_before
+        return (
+            f"; servers + PostgreSQL {spent * 1000 / count:.1f} ms CPU per {what}"
+            f" (PostgreSQL {database * 1000 / count:.1f}),"
+            f" the simulated clients {client * 1000 / count:.1f} ms"
+        )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -392,10 +426,15 @@ async def play(
     limit = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
     runners: list[asyncio.Task[None]] = []
+    server_cpu = _CpuMeter(servers)
     pairs = await asyncio.gather(
         *(seat_pair(urls, i, rng, limit, stats, think, runners, ping) for i in range(games))
     )
-    print(f"  seated {games} games ({2 * games} sockets) in {time.perf_counter() - started:.1f} s")
+    seated_in = time.perf_counter() - started
+    print(
+        f"  seated {games} games ({2 * games} sockets) in {seated_in:.1f} s"
+        f" ({games / seated_in:.1f} games/s){server_cpu.per('game seated', games)}"
+    )
     seats = [seat for pair in pairs for seat in pair]
     if servers is not None and idle > 0:  # what the seated sockets cost with no game going on
         cpu_before = cpu_seconds(servers.pids())
@@ -403,6 +442,8 @@ async def play(
         after = cpu_seconds(servers.pids())
         idle_cpu = sum(t - cpu_before.get(pid, 0.0) for pid, t in after.items())
         stats.idle_cpu_per_socket = idle_cpu / idle / len(seats)  # type: ignore[attr-defined]
+    server_cpu = _CpuMeter(servers)
+    ramp_started = time.perf_counter()
     for index, seat in enumerate(seats):  # games begin spread over ``ramp`` seconds
         await seat.send("ready")
         if index % 2:
@@ -410,6 +451,10 @@ async def play(
     waited = time.perf_counter()
     while stats.games_started < games and time.perf_counter() - waited < 120:
         await asyncio.sleep(0.2)  # every game has begun before the window opens
+    print(
+        f"  {stats.games_started} games begun in {time.perf_counter() - ramp_started:.1f} s"
+        f" ({stats.moves} moves meanwhile){server_cpu.per('game begun', stats.games_started)}"
+    )
     stats.moves = 0  # measured from here: every game has begun
     stats.latencies.clear()
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
