@@ -147,3 +147,82 @@ def test_the_board_cache_keeps_a_games_last_positions_only() -> None:
     cache.put(("g_2", "start", ()), make_board("xiangqi"))
     cache.put(("g_3", "start", ()), make_board("xiangqi"))
     assert cache.get(("g_1", "start", played)) is None  # the least recent game went first
+
+
+class CountingRoomReads:
+    """Counts the reads of a room by id (``RoomStore.get``), letting them through."""
+
+    def __init__(self, rooms: RoomService) -> None:
+        self.calls = 0
+        self._read = rooms.store.get
+        rooms.store.get = self  # type: ignore[method-assign]
+
+    def __call__(self, room_id: str) -> Any:
+        self.calls += 1
+        return self._read(room_id)
+
+
+def test_readiness_from_an_out_of_date_room_is_decided_again_on_a_fresh_read(
+    tmp_path: Path,
+) -> None:
+    """Two instances on one database, the room's news unheard by the first: its copy still
+    has the friend not ready. Both ready (one on each) start exactly one game, not two and
+    not none; readiness pressed again during the game is refused only on a fresh read."""
+    store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
+    store.migrate()
+    first = RoomService(_service(store), RoomSettings())
+    second = RoomService(_service(store), RoomSettings())
+
+    async def scenario() -> None:
+        creator, _ = await first.games.new_player()
+        friend, _ = await first.games.new_player()
+        room = await first.create(creator, "xiangqi", "off", None)
+        await second.take_seat(friend, room.id)  # the first instance does not hear of it
+        known = first.core.known(room.id)
+        assert known is not None and len(known.seats) == 1  # out of date
+        await second.ready(friend, room.id)
+        started = await first.ready(creator, room.id)  # decided on its copy, then fresh
+        await first.stop()
+        await second.stop()
+        assert started.game_id is not None and started.sides is not None
+        assert sorted(started.sides) == sorted([creator.id, friend.id])
+        stored = first.store.get(room.id)
+        assert stored is not None and stored.game_id == started.game_id
+        assert store.game(started.game_id) is not None
+        # The second instance's copy names no game: pressing ready again is refused all
+        # the same (the refusal is believed on a fresh read only).
+        with pytest.raises(GameActionError) as refused:
+            await second.ready(friend, room.id)
+        assert refused.value.code == "not_now"
+        again = first.store.get(room.id)
+        assert again is not None and again.game_id == started.game_id  # no second game
+
+    asyncio.run(scenario())
+    store.dispose()
+
+
+def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_room(
+    tmp_path: Path,
+) -> None:
+    """Issue 15 (thousands of games starting): the instance that stored the room's last
+    change starts its game from its own copy: no read of the room or of a game."""
+    store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
+    store.migrate()
+    rooms = RoomService(_service(store), RoomSettings())
+
+    async def scenario() -> None:
+        creator, _ = await rooms.games.new_player()
+        friend, _ = await rooms.games.new_player()
+        room = await rooms.create(creator, "xiangqi", "off", None)
+        await rooms.take_seat(friend, room.id)
+        room_reads, game_reads = CountingRoomReads(rooms), CountingReads(store)
+        await rooms.ready(creator, room.id)
+        started = await rooms.ready(friend, room.id)
+        assert (room_reads.calls, game_reads.calls) == (0, 0)
+        await rooms.stop()
+        assert started.game_id is not None
+        game = store.game(started.game_id)
+        assert game is not None and game.ongoing and game.ply == 0
+
+    asyncio.run(scenario())
+    store.dispose()

@@ -248,6 +248,15 @@ class Store:
             row = conn.execute(select(players).where(players.c.id == player_id)).one_or_none()
         return _player_from_row(row) if row else None
 
+    def player_names(self, player_ids: Sequence[str]) -> dict[str, str | None]:
+        """The display names of these players (None: no name, or no such player)."""
+        names: dict[str, str | None] = dict.fromkeys(player_ids)
+        if names:
+            query = select(players.c.id, players.c.name).where(players.c.id.in_(list(names)))
+            with self.reader.connect() as conn:
+                names.update({row.id: row.name for row in conn.execute(query)})
+        return names
+
     def set_player_name(self, player_id: str, name: str | None) -> None:
         with self.engine.begin() as conn:
             conn.execute(update(players).where(players.c.id == player_id).values(name=name))

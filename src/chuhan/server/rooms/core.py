@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..games import GameActionError
 from ..storage import GameRecord
 from .rules import RoomError
 from .store import RoomRecord, RoomStore, StaleRoomError
@@ -75,24 +76,44 @@ class RoomCore:
         return game
 
     async def change_room(
-        self, room_id: str, decide: Callable[[RoomRecord], RoomRecord | None]
+        self,
+        room_id: str,
+        decide: Callable[[RoomRecord], RoomRecord | None],
+        announce: Callable[[RoomRecord], bool] = lambda stored: True,
     ) -> RoomRecord:
-        """Read, decide, store conditionally, announce; retried on a concurrent change.
+        """Decide, store conditionally, announce; retried on a concurrent change.
+
+        The first decision starts from the room as this instance knows it (no read: its
+        sockets hear of every change); a change decided on an out-of-date copy is refused
+        by the conditional update, and a refusal or a "nothing to do" decided on a copy is
+        decided again on a fresh read before it counts (like a game's, ``known.py``).
+
+        ``announce(stored)`` False: the caller announces the change itself (a room that
+        names a game being created is announced once the game exists).
 
         Returns the room as stored (as read when ``decide`` changed nothing). Raises
         RoomError ``not_found``, ``busy`` or ``decide``'s own refusal."""
-        for _ in range(RETRIES):
-            room = await self.read_room(room_id)
+        for attempt in range(RETRIES):
+            known = self.known(room_id) if attempt == 0 else None
+            room = known or await self.read_room(room_id)
             if room is None:
                 raise RoomError("not_found", "no such room", 404)
-            after = decide(room)
+            try:
+                after = decide(room)
+            except GameActionError:
+                if known is None:
+                    raise
+                continue  # perhaps refused for being out of date: decide on a fresh read
             if after is None:
+                if known is not None:
+                    continue
                 return room
             try:
                 stored: RoomRecord = await self.db(self.store.replace, room, after)
             except StaleRoomError:
                 continue
             self.remember(stored)
-            await self.hub.publish(room_key(room_id), stored.version)
+            if announce(stored):
+                await self.hub.publish(room_key(room_id), stored.version)
             return stored
         raise RoomError("busy", "the room is changing too fast; retry", 503)

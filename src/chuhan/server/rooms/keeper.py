@@ -38,17 +38,30 @@ class ClockKeeper:
         # What the next wake of a room's keeper knows: the game just committed here, or
         # None when something else changed and the room must be read again.
         self._hints: dict[str, GameRecord | None] = {}
+        # Or the room as a socket here just heard of it (its game as this instance knows it).
+        self._rooms: dict[str, RoomRecord] = {}
 
-    def keep_time(self, room_id: str, game: GameRecord | None = None) -> None:
+    def keep_time(
+        self, room_id: str, game: GameRecord | None = None, room: RoomRecord | None = None
+    ) -> None:
         """Make sure a task watches the room's deadlines (idempotent).
 
         ``game``: the room's game as just committed here; its clock gives the next moment
-        without reading the room and the game again. Without it, the keeper reads both.
+        without reading the room and the game again. ``room``: the room as just announced
+        (or read) here; the next moment comes from it and its game as this instance knows
+        it (``known.py``). Without either, the keeper reads both. A copy out of date gives
+        a moment too early, never too late (a move, a pause, a credit only move a deadline
+        later; an end or a new game is announced to the room's sockets): when it comes, the
+        keeper decides on a fresh read.
         """
         if self.core.closing:
             return
         known = room_id not in self._hints or self._hints[room_id] is not None
         self._hints[room_id] = game if game is not None and game.ongoing and known else None
+        if game is None and room is not None and room.id == room_id:
+            self._rooms[room_id] = room
+        else:
+            self._rooms.pop(room_id, None)
         task = self.tasks.get(room_id)
         if task is not None and not task.done():
             wake = self._wake.get(room_id)
@@ -72,6 +85,7 @@ class ClockKeeper:
             while not self.core.closing:
                 wake.clear()
                 hint = self._hints.pop(room_id, None)
+                heard = self._rooms.pop(room_id, None)
                 if (
                     room is not None
                     and hint is not None
@@ -80,10 +94,10 @@ class ClockKeeper:
                 ):
                     moment: datetime | None = clocks.due(hint.options["clock"])[0]
                 else:
-                    room = await self.core.read_room(room_id)
+                    room = heard or await self.core.read_room(room_id)
                     if room is None or not room.is_open:
                         return
-                    moment = await self._next_moment(room)
+                    moment = await self._next_moment(room, known=heard is not None)
                 if moment is None:
                     return
                 if moment == enforced:  # still due: enforcing it decided nothing
@@ -105,11 +119,17 @@ class ClockKeeper:
             if self.tasks.get(room_id) is asyncio.current_task():
                 del self.tasks[room_id]
                 self._hints.pop(room_id, None)
+                self._rooms.pop(room_id, None)
 
-    async def _next_moment(self, room: RoomRecord) -> datetime | None:
+    async def _next_moment(self, room: RoomRecord, known: bool = False) -> datetime | None:
+        """The room's next deadline; its game as this instance knows it if ``known``."""
         if room.setup is not None:
             return clocks.due(room.setup)[0]
-        game = await self.core.current_game(room)
+        game = None
+        if known and room.game_id is not None:
+            game = self.core.games.known.get(room.game_id)
+        if game is None:
+            game = await self.core.current_game(room)
         if game is None or not game.ongoing:
             return None
         return clocks.due(game.options["clock"])[0]

@@ -155,6 +155,7 @@ class Lobby:
                     "another open room uses this password; choose another one",
                 ) from None
             await db(store.insert, room)
+        self.core.remember(room)
         log.info("room created", extra={"room": room.id, "variant": variant})
         return room
 

@@ -45,6 +45,7 @@ from ..ws import COOKIE
 from .core import room_key
 from .rules import RoomError
 from .service import RoomService
+from .store import RoomRecord
 
 log = logging.getLogger("chuhan.rooms")
 NOT_FOUND_CLOSE = 4404
@@ -91,14 +92,15 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         return player
 
     async def names_of(room_seats: list[dict[str, Any]]) -> dict[str, str | None]:
-        names: dict[str, str | None] = {}
-        for seat in room_seats:
-            found = await games.db(games.store.player, seat["player"])
-            names[seat["player"]] = found.name if found else None
+        names: dict[str, str | None] = await games.db(
+            games.store.player_names, [seat["player"] for seat in room_seats]
+        )
         return names
 
-    async def view(room_id: str, player: Player) -> dict[str, Any]:
-        room = await rooms.room_for(player, room_id)
+    async def view(room_id: str, player: Player, room: RoomRecord | None = None) -> dict[str, Any]:
+        """The room as ``player`` sees it: ``room`` as their action just stored it, else read."""
+        if room is None:
+            room = await rooms.room_for(player, room_id)
         names = await names_of(room.seats)
         return views.room_view(room, player.id, names, rooms.clock_rules.turn_seconds)
 
@@ -111,7 +113,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
                 player, body.variant, body.bikjang, body.password, rules=body.rules,
                 address=address,
             )
-            return JSONResponse(await view(room.id, player), status_code=201)
+            return JSONResponse(await view(room.id, player, room), status_code=201)
         except GameActionError as exc:
             return _refusal(exc)
 
@@ -121,7 +123,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         try:
             player = await player_of(request.cookies.get(COOKIE))
             room = await rooms.join_by_password(player, body.password, address)
-            return await view(room.id, player)
+            return await view(room.id, player, room)
         except GameActionError as exc:
             return _refusal(exc)
 
@@ -130,7 +132,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         try:
             player = await player_of(request.cookies.get(COOKIE))
             room = await rooms.join_by_invite(player, invite)
-            return await view(room.id, player)
+            return await view(room.id, player, room)
         except GameActionError as exc:
             return _refusal(exc)
 
@@ -163,7 +165,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
             await websocket.close(NOT_FOUND_CLOSE)
             return
         connection = RoomConnection(websocket, rooms, player, room.id, names_of)
-        await connection.serve()
+        await connection.serve(room)
 
     return router
 
@@ -197,6 +199,7 @@ class RoomConnection:
         self.closed = False
         self._lock = asyncio.Lock()
         self._probes: dict[int, float] = {}
+        self._room_shown: tuple[int, bool] | None = None  # (version, holds_seat) last sent
 
     @property
     def hub(self) -> Any:
@@ -214,19 +217,21 @@ class RoomConnection:
         try:
             async with self._lock:
                 if key == room_key(self.room_id):
-                    await self._send_room()
+                    # A resync (a negative seq: news may have been missed) reads the room.
+                    room = await self._send_room(version=seq if seq >= 0 else None, again=False)
                     # The change (a game begun…) may come from another instance: this one
                     # keeps the clock too, so a deadline is enforced even if that instance
                     # dies; whichever sees it first flags, the others find the game over.
-                    self.rooms.keep_time(self.room_id)
+                    self.rooms.keep_time(self.room_id, room=room)
                 else:
                     await self._catch_up(news)
         except Exception:
             log.debug("room notify failed", exc_info=True)
 
-    async def serve(self) -> None:
+    async def serve(self, room: RoomRecord | None = None) -> None:
+        """Serve the socket until it closes (``room``: as just read, for the clock keeper)."""
         await self.hub.follow(room_key(self.room_id), self)  # before hello reads the room
-        self.rooms.keep_time(self.room_id)  # e.g. after the instance that kept it died
+        self.rooms.keep_time(self.room_id, room=room)  # e.g. after the instance that kept it died
         prober = asyncio.get_running_loop().create_task(self._probe_loop())
         server_stopping = False
         try:
@@ -270,16 +275,31 @@ class RoomConnection:
 
     # ------------------------------------------------------------------ sending
 
-    async def _send_room(self, follow: bool = True) -> None:
-        room = await self.rooms.read_room(self.room_id)
+    async def _room(self, version: int | None) -> RoomRecord | None:
+        """The room at ``version`` or later: as this instance knows it when that is recent
+        enough (it stored or read it since), else read (None: read in any case)."""
+        known = self.rooms.core.known(self.room_id)
+        if version is not None and known is not None and known.version >= version:
+            return known
+        return await self.rooms.read_room(self.room_id)
+
+    async def _send_room(
+        self, follow: bool = True, version: int | None = None, again: bool = True
+    ) -> RoomRecord | None:
+        """The room as this player sees it (at ``version`` or later, see :meth:`_room`),
+        then the room's game if this socket holds the seat and does not follow it yet.
+        Not ``again``: nothing is sent when this socket was last sent the same (the
+        announcement of a change it already showed, e.g. its own seat taken).
+        Returns the room (None: none, or this socket was closed)."""
+        room = await self._room(version)
         if room is None:
-            return
+            return None
         seat = room.seat_of(self.player.id)
         if seat is None:
             await self._send({"type": "left"})
             self.closed = True
             await self.socket.close()
-            return
+            return None
         if self.holds_seat and room.seats[seat]["device"] != self.device:
             self.holds_seat = False
             await self._send(
@@ -287,12 +307,15 @@ class RoomConnection:
             )
             self.closed = True
             await self.socket.close(DETACHED_CLOSE)
-            return
-        names = await self.names_of(room.seats)
-        turn_seconds = self.rooms.clock_rules.turn_seconds
-        view = views.room_view(room, self.player.id, names, turn_seconds)
-        view["holds_seat"] = self.holds_seat
-        await self._send({"type": "room", "room": view})
+            return None
+        shown = (room.version, self.holds_seat)
+        if again or shown != self._room_shown:
+            names = await self.names_of(room.seats)
+            turn_seconds = self.rooms.clock_rules.turn_seconds
+            view = views.room_view(room, self.player.id, names, turn_seconds)
+            view["holds_seat"] = self.holds_seat
+            await self._send({"type": "room", "room": view})
+            self._room_shown = shown
         if (
             follow
             and self.holds_seat
@@ -300,6 +323,7 @@ class RoomConnection:
             and (room.game_id != self.game_id or self.sent_seq is None)
         ):
             await self._follow(room.game_id, None)
+        return room
 
     async def _follow(self, game_id: str, last_seq: int | None) -> None:
         """Follow the room's game ``game_id`` from ``last_seq`` (None: a full state)."""
@@ -313,20 +337,25 @@ class RoomConnection:
         if game is None:  # being created: its room announcement comes next
             self.sent_seq = None
             return
+        self.rooms.games.known.remember(game)  # the next change here starts from it
         if last_seq is None or last_seq > game.seq or game.seq - last_seq > MAX_REPLAY:
             state = views.state_for(game, await self._viewer())
             await self._send(state_event(game.seq, state, game_id=game_id))
-            self.sent_seq = game.seq
+            self.sent_seq = game.seq  # read after the subscription: later news comes to notify
         else:
             self.sent_seq = last_seq
-        await self._catch_up()
+            await self._catch_up()
 
     async def _viewer(self) -> int | None:
         """This player's side in the followed game. Sides are drawn with the game and never
         change during it, so the answer is kept for that game once the room names it."""
         if self._side is not None and self._side[0] == self.game_id:
             return self._side[1]
-        room = await self.rooms.read_room(self.room_id)
+        known = self.rooms.core.known(self.room_id)
+        if known is not None and known.game_id == self.game_id and known.sides is not None:
+            room: RoomRecord | None = known  # it names the game: its sides are the game's
+        else:
+            room = await self.rooms.read_room(self.room_id)
         side = room.side_of(self.player.id) if room is not None else None
         game_id = room.game_id if room is not None else None
         if game_id is not None and side is not None and game_id == self.game_id:
@@ -410,9 +439,9 @@ class RoomConnection:
                 self.device = f"{message.device}/{self.connection}"
             self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
             async with self._lock:
-                await self._send_room(follow=False)
+                # The room as attach left it (or later): changes from now on are announced.
+                room = await self._send_room(follow=False, version=0)
                 if self.holds_seat:
-                    room = await rooms.read_room(room_id)
                     if room is not None and room.game_id is not None:
                         same = isinstance(message, RoomHello) and message.game_id == room.game_id
                         last_seq = message.last_seq if isinstance(message, RoomHello) else None

@@ -169,23 +169,34 @@ class RoomService:
     def record_lag(self, room_id: str, player_id: str, one_way_seconds: float) -> None:
         self.presence.record_lag(room_id, player_id, one_way_seconds)
 
-    def keep_time(self, room_id: str, game: GameRecord | None = None) -> None:
-        self.keeper.keep_time(room_id, game)
+    def keep_time(
+        self, room_id: str, game: GameRecord | None = None, room: RoomRecord | None = None
+    ) -> None:
+        self.keeper.keep_time(room_id, game, room)
 
     # ------------------------------------------------------------------ ready, colours (R3)
 
     async def ready(self, player: Player, room_id: str) -> RoomRecord:
         """R3: the player is ready. With both ready, colours are drawn and the game (or the
         janggi setup choice) begins. Raises RoomError ``not_now`` during a game."""
-        current = await self.room_for(player, room_id)
-        game = await self.core.current_game(current)
-        if current.setup is not None or (game is not None and game.ongoing):
-            raise RoomError("not_now", "a game is already in progress")
+        # As this instance knows the room and its game (its sockets hear of every change);
+        # a refusal is believed only on a fresh read.
+        current = self.core.known(room_id)
+        if (
+            current is None
+            or current.seat_of(player.id) is None
+            or not await self._between_games(current, fresh=False)
+        ):
+            current = await self.room_for(player, room_id)
+            if not await self._between_games(current, fresh=True):
+                raise RoomError("not_now", "a game is already in progress")
         game_id = new_id("g")
+        moved_on = False  # the room, as last decided on, moved on since the player asked
 
         def decide(room: RoomRecord) -> RoomRecord | None:
+            nonlocal moved_on
             swap = bool(secrets.randbelow(2))
-            return rules.press_ready(
+            after = rules.press_ready(
                 room,
                 player.id,
                 utcnow(),
@@ -194,14 +205,32 @@ class RoomService:
                 game_id=game_id,
                 expected_game_id=current.game_id,
             )
+            moved_on = after is None
+            return after
 
-        room = await self.core.change_room(room_id, decide)
+        # A room naming the new game is announced once the game exists (_create_game).
+        room = await self.core.change_room(room_id, decide, lambda r: r.game_id != game_id)
+        if moved_on and not await self._between_games(room, fresh=True):
+            # The copy checked above was out of date: a game began meanwhile.
+            raise RoomError("not_now", "a game is already in progress")
         started = room.game_id == game_id
         if started:
             await self._create_game(room, rules.GameStart(game_id, {}))
         if room.setup is not None or started:
-            self.keep_time(room.id)
+            self.keep_time(room.id, room=room)
         return room
+
+    async def _between_games(self, room: RoomRecord, fresh: bool) -> bool:
+        """No game or setup in progress in ``room``; its game as this instance knows it
+        unless ``fresh`` (a game known to be over is over: the end is final)."""
+        if room.setup is not None:
+            return False
+        if room.game_id is None:
+            return True
+        game = None if fresh else self.games.known.get(room.game_id)
+        if game is None:
+            game = await self.core.current_game(room)
+        return game is None or not game.ongoing
 
     # ------------------------------------------------------------------ janggi setup (R4)
 
@@ -230,15 +259,28 @@ class RoomService:
             )
             return after
 
-        room = await self.core.change_room(room_id, decide)
+        room = await self.core.change_room(
+            room_id, decide, lambda r: start is None or r.game_id != start.game_id
+        )
         if start is not None and room.game_id == start.game_id:
             await self._create_game(room, start)
-        self.keep_time(room_id)
+        self.keep_time(room_id, room=room)
         return room
 
     async def _create_game(self, room: RoomRecord, start: rules.GameStart) -> GameRecord:
         """The room's new game, its first turn's clock running (R3, R4); it scores nothing
-        when its two players already scored too often against each other today (R6)."""
+        when its two players already scored too often against each other today (R6).
+
+        The room naming the game is announced here, once the game exists (or could not be
+        made): its sockets read the game when they hear of it."""
+        try:
+            game = await self._insert_game(room, start)
+        finally:
+            await self.games.hub.publish(room_key(room.id), room.version)
+        log.info("room game started", extra={"room": room.id, "game": game.id})
+        return game
+
+    async def _insert_game(self, room: RoomRecord, start: rules.GameStart) -> GameRecord:
         sides = room.sides or []
         unscored = None
         if len(set(sides)) == 2:
@@ -259,8 +301,7 @@ class RoomService:
         # S1: the players are stored with the game, so each one's online games can be listed.
         players = [(pid, side) for side, pid in enumerate(sides) if pid not in sides[:side]]
         await self.db(self.games.store.insert_game, game, [start_event], players)
-        await self.games.hub.publish(room_key(room.id), room.version)
-        log.info("room game started", extra={"room": room.id, "game": game.id})
+        self.games.known.remember(game)  # its first move reads nothing
         return game
 
     # ------------------------------------------------------------------ playing (R4, R5, R6)
