@@ -25,6 +25,13 @@ WebAssembly build), with ``Threads 1``, ``Hash 64`` and the ``Skill Level`` of e
 Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off rule, J7).
 Each row prints the score, the Elo difference it implies and the half-width of its 95 %
 interval; the ladder line names the highest Skill Level scored at least 50 % against.
+Fairy-Stockfish (like Stockfish) plays Skill Level N below 20 from a ``MultiPV 4`` search,
+picking its move, at random and weighted towards the best, when iteration N + 1 completes:
+a Skill row is mostly a depth-(N + 1) opponent with noise, so the native and the WebAssembly
+builds play alike at a move time both reach that depth in. Measured here (native, 2 s a
+move, 20 games, 160 plies, load 2-5): advanced scored 57 % (10-3-7, +53 ± 151) at Skill 10
+after late-move pruning and a 0.6 time share (commit 0b5656f); before them it had 25 %
+(2-0-6) over 8 games.
 With ``--baseline SRC`` (the ``src`` directory of another checkout, e.g. a ``git worktree``
 of an older commit) the level instead plays that checkout's same level, pure Python, at
 ``--fs-movetime`` seconds a move each, ``--versus-games`` games per variant: a before/after
