@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import os
@@ -420,7 +421,11 @@ async def play(
     idle: float = 0.0,
     concurrency: int = 64,
     ping: float = 20.0,
+    done: Any = None,
 ) -> Stats:
+    """Seat, start and play the games; ``done(stats)`` is called once the window is over and
+    the moves in flight have arrived, before the sockets are closed (closing 10,000 takes a
+    while, and the games' turn clocks flag meanwhile)."""
     rng = random.Random(seed)
     stats = Stats()
     limit = asyncio.Semaphore(concurrency)
@@ -456,6 +461,13 @@ async def play(
         f" ({stats.moves} moves meanwhile){server_cpu.per('game begun', stats.games_started)}"
     )
     stats.moves = 0  # measured from here: every game has begun
+    # The simulated players stand for thousands of browsers: one process's collector
+    # walking all their state (a full pass took 0.65 s at 4,000 sockets) would be counted
+    # as the servers' latency. The seated state is frozen and no collection runs in the
+    # window (the servers' own collector is theirs: it runs as usual).
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     stats.latencies.clear()
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
     client_before = sum(os.times()[:2])
@@ -471,14 +483,25 @@ async def play(
         stats.database_cpu = sum(  # type: ignore[attr-defined]
             t - cpu_before.get(pid, 0.0) for pid, t in after.items() if pid not in processes
         )
-    await asyncio.sleep(max(3.0, think * 2))  # the moves in flight arrive
+    await asyncio.sleep(max(5.0, min(think, 15.0)))  # the moves in flight arrive
+    gc.enable()
+    stats.seats = [seat for pair in pairs for seat in pair]  # type: ignore[attr-defined]
+    if done is not None:
+        done(stats)
     for seat in seats:
         for task in list(seat.tasks):
             task.cancel()
-        assert seat.ws is not None
-        await seat.ws.close()
+    # All at once, a few hundred closing handshakes at a time: one after the other, 10,000
+    # sockets took minutes (each close waits for the server's answer).
+    closing = asyncio.Semaphore(256)
+
+    async def close(seat: Seat) -> None:
+        async with closing:
+            assert seat.ws is not None
+            await seat.ws.close()
+
+    await asyncio.gather(*(close(seat) for seat in seats), return_exceptions=True)
     await asyncio.gather(*runners, return_exceptions=True)
-    stats.seats = seats  # type: ignore[attr-defined]
     return stats
 
 
@@ -524,6 +547,41 @@ def raise_open_files() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def summarize(args: argparse.Namespace, stats: Stats, servers: Any, anchor_p99: float) -> None:
+    """Print the window's figures and the check that nothing was lost or doubled."""
+    load = os.getloadavg()
+    _, p99 = report(f"{args.games} games", stats, args.seconds)
+    print(f"  p99 ratio to the anchor: {p99 / anchor_p99:.1f}×; load average: {load}")
+    if servers is not None:
+        seats: list[Seat] = stats.seats  # type: ignore[attr-defined]
+        games, moves, problems = verify(servers.schema, seats)
+        verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
+        print(f"  checked {moves} received moves in {games} game views: {verdict}")
+        stored = stats.moves_in_window  # type: ignore[attr-defined]
+        server_cpu = getattr(stats, "server_cpu", 0.0)
+        per_move = server_cpu / max(1, stored)
+        database_cpu = getattr(stats, "database_cpu", 0.0)
+        print(
+            f"  CPU in the {args.seconds:.0f} s window: servers + their PostgreSQL backends"
+            f" {server_cpu:.1f} s for {stored} moves = {per_move * 1000:.1f} ms per move"
+            f" (→ at most {2 / per_move:.0f} moves/s on two free cores), of which"
+            f" PostgreSQL {database_cpu:.1f} s; idle sockets' probes and clocks included;"
+            f" the simulated clients {stats.client_cpu:.1f} s"  # type: ignore[attr-defined]
+        )
+        idle_cost = getattr(stats, "idle_cpu_per_socket", None)
+        if idle_cost is not None:
+            sockets = 2 * args.games
+            idle_share = idle_cost * sockets * args.seconds
+            moving = max(0.0, server_cpu - idle_share) / max(1, stored)
+            print(
+                f"  idle (seated, no game, {args.idle:.0f} s): {idle_cost * 1e6:.0f} µs CPU"
+                f" per socket per second ({idle_cost * sockets:.2f} s/s for {sockets});"
+                f" the window less that: {moving * 1000:.1f} ms per move"
+            )
+        for problem in problems[:10]:
+            print(f"    {problem}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -541,6 +599,7 @@ def main() -> None:
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a long run's log
     open_files = raise_open_files()
     needed = 2 * args.games + 200  # the simulated players' sockets (a server holds half)
     if open_files < needed:
@@ -559,7 +618,10 @@ def main() -> None:
             print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
             anchor = asyncio.run(play(urls, 1, 10.0, 0.2, args.seed, ping=args.ping))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
-            stats = asyncio.run(
+            def done(stats: Stats) -> None:
+                summarize(args, stats, servers, anchor_p99)
+
+            asyncio.run(
                 play(
                     urls,
                     args.games,
@@ -571,39 +633,9 @@ def main() -> None:
                     args.idle,
                     args.concurrency,
                     args.ping,
+                    done,
                 )
             )
-            load = os.getloadavg()
-            _, p99 = report(f"{args.games} games", stats, args.seconds)
-            print(f"  p99 ratio to the anchor: {p99 / anchor_p99:.1f}×; load average: {load}")
-            if servers is not None:
-                seats: list[Seat] = stats.seats  # type: ignore[attr-defined]
-                games, moves, problems = verify(servers.schema, seats)
-                verdict = "none lost or doubled" if not problems else f"{len(problems)} PROBLEMS"
-                print(f"  checked {moves} received moves in {games} game views: {verdict}")
-                stored = stats.moves_in_window  # type: ignore[attr-defined]
-                server_cpu = getattr(stats, "server_cpu", 0.0)
-                per_move = server_cpu / max(1, stored)
-                database_cpu = getattr(stats, "database_cpu", 0.0)
-                print(
-                    f"  CPU in the {args.seconds:.0f} s window: servers + their PostgreSQL backends"
-                    f" {server_cpu:.1f} s for {stored} moves = {per_move * 1000:.1f} ms per move"
-                    f" (→ at most {2 / per_move:.0f} moves/s on two free cores), of which"
-                    f" PostgreSQL {database_cpu:.1f} s; idle sockets' probes and clocks included;"
-                    f" the simulated clients {stats.client_cpu:.1f} s"  # type: ignore[attr-defined]
-                )
-                idle_cost = getattr(stats, "idle_cpu_per_socket", None)
-                if idle_cost is not None:
-                    sockets = 2 * args.games
-                    idle_share = idle_cost * sockets * args.seconds
-                    moving = max(0.0, server_cpu - idle_share) / max(1, stored)
-                    print(
-                        f"  idle (seated, no game, {args.idle:.0f} s): {idle_cost * 1e6:.0f} µs CPU"
-                        f" per socket per second ({idle_cost * sockets:.2f} s/s for {sockets});"
-                        f" the window less that: {moving * 1000:.1f} ms per move"
-                    )
-                for problem in problems[:10]:
-                    print(f"    {problem}")
         finally:
             if servers is not None:
                 servers.close()
