@@ -20,8 +20,8 @@ per idle socket per second. The bench raises its open-file limit to the hard lim
 servers it starts inherit it): 10,000 sockets need more than the usual 1,024.
 
     .venv/bin/python bench/load.py --games 1000 --seconds 60
-    .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 40 --ramp 120 \
-        --concurrency 128   # issue 15's goal: 10,000 sockets, 125 moves/s
+    .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 40 --ramp 240 \
+        --idle 15 --concurrency 32   # issue 15's goal: 10,000 sockets, 125 moves/s (~10 min)
 """
 
 from __future__ import annotations
