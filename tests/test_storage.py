@@ -208,3 +208,24 @@ def test_two_server_instances_on_one_database_apply_each_move_once_Z4(tmp_path, 
         assert stored is not None and stored.moves == board_moves
         events = store.events_after(game["id"], 0)
         assert [e.type for e in events] == ["start"] + ["move"] * len(board_moves)
+
+
+def test_a_failed_statement_on_the_fast_path_leaves_transactions_atomic(postgres_schema):
+    """The statements of every move go straight to psycopg in autocommit (Store.driver). One
+    that fails for a reason other than a dropped connection (a constraint, bad data) must
+    still hand its connection back as SQLAlchemy expects it: in a transaction, so that a
+    later change of several statements that rolls back leaves nothing behind."""
+    url, schema = postgres_schema
+    store = Store(url, schema)
+    store.migrate()
+    try:
+        with pytest.raises(Exception, match="division by zero"), store.driver() as connection:
+            connection.execute("SELECT 1 / 0")
+        with store.engine.connect() as conn:
+            conn.execute(text("CREATE TABLE IF NOT EXISTS atomic_probe (n integer)"))
+            conn.commit()
+            conn.execute(text("INSERT INTO atomic_probe VALUES (1)"))
+            conn.rollback()
+            assert conn.execute(text("SELECT count(*) FROM atomic_probe")).scalar_one() == 0
+    finally:
+        store.dispose()

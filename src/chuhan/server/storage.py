@@ -196,17 +196,26 @@ class Store:
         ``DBAPIError`` with ``connection_invalidated``, so the caller runs it once more on a
         fresh one (``GameService.db``), as for any other statement."""
         fairy = self.engine.pool.connect()
+        connection: psycopg.Connection[Any] = fairy.driver_connection  # type: ignore[assignment]
         try:
-            connection: psycopg.Connection[Any] = fairy.driver_connection  # type: ignore[assignment]
             connection.autocommit = True
             yield connection
-            connection.autocommit = False  # back to the pool as SQLAlchemy left it
         except psycopg.OperationalError as exc:
-            fairy.invalidate(exc)
+            # As SQLAlchemy does on a disconnect: this connection is closed and every one made
+            # before it is recycled at its next checkout (a database restart or a terminated
+            # set of backends leaves the whole pool dead; the one retry must get a fresh one).
+            self.engine.pool._invalidate(fairy, exc)
             raise DBAPIError.instance(
                 None, None, exc, psycopg.Error, connection_invalidated=True
             ) from exc
         finally:
+            # Back to the pool as SQLAlchemy left it, whatever the statement did: a connection
+            # left in autocommit would make SQLAlchemy's next transaction on it non-atomic.
+            if fairy.is_valid:
+                try:
+                    connection.autocommit = False
+                except psycopg.Error as exc:
+                    fairy.invalidate(exc)
             fairy.close()
 
     def fetch_one(self, sql: str, params: dict[str, Any]) -> Any:
