@@ -9,6 +9,7 @@ being applied twice.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Iterator, Sequence
@@ -22,7 +23,7 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from psycopg.rows import namedtuple_row
-from sqlalchemy import JSON, Engine, create_engine, event, func, select, text, update
+from sqlalchemy import JSON, Engine, Table, create_engine, event, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -218,10 +219,16 @@ class Store:
                     fairy.invalidate(exc)
             fairy.close()
 
-    def fetch_one(self, sql: str, params: dict[str, Any]) -> Any:
-        """The one row (attributes by column name) that ``sql`` finds, or None (PostgreSQL)."""
-        with self.driver() as connection:
-            return connection.cursor(row_factory=namedtuple_row).execute(sql, params).fetchone()
+    def row_by(self, table: Table, column: str, value: Any) -> Any:
+        """The row of ``table`` whose ``column`` is ``value`` (attributes by column name), or
+        None: on PostgreSQL straight through psycopg (:meth:`driver`), on SQLite through
+        SQLAlchemy outside a transaction."""
+        if not self.is_sqlite:
+            with self.driver() as connection:
+                cursor = connection.cursor(row_factory=namedtuple_row)
+                return cursor.execute(_select_by(table, column), {column: value}).fetchone()
+        with self.reader.connect() as conn:
+            return conn.execute(select(table).where(table.c[column] == value)).one_or_none()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -278,21 +285,11 @@ class Store:
         return Player(player_id, None, 0, 0, now)
 
     def player_by_token_hash(self, token_hash: str) -> Player | None:
-        if not self.is_sqlite:
-            found = self.fetch_one(_PLAYER_BY_TOKEN, {"token_hash": token_hash})
-            return _player_from_row(found) if found else None
-        with self.reader.connect() as conn:
-            row = conn.execute(
-                select(players).where(players.c.token_hash == token_hash)
-            ).one_or_none()
+        row = self.row_by(players, "token_hash", token_hash)
         return _player_from_row(row) if row else None
 
     def player(self, player_id: str) -> Player | None:
-        if not self.is_sqlite:
-            found = self.fetch_one(_PLAYER_BY_ID, {"id": player_id})
-            return _player_from_row(found) if found else None
-        with self.reader.connect() as conn:
-            row = conn.execute(select(players).where(players.c.id == player_id)).one_or_none()
+        row = self.row_by(players, "id", player_id)
         return _player_from_row(row) if row else None
 
     def player_names(self, player_ids: Sequence[str]) -> dict[str, str | None]:
@@ -331,11 +328,7 @@ class Store:
             self._insert_events(conn, game.id, game.seq - len(events), events)
 
     def game(self, game_id: str) -> GameRecord | None:
-        if not self.is_sqlite:
-            found = self.fetch_one(_GAME_BY_ID, {"id": game_id})
-            return _game_from_row(found) if found else None
-        with self.reader.connect() as conn:
-            row = conn.execute(select(games).where(games.c.id == game_id)).one_or_none()
+        row = self.row_by(games, "id", game_id)
         return _game_from_row(row) if row else None
 
     def player_games(self, player_id: str, limit: int = 50) -> list[GameRecord]:
@@ -504,16 +497,14 @@ class Store:
 _JSON_FIELDS = frozenset(column.name for column in games.columns if isinstance(column.type, JSON))
 
 
-def _select_by(table: Any, column: str) -> str:
+@functools.cache
+def _select_by(table: Table, column: str) -> str:
     """``SELECT`` every column of ``table`` where ``column`` is ``%(column)s`` (psycopg)."""
     names = ", ".join(f'"{c.name}"' for c in table.columns)
     return f'SELECT {names} FROM {table.name} WHERE "{column}" = %({column})s'
 
 
 # The statements the driver runs as they are (Store.driver): written from the tables.
-_GAME_BY_ID = _select_by(games, "id")
-_PLAYER_BY_ID = _select_by(players, "id")
-_PLAYER_BY_TOKEN = _select_by(players, "token_hash")
 _PLAYER_NAMES = "SELECT id, name FROM players WHERE id = ANY(%(ids)s)"
 
 

@@ -102,9 +102,6 @@ class RoomRecord:
 
 
 _ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
-_ROOM_BY_ID = "SELECT {} FROM rooms WHERE id = %(id)s".format(
-    ", ".join(f'"{c.name}"' for c in rooms.columns)
-)
 
 
 def _room_from_row(row: Any) -> RoomRecord:
@@ -133,11 +130,7 @@ class RoomStore:
             raise PasswordTakenError(room.open_password) from None
 
     def get(self, room_id: str) -> RoomRecord | None:
-        if not self.store.is_sqlite:
-            found = self.store.fetch_one(_ROOM_BY_ID, {"id": room_id})
-            return _room_from_row(found) if found else None
-        with self.reader.connect() as conn:
-            row = conn.execute(select(rooms).where(rooms.c.id == room_id)).one_or_none()
+        row = self.store.row_by(rooms, "id", room_id)
         return _room_from_row(row) if row else None
 
     def by_invite(self, invite: str) -> RoomRecord | None:
