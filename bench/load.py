@@ -19,6 +19,13 @@ and, measured first with every socket seated and no game going on (``--idle``), 
 per idle socket per second. The bench raises its open-file limit to the hard limit (the
 servers it starts inherit it): 10,000 sockets need more than the usual 1,024.
 
+Where the tail comes from (``--stalls MS``, 50 by default): the servers run with
+``CHUHAN_STALL_LOG_MS`` (server/stalls.py: every pause of their event loop and every garbage
+collection longer than that, with where the loop was), the simulated clients' loop is
+watched the same way, and the window ends with a timeline: each second with moves slower
+than 100 ms beside the pauses of each process and PostgreSQL's checkpoints (from its log,
+``CHUHAN_TEST_POSTGRES_LOG``, when readable).
+
     .venv/bin/python bench/load.py --games 1000 --seconds 60
     .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 40 --ramp 240 \
         --idle 15 --concurrency 32   # issue 15's goal: 10,000 sockets, 125 moves/s (~10 min)
@@ -44,6 +51,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +60,17 @@ from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 
 from chuhan.rules import make_board
+from chuhan.server.stalls import StallWatch
 
 POSTGRES_URL = os.environ.get(
     "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+POSTGRES_LOG = os.environ.get(
+    "CHUHAN_TEST_POSTGRES_LOG", "/var/log/postgresql/postgresql-15-main.log"
+)
 REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 COOKIE = "chuhan_player"
+SLOW = 0.1  # a move slower than this to reach its opponent goes on the pauses' timeline
 _ids = itertools.count(1)
 # One TLS context for every seating client: httpx builds one per client otherwise (loading
 # the CA bundle, ~24 ms of the bench's one core per client, two clients per game).
@@ -76,7 +89,7 @@ def _free_port() -> int:
 class Servers:
     """Two ``chuhan serve`` on a fresh schema and Redis prefix; removed afterwards."""
 
-    def __init__(self, count: int, log_dir: Path) -> None:
+    def __init__(self, count: int, log_dir: Path, stall_ms: float = 0.0) -> None:
         run = uuid.uuid4().hex[:10]
         self.schema = f"load_{run}"
         self.app_name = f"chuhan_load_{run}"
@@ -89,7 +102,9 @@ class Servers:
             CHUHAN_AI_WORKERS="1",
             # Every simulated player connects from loopback: one address, thousands of sockets.
             CHUHAN_CONNECTIONS_PER_ADDRESS="1000000",
+            CHUHAN_STALL_LOG_MS=str(stall_ms),  # each instance logs its loop's pauses
         )
+        self.log_dir = log_dir
         self.processes: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
         for index in range(count):
@@ -155,6 +170,9 @@ class Stats:
     games_started: int = 0
     games_ended: int = 0
     moving: bool = True
+    slow: list[tuple[float, float]] = field(default_factory=list)  # (received at, latency)
+    window: tuple[float, float] = (0.0, 0.0)  # time.time() at its start and end
+    client_stalls: list[tuple[float, float]] = field(default_factory=list)  # (at, seconds)
 
 
 class Seat:
@@ -223,8 +241,11 @@ class Seat:
                     if message["by"] != self.side:
                         sent = stats.sent_at.pop((message["game_id"], message["ply"]), None)
                         if sent is not None:
-                            stats.latencies.append(time.perf_counter() - sent)
+                            latency = time.perf_counter() - sent
+                            stats.latencies.append(latency)
                             stats.moves += 1
+                            if latency > SLOW:
+                                stats.slow.append((time.time(), latency))
                 if kind == "end" and self.side == "red" and stats.moving:
                     stats.games_ended += 1
                 state = self._fold(message)
@@ -422,6 +443,7 @@ async def play(
     concurrency: int = 64,
     ping: float = 20.0,
     done: Any = None,
+    stall_ms: float = 0.0,
 ) -> Stats:
     """Seat, start and play the games; ``done(stats)`` is called once the window is over and
     the moves in flight have arrived, before the sockets are closed (closing 10,000 takes a
@@ -469,9 +491,16 @@ async def play(
     gc.freeze()
     gc.disable()
     stats.latencies.clear()
+    stats.slow.clear()
+    # The clients' own pauses count as latency too: they are watched like the servers'.
+    watch = StallWatch(stall_ms / 1000, report=lambda message, fields: None) if stall_ms else None
+    if watch is not None:
+        watch.start()
     cpu_before = cpu_seconds(servers.pids()) if servers is not None else {}
     client_before = sum(os.times()[:2])
+    window_start = time.time()
     await asyncio.sleep(seconds)
+    stats.window = (window_start, time.time())
     stats.moving = False
     stats.moves_in_window = stats.moves  # type: ignore[attr-defined]
     # CPU of the window alone: not the wait for moves in flight, nor the sockets closing.
@@ -484,6 +513,9 @@ async def play(
             t - cpu_before.get(pid, 0.0) for pid, t in after.items() if pid not in processes
         )
     await asyncio.sleep(max(5.0, min(think, 15.0)))  # the moves in flight arrive
+    if watch is not None:
+        watch.stop()
+        stats.client_stalls = list(watch.stalls)
     gc.enable()
     stats.seats = [seat for pair in pairs for seat in pair]  # type: ignore[attr-defined]
     if done is not None:
@@ -538,6 +570,48 @@ def report(label: str, stats: Stats, seconds: float) -> tuple[float, float]:
     return p50, p99
 
 
+def timeline(stats: Stats, servers: Any, lines: int = 60) -> None:
+    """Each second of the window with moves slower than ``SLOW``, beside the pauses the
+    processes logged around then: the servers' (their logs), the simulated clients' own."""
+    start, end = stats.window
+    events: list[tuple[float, str]] = []
+    seconds: dict[int, list[float]] = {}
+    for at, latency in stats.slow:
+        seconds.setdefault(int(at), []).append(latency)
+    for second, slow in seconds.items():
+        events.append(
+            (second, f"{len(slow)} moves over {SLOW * 1000:.0f} ms, worst {max(slow) * 1000:.0f}")
+        )
+    for at, paused in stats.client_stalls:
+        events.append((at, f"clients: loop paused {paused * 1000:.0f} ms"))
+    if servers is not None:
+        for index in range(len(servers.processes)):
+            path = servers.log_dir / f"server{index}.log"
+            for line in path.read_text(errors="replace").splitlines():
+                if '"stall_ms"' not in line and '"gc_ms"' not in line:
+                    continue
+                with contextlib.suppress(ValueError, KeyError):
+                    entry = json.loads(line)
+                    at = datetime.fromisoformat(entry["time"]).timestamp()
+                    if "gc_ms" in entry:
+                        what = f"gc of generation {entry['generation']} {entry['gc_ms']:.0f} ms"
+                    else:
+                        what = f"loop paused {entry['stall_ms']:.0f} ms in {entry['where']}"
+                    events.append((at, f"server{index}: {what}"))
+    # PostgreSQL's checkpoints (when its log is readable here): a commit may wait on one.
+    with contextlib.suppress(OSError):
+        for line in Path(POSTGRES_LOG).read_text(errors="replace").splitlines():
+            if "checkpoint" in line and " UTC " in line:
+                stamp, _, rest = line.partition(" UTC ")
+                with contextlib.suppress(ValueError):
+                    at = datetime.fromisoformat(stamp + "+00:00").timestamp()
+                    events.append((at, "PostgreSQL: " + rest.split("LOG:", 1)[-1].strip()[:150]))
+    events = sorted(e for e in events if start - 2 <= e[0] <= end + 15)
+    print(f"  pauses and slow moves (s from the window's start; {len(events)} lines):")
+    for at, what in events[:lines]:
+        print(f"    {at - start:7.2f}  {what}")
+
+
 def raise_open_files() -> int:
     """Thousands of sockets: the soft open-file limit raised to the hard one (the servers
     started from here inherit it). Returns the limit now in force."""
@@ -580,6 +654,7 @@ def summarize(args: argparse.Namespace, stats: Stats, servers: Any, anchor_p99: 
             )
         for problem in problems[:10]:
             print(f"    {problem}")
+    timeline(stats, servers)
 
 
 def main() -> None:
@@ -598,6 +673,12 @@ def main() -> None:
     )
     parser.add_argument("--urls", nargs="*", help="running instances (default: start two)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temp dir)")
+    parser.add_argument(
+        "--stalls",
+        type=float,
+        default=50.0,
+        help="log event-loop pauses and garbage collections longer than this many ms (0: off)",
+    )
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a long run's log
     open_files = raise_open_files()
@@ -612,7 +693,7 @@ def main() -> None:
         if args.urls:
             urls = list(args.urls)
         else:
-            servers = Servers(2, Path(log_dir))
+            servers = Servers(2, Path(log_dir), args.stalls)
             urls = servers.urls
         try:
             print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
@@ -634,6 +715,7 @@ def main() -> None:
                     args.concurrency,
                     args.ping,
                     done,
+                    args.stalls,
                 )
             )
         finally:

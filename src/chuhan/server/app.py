@@ -30,6 +30,7 @@ from .protocol import error_body
 from .redis_hub import RedisHub
 from .service import GameService, NewGame, PendingGameError
 from .settings import Settings
+from .stalls import StallWatch
 from .storage import Player, Store
 from .ws import COOKIE, game_socket
 
@@ -130,6 +131,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stalls = StallWatch(settings.stall_log_ms / 1000) if settings.stall_log_ms else None
+        if stalls is not None:
+            stalls.start()
         if redis_hub is not None:
             await redis_hub.start()
         await pool.start()
@@ -139,6 +143,8 @@ def create_app(
         await pool.close()
         if redis_hub is not None:
             await redis_hub.stop()
+        if stalls is not None:
+            stalls.stop()
 
     app = FastAPI(title="Chu-Han", version="1", lifespan=lifespan)
     app.state.service = service

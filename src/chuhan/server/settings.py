@@ -46,6 +46,8 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
 - ``CHUHAN_OPS_PORT``: a second port (on ``CHUHAN_OPS_HOST``, default 127.0.0.1) for
   ``/metrics``, ``/docs`` and ``/openapi.json``; ``CHUHAN_OPS_ON_APP_PORT=1`` serves them on
   the app port instead. By default neither: they answer 404.
+- ``CHUHAN_STALL_LOG_MS``: log every pause of the event loop (and every garbage collection)
+  longer than this many milliseconds, with where the loop was (``stalls.py``; 0: off).
 """
 
 from __future__ import annotations
@@ -149,6 +151,7 @@ class Settings:
     ops_port: int | None = None
     ops_host: str = "127.0.0.1"
     ops_on_app_port: bool = False
+    stall_log_ms: float = 0.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -177,6 +180,7 @@ class Settings:
             ops_port=_env_int("CHUHAN_OPS_PORT", 0) or None,
             ops_host=os.environ.get("CHUHAN_OPS_HOST") or "127.0.0.1",
             ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),
+            stall_log_ms=_env_float("CHUHAN_STALL_LOG_MS", 0.0),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
