@@ -70,6 +70,7 @@ POSTGRES_LOG = os.environ.get(
 )
 REDIS_URL = os.environ.get("CHUHAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 COOKIE = "chuhan_player"
+SETTLE_SECONDS = 5.0
 SLOW = 0.1  # a move slower than this to reach its opponent goes on the pauses' timeline
 _ids = itertools.count(1)
 # One TLS context for every seating client: httpx builds one per client otherwise (loading
@@ -487,9 +488,20 @@ async def play(
     # walking all their state (a full pass took 0.65 s at 4,000 sockets) would be counted
     # as the servers' latency. The seated state is frozen and no collection runs in the
     # window (the servers' own collector is theirs: it runs as usual).
+    collecting = time.perf_counter()
     gc.collect()
     gc.freeze()
     gc.disable()
+    collected_in = time.perf_counter() - collecting
+    # That collection held the clients' loop (a second at 10,000 sockets): the messages it
+    # held up are read first, then the window opens on the moves sent from there on (one
+    # sent before would count that collection as its own latency).
+    await asyncio.sleep(SETTLE_SECONDS)
+    print(
+        f"  the simulated clients' last collection before the window: {collected_in:.2f} s"
+        f" (then {SETTLE_SECONDS:.0f} s for the messages it held up)"
+    )
+    stats.sent_at.clear()
     stats.latencies.clear()
     stats.slow.clear()
     # The clients' own pauses count as latency too: they are watched like the servers'.
@@ -570,7 +582,7 @@ def report(label: str, stats: Stats, seconds: float) -> tuple[float, float]:
     return p50, p99
 
 
-def timeline(stats: Stats, servers: Any, lines: int = 60) -> None:
+def timeline(stats: Stats, servers: Any, lines: int = 200) -> None:
     """Each second of the window with moves slower than ``SLOW``, beside the pauses the
     processes logged around then: the servers' (their logs), the simulated clients' own."""
     start, end = stats.window
@@ -588,15 +600,23 @@ def timeline(stats: Stats, servers: Any, lines: int = 60) -> None:
         for index in range(len(servers.processes)):
             path = servers.log_dir / f"server{index}.log"
             for line in path.read_text(errors="replace").splitlines():
-                if '"stall_ms"' not in line and '"gc_ms"' not in line:
+                if not any(key in line for key in ('"stall_ms"', '"gc_ms"', '"pause_ms"')):
                     continue
                 with contextlib.suppress(ValueError, KeyError):
                     entry = json.loads(line)
                     at = datetime.fromisoformat(entry["time"]).timestamp()
-                    if "gc_ms" in entry:
+                    if "pause_ms" in entry:
+                        what = (
+                            f"full garbage collection {entry['pause_ms']:.0f} ms"
+                            f" ({entry['objects_before']} objects)"
+                        )
+                    elif "gc_ms" in entry:
                         what = f"gc of generation {entry['generation']} {entry['gc_ms']:.0f} ms"
                     else:
-                        what = f"loop paused {entry['stall_ms']:.0f} ms in {entry['where']}"
+                        what = (
+                            f"loop paused {entry['stall_ms']:.0f} ms"
+                            f" ({entry.get('cpu_ms', 0):.0f} ms of its CPU) in {entry['where']}"
+                        )
                     events.append((at, f"server{index}: {what}"))
     # PostgreSQL's checkpoints (when its log is readable here): a commit may wait on one.
     with contextlib.suppress(OSError):

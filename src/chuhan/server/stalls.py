@@ -5,7 +5,8 @@ opponent late by as much. :class:`StallWatch` logs each pause longer than its th
 with when it happened, how long it lasted and where the loop was:
 
 - a task wakes every ``tick`` seconds; when it wakes late by more than the threshold, the
-  pause is logged (``"event loop stalled"``, ``stall_ms``);
+  pause is logged (``"event loop stalled"``, ``stall_ms``, and ``cpu_ms``: the CPU the
+  loop's thread spent meanwhile, so that a long callback tells itself from a wait);
 - a thread looks at the loop's thread while a pause goes on and keeps the innermost frames
   it saw most often (``where``): the callback that held the loop, unless the loop was inside
   C code that holds the interpreter (the garbage collector, a big ``json.dumps``);
@@ -70,18 +71,26 @@ class StallWatch:
             gc.callbacks.remove(self._on_gc)
 
     async def _ticks(self) -> None:
+        cpu = time.thread_time()
         while True:
             await asyncio.sleep(self.tick)
-            now = time.perf_counter()
+            now, cpu_now = time.perf_counter(), time.thread_time()
             late = now - self._beat - self.tick
             self._beat = now
+            busy, cpu = cpu_now - cpu, cpu_now
             if late > self.threshold:
                 where = self._seen.most_common(1)[0][0] if self._seen else "?"
                 self._seen.clear()
                 self.stalls.append((time.time(), late))
-                self.report(
-                    "event loop stalled", {"stall_ms": round(late * 1000, 1), "where": where}
-                )
+                fields = {
+                    "stall_ms": round(late * 1000, 1),
+                    # The loop's thread's own CPU meanwhile: about ``stall_ms`` when a
+                    # callback (or the collector) held it; far less when it waited for the
+                    # processor or for another thread to let go of the interpreter.
+                    "cpu_ms": round(busy * 1000, 1),
+                    "where": where,
+                }
+                self.report("event loop stalled", fields)
             elif self._seen:
                 self._seen.clear()
 
