@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..rules import RulesError, make_board
 from .ai import AIPool
 from .ai_queue import pool_for
+from .collector import Collector
 from .games import GameActionError
 from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
@@ -116,9 +117,15 @@ Me = Annotated[Player, Depends(current_player)]
 
 
 def create_app(
-    settings: Settings | None = None, *, pool: AIPool | None = None, store: Store | None = None
+    settings: Settings | None = None,
+    *,
+    pool: AIPool | None = None,
+    store: Store | None = None,
+    collector: Collector | None = None,
 ) -> FastAPI:
-    """The Chu-Han ASGI app. Migrations run and waiting AI moves resume at start-up."""
+    """The Chu-Han ASGI app. Migrations run and waiting AI moves resume at start-up.
+    ``collector``: the process's garbage collector schedule (``chuhan serve``'s), started
+    once the app is up."""
     settings = settings or Settings.from_env()
     store = store or Store(settings.sqlalchemy_url(), settings.db_schema)
     pool = pool or pool_for(settings)  # CHUHAN_AI_SHARED: the shared queue (ai_queue.py)
@@ -138,7 +145,11 @@ def create_app(
             await redis_hub.start()
         await pool.start()
         await service.start()
+        if collector is not None:
+            collector.start()
         yield
+        if collector is not None:
+            collector.stop()
         await service.stop()
         await pool.close()
         if redis_hub is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import resource
 import socket
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import uvicorn
 
 from .app import create_app
+from .collector import Collector
 from .connections import ConnectionGuard, default_http_protocol, guarded_http_protocol
 from .logs import log_config
 from .settings import Settings
@@ -18,15 +18,6 @@ from .settings import Settings
 MAX_WEBSOCKET_FRAME = 64 * 1024  # larger frames close the socket; smaller ones over 4 KiB
 # get a protocol error (SPEC Z5)
 KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection between requests
-# The garbage collector's thresholds (CPython's default is 700, 10, 10). At thousands of
-# sockets an instance tracks a great many objects (sockets, tasks, the games it
-# follows and their boards), and a full collection walks them all while the event loop
-# waits: 16 of up to 466 ms each at 4,000 sockets (issue 15's load bench). Memory is freed
-# by reference counting; the collector is only for cycles, and most cycles die young, so it
-# can run far less often: a young collection every 50,000 allocations (a few ms each), the
-# middle one every 20 of those, and a full one every 100 of the middle ones (and, as always,
-# only once the old objects have grown by a quarter since the last).
-GC_THRESHOLDS = (50_000, 20, 100)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -49,7 +40,7 @@ def serve(host: str, port: int, data_dir: str) -> int:
     """Run the server until interrupted; returns the exit status."""
     settings = Settings.from_env(data_dir=Path(data_dir))
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)
+    app = create_app(settings, collector=Collector())  # its own schedule: collector.py
     guard = ConnectionGuard(settings.connections_per_address, settings.header_seconds)
     config = uvicorn.Config(
         app,
@@ -67,10 +58,6 @@ def serve(host: str, port: int, data_dir: str) -> int:
         forwarded_allow_ips=list(settings.trusted_proxies) or None,
     )
     _raise_open_file_limit()
-    # What importing and building the app made lives as long as the server: kept out of the
-    # garbage collector's full passes, which stop the event loop for as long as they walk.
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
     sockets = [config.bind_socket()]
     if settings.ops_port:  # /metrics and /docs on their own port (guard.py)
         sockets.append(_listen(settings.ops_host, settings.ops_port))
