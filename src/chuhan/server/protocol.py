@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -189,8 +190,9 @@ class MessageSet:
     models: tuple[type[ClientMessage], ...]
     adapter: TypeAdapter[Any]
 
-    @property
+    @cached_property
     def types(self) -> tuple[str, ...]:
+        """Known once: every message of every socket is checked against them."""
         return tuple(_type_of(model) for model in self.models)
 
 
