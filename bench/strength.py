@@ -22,7 +22,10 @@ for Fairy-Stockfish, the level's time budget for ours), one game at a time by de
 engine has a core while it thinks. The reference is Debian's native ``fairy-stockfish``
 (``--fs-command``; any UCI command works, e.g. ``node /path/to/fsuci.js`` for the npm
 WebAssembly build), with ``Threads 1``, ``Hash 64`` and the ``Skill Level`` of each row.
-Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off rule, J7).
+Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off rule, J7:
+the same moves and perft). Its game ends are not ours: it counts no points, so it scores a
+repetition or two passes as a draw where ours decide them by points (J9), and walks into
+them; a janggi row therefore prints a second score, those games counted as draws.
 Each row prints the score, the Elo difference it implies and the half-width of its 95 %
 interval; the ladder line names the highest Skill Level scored at least 50 % against.
 Fairy-Stockfish (like Stockfish) plays Skill Level N below 20 from a ``MultiPV 4`` search,
@@ -227,6 +230,10 @@ FS_COMMAND = "/usr/games/fairy-stockfish"
 # Our janggi (bikjang off by default, J7) is Fairy-Stockfish's `janggicasual`: its `janggi`
 # makes facing generals a forced separation or a game-ending pass, which is not our rule.
 FS_VARIANTS = {"xiangqi": "xiangqi", "janggi": "janggicasual"}
+# Endings our rules decide by points (J9) that `janggicasual` scores as draws: it counts no
+# material (its `janggimodern` does, but forbids repeating a move, which ours allow). Moves
+# and perft agree with `janggicasual`; these endings do not.
+FS_UNSCORED_ENDINGS = {"janggi": ("repetition", "double_pass", "move_limit")}
 
 
 class FairyStockfish:
@@ -358,12 +365,24 @@ def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies:
         wins = sum(1 for p in points if p == 1)
         draws = sum(1 for p in points if p == 0.5)
         score, diff, margin = elo_with_margin(points)
-        reasons: dict[str, int] = {}
-        for _, _, reason, _ in chunk:
-            reasons[reason] = reasons.get(reason, 0) + 1
-        reason_text = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        # W-D-L of ours by how each game ended: who won by mate, who by a rule.
+        reasons: dict[str, list[int]] = {}
+        for (_, _, reason, _), point in zip(chunk, points, strict=True):
+            tally = reasons.setdefault(reason, [0, 0, 0])
+            tally[0 if point == 1 else 1 if point == 0.5 else 2] += 1
+        reason_text = ", ".join(f"{k} {w}-{d}-{lost}"
+                                for k, (w, d, lost) in sorted(reasons.items()))
         print(f"{skill:>6}{score:>7.0%}{f'{wins}-{draws}-{len(chunk) - wins - draws}':>10}"
               f"{diff:>+7.0f}{margin:>7.0f}  {reason_text}")
+        if variant in FS_UNSCORED_ENDINGS:
+            # What Fairy-Stockfish played for: its casual janggi scores these endings as
+            # draws (no points counted), ours by points (J9), so it walks into them.
+            judged = [0.5 if reason in FS_UNSCORED_ENDINGS[variant] else p
+                      for (_, _, reason, _), p in zip(chunk, points, strict=True)]
+            fs_score, fs_diff, fs_margin = elo_with_margin(judged)
+            print(f"{'':>6}{fs_score:>7.0%}{'':>10}{fs_diff:>+7.0f}{fs_margin:>7.0f}  "
+                  f"the same games with {', '.join(FS_UNSCORED_ENDINGS[variant])} "
+                  f"counted as draws, as {FS_VARIANTS[variant]} judges them")
         if score >= 0.5:
             even = skill if even is None else max(even, skill)
     ladder = "none" if even is None else str(even)
