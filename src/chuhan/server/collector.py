@@ -10,19 +10,20 @@ replaces old objects with new ones (a game's record at every move) the count sta
 the young generation grows unseen, until a "young" pass walks hundreds of thousands of
 objects (608 and 686 ms in issue 15's load bench at 5,000 games, thresholds 50,000/20/100).
 
-So the collector here walks young objects only. Every ``freeze_seconds`` (half a second)
-the young generation is collected and what survived is frozen (``gc.freeze``: moved out of
-the collector's sight at once, whatever its number), so that no pass ever walks more than
-half a second's survivors. Those are many even so: a game's state is replaced at every move
-and the new one lives until the next, so the young objects grow with the moves per second,
-not the sockets (some 40 ms of walk per second at 125 moves/s: one pass of 5 s of them took
-170-240 ms). A cycle that turns into garbage after it was frozen (a closed socket leaves some
-60 objects so: uvicorn's protocol, the transport, the request) is freed by a full pass:
-everything is unfrozen, collected and frozen again once the process's peak memory has grown
-by a quarter since the last full pass (CPython's own rule for its full passes, in bytes),
-so garbage stays within a quarter of what lives. A full pass is the one long pause left (1.3
-to 2.2 s at 10,000 sockets): it comes while the sockets' number grows, or after thousands of
-sockets have closed; each is logged (``"full garbage collection"``).
+So the collector here walks young objects only. Every ``freeze_seconds`` (a quarter of a
+second) the young generation is collected and what survived is frozen (``gc.freeze``: moved
+out of the collector's sight at once, whatever its number), so that no pass walks more than
+a quarter of a second's survivors. Those are many even so: a game's state is replaced at
+every move and the new one lives until the next, so the young objects grow with the moves
+per second, not the sockets (one pass over 5 s of them took 170-240 ms at 125 moves/s, one
+over half a second 25-30 ms of CPU). A cycle that turns into garbage after it was frozen
+(a closed socket leaves some 60 objects so: uvicorn's protocol, the transport, the request)
+is freed by a full pass: everything is unfrozen, collected and frozen again once the
+process's peak memory has grown by a quarter since the last full pass (CPython's own rule
+for its full passes, in bytes), so garbage stays within a quarter of what lives. A full pass
+is the one long pause left (0.3 to 2.2 s at up to 10,000 sockets): it comes while the
+sockets' number grows, or after thousands of sockets have closed; each is logged
+(``"full garbage collection"``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ log = logging.getLogger("chuhan.collector")
 # allocations (net of those freed), the middle one every 10 of those, the full one every 10
 # middle ones; each walks only what is not frozen.
 THRESHOLDS = (10_000, 10, 10)
-FREEZE_SECONDS = 0.5
+FREEZE_SECONDS = 0.25
 FULL_GROWTH = 1.25  # the peak memory grew by this factor since the last full pass
 
 
