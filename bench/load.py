@@ -626,7 +626,7 @@ def timeline(stats: Stats, servers: Any, lines: int = 200) -> None:
                     if "pause_ms" in entry:
                         what = (
                             f"full garbage collection {entry['pause_ms']:.0f} ms"
-                            f" ({entry['objects_before']} objects)"
+                            f" ({entry['collected']} objects freed)"
                         )
                     elif "gc_ms" in entry:
                         what = f"gc of generation {entry['generation']} {entry['gc_ms']:.0f} ms"
