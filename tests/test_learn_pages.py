@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 
 from chuhan.rules import make_board
 from rooms_client import ServerProcess
@@ -144,10 +144,33 @@ def guide_matches_rules(tab: Page, variant: str) -> set[str]:
     return shown
 
 
+def test_u8_a_late_answer_for_the_previous_piece_never_replaces_the_chosen_one(tab: Page) -> None:
+    """The chariot's moves arrive after the player chose the horse: the horse's stay shown."""
+    held: list[Route] = []
+
+    def hold_the_first(route: Route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # the default chariot's analysis, answered last
+
+    tab.route("**/api/analysis/moves", hold_the_first)
+    tab.goto("/static/learn/index.html?lang=en#/guide/xiangqi")
+    tab.click('[data-guide-kind="horse"]')
+    tab.wait_for_selector('[data-guide][data-kind="horse"]')
+    horse = guide_matches_rules(tab, "xiangqi")
+    held[0].continue_()
+    tab.wait_for_selector('body[data-ready=true][data-route="#/guide/xiangqi"]', state="attached")
+    tab.wait_for_timeout(300)  # the late answer has been handled (or dropped) by now
+    assert tab.get_attribute("[data-guide]", "data-kind") == "horse"
+    assert guide_matches_rules(tab, "xiangqi") == horse
+    assert "horse" in tab.inner_text("[data-guide-status]").lower()
+
+
 def test_u8_placing_blockers_in_the_guide_changes_the_moves_as_the_rules_say(tab: Page) -> None:
     open_learn(tab, "guide/xiangqi")
     tab.click('[data-guide-kind="horse"]')
-    tab.wait_for_selector('[data-guide][data-studied="e5"]')
+    tab.wait_for_selector('[data-guide][data-kind="horse"][data-studied="e5"]')
     before = guide_matches_rules(tab, "xiangqi")
     assert {"d7", "f7"}.isdisjoint(before), "the diagram's leg on e6 blocks both forward moves"
     tab.click('[data-tool="erase"]')

@@ -32,6 +32,7 @@ class PieceGuide {
     this.root = root;
     this.variant = variant;
     this.tool = "piece";
+    this.generation = 0; // counts position requests: only the newest one's answer is shown
     this.kind = kindsOf(variant).includes(params.get("piece")) ? params.get("piece") : "chariot";
     this.loadDiagram(params.get("fen"), params.get("at"));
   }
@@ -151,9 +152,11 @@ class PieceGuide {
       return;
     }
     let lastError = null;
+    const generation = ++this.generation;
     for (const option of options) {
       try {
         const result = await analyse(this.variant, fenOf(option.pieces));
+        if (generation !== this.generation) return; // the player chose another piece meanwhile
         this.pieces = option.pieces;
         this.studied = option.studied;
         this.showsDiagram = false;
@@ -164,14 +167,17 @@ class PieceGuide {
         lastError = error;
       }
     }
-    this.say(tx("ui.guide_refused", { reason: lastError.message }));
+    if (generation === this.generation) this.say(tx("ui.guide_refused", { reason: lastError.message }));
   }
 
+  /** Asks for the current position's moves; an answer overtaken by a newer request is dropped. */
   async refresh() {
+    const generation = ++this.generation;
     try {
-      this.show(await analyse(this.variant, fenOf(this.pieces)));
+      const result = await analyse(this.variant, fenOf(this.pieces));
+      if (generation === this.generation) this.show(result);
     } catch (error) {
-      this.say(tx("ui.guide_refused", { reason: error.message }));
+      if (generation === this.generation) this.say(tx("ui.guide_refused", { reason: error.message }));
     }
   }
 
@@ -189,6 +195,7 @@ class PieceGuide {
     this.say(inCheck ? `${summary} ${tx("ui.guide_in_check")}` : summary);
     this.root.querySelector("[data-guide]").dataset.fen = fenOf(this.pieces);
     this.root.querySelector("[data-guide]").dataset.studied = this.studied;
+    this.root.querySelector("[data-guide]").dataset.kind = this.kind;
   }
 
   say(text) {
