@@ -490,13 +490,13 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
 
 
 def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime: float,
-               src: str, level: str, native: str | None = None) -> None:
+               src: str, level: str, native: str | None = None, first: int = 0) -> None:
     build = f"compiled in {native}" if native else "pure Python"
     print(f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {movetime:g} s a "
           f"move each, {games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
     jobs = [VersusJob(variant, g, max_plies, movetime, src, level, native)
-            for g in range(games)]
+            for g in range(first, first + games)]
     points: list[float] = []
     ours_depth: list[int] = []
     theirs_depth: list[int] = []
@@ -549,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the baseline's own mypyc build directory (CHUHAN_NATIVE_DIR); "
                         "without it the baseline runs pure Python")
     parser.add_argument("--versus-games", type=int, default=10)
+    parser.add_argument("--versus-first", type=int, default=0,
+                        help="the first game's index (its deal and opening): a later run "
+                        "with --versus-first N plays new games to add to an earlier N")
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
     games = 4 if args.quick else args.games
@@ -556,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     for variant in variants:
         if args.baseline:
             run_versus(variant, args.versus_games, args.fs_workers, args.max_plies,
-                       args.fs_movetime, args.baseline, args.fs_level, args.baseline_native)
+                       args.fs_movetime, args.baseline, args.fs_level, args.baseline_native,
+                       args.versus_first)
             continue
         if not args.fs_only:
             run_matches(variant, games, args.workers, args.max_plies, budget)
