@@ -193,7 +193,7 @@ def test_u8_placing_blockers_in_the_guide_changes_the_moves_as_the_rules_say(tab
 
     open_learn(tab, "guide/janggi")
     tab.click('[data-guide-kind="cannon"]')
-    tab.wait_for_selector('[data-guide][data-studied="b5"]')
+    tab.wait_for_selector('[data-guide][data-kind="cannon"][data-studied="b5"]')
     tab.click('[data-tool="enemy_cannon"]')
     tab.click('[data-point="b6"]')  # the bridge over b6 was a soldier: now nothing to jump
     tab.wait_for_function('() => document.querySelector(\'[data-point="b6"] [data-piece="c"]\')')
