@@ -160,8 +160,8 @@ def test_u8_a_late_answer_for_the_previous_piece_never_replaces_the_chosen_one(t
     tab.wait_for_selector('[data-guide][data-kind="horse"]')
     horse = guide_matches_rules(tab, "xiangqi")
     held[0].continue_()
+    # The page is ready once its first request (the held one) has been answered and handled.
     tab.wait_for_selector('body[data-ready=true][data-route="#/guide/xiangqi"]', state="attached")
-    tab.wait_for_timeout(300)  # the late answer has been handled (or dropped) by now
     assert tab.get_attribute("[data-guide]", "data-kind") == "horse"
     assert guide_matches_rules(tab, "xiangqi") == horse
     assert "horse" in tab.inner_text("[data-guide-status]").lower()

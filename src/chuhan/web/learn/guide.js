@@ -193,9 +193,9 @@ class PieceGuide {
       ? tx("ui.guide_moves", { piece: tx(`ui.piece_${this.kind}`), point: this.studied, count: names.length, points: names.join(", ") })
       : tx("ui.guide_no_moves", { piece: tx(`ui.piece_${this.kind}`), point: this.studied });
     this.say(inCheck ? `${summary} ${tx("ui.guide_in_check")}` : summary);
-    this.root.querySelector("[data-guide]").dataset.fen = fenOf(this.pieces);
-    this.root.querySelector("[data-guide]").dataset.studied = this.studied;
-    this.root.querySelector("[data-guide]").dataset.kind = this.kind;
+    Object.assign(this.root.querySelector("[data-guide]").dataset, {
+      fen: fenOf(this.pieces), studied: this.studied, kind: this.kind,
+    });
   }
 
   say(text) {
