@@ -12,9 +12,10 @@ import pytest
 
 from chuhan.engine import accepts_draw, choose_move, choose_setup, hint
 from chuhan.engine.ai import search
-from chuhan.engine.search import Limits
+from chuhan.engine.jieqi import JieqiSearcher
+from chuhan.engine.search import INFINITE, Limits
 from chuhan.rules import make_board
-from chuhan.rules.board import PASS_CODE, Board, Move
+from chuhan.rules.board import PASS_CODE, Board, Move, code_text
 from chuhan.rules.jieqi import JieqiBoard, arrangement_text, parse_arrangement
 
 LEVELS_ABOVE_BEGINNER = ("intermediate", "advanced")
@@ -289,6 +290,38 @@ def test_a3_jieqi_view_board_is_searched_like_the_full_one() -> None:
     a = choose_move(board, "advanced", nodes=1_500)
     b = choose_move(view, "advanced", nodes=1_500)
     assert (a.move, a.score) == (b.move, b.score)
+
+
+def reveal_value(view: JieqiBoard, code: int, depth: int, alpha: int, beta: int) -> int:
+    """The searcher's value of the reveal ``code`` asked in the window (alpha, beta)."""
+    searcher = JieqiSearcher(view, Limits(depth=depth))
+    value = searcher._hidden_move(code, depth, alpha, beta, 0, searcher.initial_score(), False)
+    assert value is not None
+    return value
+
+
+@pytest.mark.parametrize("seed", [3, 8, 21])
+def test_a3_jieqi_a_reveal_is_judged_by_its_average_whatever_the_bar(seed: int) -> None:
+    """A3: turning a piece over is worth the average over what it may turn out to be, and the
+    search compares that average with the bar it is asked about (the null windows of most of
+    its nodes): a reveal worth more than the bar is never told "less", nor the other way round.
+    The identities used to be searched in the node's own window, so a chariot's "at least"
+    went into the average as if it were exact, and reveals 20 cp from the bar came out on the
+    wrong side of it.
+    """
+    board = JieqiBoard(seed=seed)
+    board.push_many(["h3h10", "i10h10", "b1c3"][: 1 + seed % 3])
+    view = JieqiBoard.from_view(board.view(board.turn))
+    reveals = [c for c in view._legal_codes() if c // 90 in view.face_down]
+    assert len(reveals) > 10
+    wrong = []
+    for code in reveals:
+        exact = reveal_value(view, code, 3, -INFINITE, INFINITE)
+        for bar in (exact - 60, exact - 20, exact + 20, exact + 60):
+            told = reveal_value(view, code, 3, bar, bar + 1)
+            if (told > bar) != (exact > bar):
+                wrong.append((code_text(code), exact, bar, told))
+    assert not wrong
 
 
 def test_j3_the_ai_picks_a_janggi_setup_by_itself() -> None:

@@ -9,11 +9,16 @@ for (expectimax at reveal nodes); taking a face-down piece removes its expected 
 
 from __future__ import annotations
 
+import math
+
 from ..rules.board import Board
 from ..rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_POINTS, SOLDIER
 from ..rules.jieqi import JieqiBoard
 from .evaluation import Evaluator, _xiangqi_square, build_tables
-from .search import Limits, Searcher, VariantRules
+from .search import INFINITE, Limits, Searcher, VariantRules
+
+# How far a chance node first widens the window of an identity that only gave a bound.
+CHANCE_WIDEN = 300
 
 # Face-up advisors and elephants roam the whole board in jieqi (Q4): worth more than at home.
 JIEQI_VALUES = {KING: 0, ADVISOR: 230, ELEPHANT: 230, HORSE: 400, CHARIOT: 900, CANNON: 450,
@@ -41,22 +46,6 @@ def expected_value(pool: dict[int, int]) -> int:
     if not total:
         return 0
     return sum(JIEQI_VALUES[kind] * count for kind, count in pool.items()) // total
-
-
-_GOLDEN = 0x9E3779B97F4A7C15  # spreads move codes over the key's bits (Fibonacci hashing)
-_MASK = (1 << 64) - 1
-
-
-def _draw(
-    outcomes: list[tuple[int | None, float, int]], key: int
-) -> tuple[int | None, float, int]:
-    """One of ``outcomes`` (kind, odds, score), drawn by its odds from the 64-bit ``key``."""
-    point = ((key & _MASK) >> 11) / float(1 << 53)  # uniform in [0, 1)
-    for outcome in outcomes:
-        point -= outcome[1]
-        if point < 0:
-            return outcome
-    return outcomes[-1]
 
 
 class JieqiSearcher(Searcher):
@@ -107,72 +96,92 @@ class JieqiSearcher(Searcher):
             score -= self.hidden_score[1 - turn]
         elif captured:
             score -= self.tables[captured + 7][to]
-        if fr in face_down:
-            score -= self.hidden_score[turn]
-            sign = 1 if turn == 0 else -1
-            odds_list = self._odds(turn)
-            # One ply from the horizon a reveal is valued without searching every identity:
-            # the chance nodes there cost most of the tree and their subtrees are single
-            # replies.
-            if quiescence or depth <= 1:
-                return self._reveal_estimate(code, score, odds_list)
-            outcomes: list[tuple[int | None, float, int]] = [
-                (kind, odds, score + self.tables[sign * kind + 7][to]) for kind, odds in odds_list
-            ]
-        else:
+        if fr not in face_down:  # a face-up piece takes a face-down one
             row = self.tables[b[fr] + 7]
-            outcomes = [(None, 1.0, score + row[to] - row[fr])]
-        make = board._make
-        attacked = board._attacked
-        kings = board.kings
-        reveal = fr in face_down
-        correction = 0
-        if reveal and self.chances:
-            # A reveal below another one on the path: one identity, drawn from the pool by the
-            # position (so the table sees the same draw again), its material shifted to the
-            # pool's average. Averaging every identity here too multiplied the tree by the
-            # pool size at each reveal on the path, and nearly every early move is one.
-            sign = 1 if turn == 0 else -1
-            expected = sum(odds * new_score for _, odds, new_score in outcomes)
-            drawn = _draw(outcomes, board.key ^ (code * _GOLDEN))
-            correction = round((expected - drawn[2]) * sign)
-            outcomes = [(drawn[0], 1.0, drawn[2])]
-        elif reveal and depth >= 2:
-            # The first reveal on the path is a chance node over every identity, one ply
-            # shorter: it multiplies the tree by the pool size.
-            depth -= 1
-        if reveal:
-            self.chances += 1
+            return self._identity(code, None, depth, alpha, beta, ply, score + row[to] - row[fr],
+                                  quiescence)
+        score -= self.hidden_score[turn]
+        odds_list = self._odds(turn)
+        # A reveal is valued without searching its identities one ply from the horizon (the
+        # chance nodes there cost most of the tree and their subtrees are single replies), and
+        # below the line's first reveal: a second chance node multiplied the tree by the pool
+        # size again, and searching one drawn identity there let the search pick the lines
+        # whose draws happened to be lucky.
+        if quiescence or depth <= 1 or self.chances:
+            return self._reveal_estimate(code, score, odds_list)
+        # The line's first reveal: a chance node over every identity, one ply shorter (it
+        # multiplies the tree by the pool size). Each identity is searched in the node's window
+        # shifted by how far its material stands from the average (the mover's view), so that
+        # a child's bound is a bound of its share of the average (Ballard's *-minimax with the
+        # material as the guess); where the bounds leave the average undecided, the children
+        # that only gave a bound are searched again in a wider window, then a full one.
+        sign = 1 if turn == 0 else -1
+        outcomes = [(kind, odds, score + self.tables[sign * kind + 7][to])
+                    for kind, odds in odds_list]
+        expected = sum(odds * new_score for _, odds, new_score in outcomes)
+        shifts = [round((new_score - expected) * sign) for _, _, new_score in outcomes]
+        values: list[int] = []
+        bounds: list[int] = []  # 0: exact, -1: an upper bound, 1: a lower bound
+        self.chances += 1
         try:
-            total = 0.0
-            for kind, odds, new_score in outcomes:
-                undo = make(code, kind)
-                if attacked(kings[turn], 1 - turn):
-                    board._unmake(undo)
+            for (kind, _, new_score), shift in zip(outcomes, shifts, strict=True):
+                v = self._identity(code, kind, depth - 1, alpha + shift, beta + shift, ply,
+                                   new_score, False)
+                if v is None:
                     return None  # the same for every identity: the mover's point matters
-                gives_check = attacked(kings[1 - turn], turn)
-                self.keys.append(board.key)
-                self.checks.append(gives_check)
-                self.passes.append(False)
-                self.codes.append(code)
-                try:
-                    if quiescence:
-                        v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
-                    else:
-                        extend = 1 if gives_check and ply < self.extension_cap else 0
-                        v = -self._search(depth + extend, -beta, -alpha, ply + 1, new_score,
-                                          gives_check, True)
-                finally:
-                    self.keys.pop()
-                    self.checks.pop()
-                    self.passes.pop()
-                    self.codes.pop()
-                    board._unmake(undo)
-                total += odds * v
+                values.append(v)
+                bounds.append(-1 if v <= alpha + shift else 1 if v >= beta + shift else 0)
+            for widen in (CHANCE_WIDEN, INFINITE):
+                low = high = 0.0
+                for (_, odds, _), v, bound in zip(outcomes, values, bounds, strict=True):
+                    low += odds * (v if bound >= 0 else -INFINITE)
+                    high += odds * (v if bound <= 0 else INFINITE)
+                if high <= alpha:
+                    return math.floor(high)
+                if low >= beta:
+                    return math.ceil(low)
+                if not any(bounds):
+                    break
+                for i, (kind, _, new_score) in enumerate(outcomes):
+                    if bounds[i]:
+                        lo, hi = alpha + shifts[i] - widen, beta + shifts[i] + widen
+                        v = self._identity(code, kind, depth - 1, lo, hi, ply, new_score, False)
+                        assert v is not None
+                        values[i] = v
+                        full = widen == INFINITE
+                        bounds[i] = 0 if full else -1 if v <= lo else 1 if v >= hi else 0
         finally:
-            if reveal:
-                self.chances -= 1
-        return round(total) + correction
+            self.chances -= 1
+        return round(sum(odds * v for (_, odds, _), v in zip(outcomes, values, strict=True)))
+
+    def _identity(self, code: int, kind: int | None, depth: int, alpha: int, beta: int,
+                  ply: int, new_score: int, quiescence: bool) -> int | None:
+        """The mover's value of ``code`` played with the identity ``kind`` (None: no reveal),
+        searched in the window (alpha, beta); None when it leaves the mover's general attacked.
+        """
+        board = self.jieqi_board
+        turn = board.turn
+        undo = board._make(code, kind)
+        if board._attacked(board.kings[turn], 1 - turn):
+            board._unmake(undo)
+            return None
+        gives_check = board._attacked(board.kings[1 - turn], turn)
+        self.keys.append(board.key)
+        self.checks.append(gives_check)
+        self.passes.append(False)
+        self.codes.append(code)
+        try:
+            if quiescence:
+                return -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+            extend = 1 if gives_check and ply < self.extension_cap else 0
+            return -self._search(depth + extend, -beta, -alpha, ply + 1, new_score, gives_check,
+                                 True)
+        finally:
+            self.keys.pop()
+            self.checks.pop()
+            self.passes.pop()
+            self.codes.pop()
+            board._unmake(undo)
 
     def _odds(self, side: int) -> list[tuple[int, float]]:
         """:func:`reveal_odds` of ``side``'s unknown pool, cached by the pool's counts."""
