@@ -47,6 +47,12 @@ move, 2026-12-01/02: games 0-39 59 % (22-3-15), games 40-99 48 % (29-0-31); all 
 Elo +17 ± 68, median depth 8 against 5. Screened against main's own compiled build at 0.25 s,
 60 games: drawing one identity at the root's reveals too (deeper) 33 %, a second full chance
 node on the line 48 %, a jieqi general-safety term 44 %, reveals estimated from depth 2 46 %.
+2026-12-02, after ``b15c760`` (each identity of a reveal searched in the window shifted by its
+material's distance from the mean; reveals below the line's first one estimated, not drawn): at
+1 s a move, games 0-99 (the same deals), 53 % (50-6-44), Elo +21 ± 67, median depth 8 against
+5, 2,768 s. Screens against ``dbc60ba`` at 0.5 s, 60 games: reveals below the first estimated
+64 %, shifted windows alone 62 %, both (landed) 56 %, both with a second chance node when 4
+plies remain 58 % (31 games): one result, about 60 %, within the ±90 Elo of 60 games.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
