@@ -63,6 +63,7 @@ LMR = [[max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for
 # of the move's budget, scaled up when the best move just changed or the score fell (an unclear
 # position) and down when the best move has held for several iterations or the reply is forced.
 SOFT_SHARE = 0.6
+SETTLED_FACTOR = 0.6
 HARD_SHARE = 0.85
 
 
@@ -153,6 +154,9 @@ class Searcher:
         self.rules = rules or VariantRules()
         self.root_noise = root_noise or {}
         self.on_iteration = on_iteration
+        # The time manager's shares (a variant's searcher may spend its budget differently).
+        self.soft_share = SOFT_SHARE
+        self.settled_factor = SETTLED_FACTOR
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.mobility_cache: dict[int, int] = {}  # Zobrist key -> mobility balance
         self.mobility_probes = 0
@@ -752,7 +756,7 @@ class Searcher:
         movetime = self.limits.movetime
         soft = 0.0
         if movetime is not None:
-            soft = movetime * SOFT_SHARE
+            soft = movetime * self.soft_share
             if in_check and len(root_codes) <= 3:
                 soft *= 0.5  # a forced reply: few evasions, little to think about
         for depth in range(1, self.limits.depth + 1):
@@ -800,7 +804,7 @@ class Searcher:
                     if stable == 0:
                         factor = 1.8
                     elif stable >= 4:
-                        factor = 0.6
+                        factor = self.settled_factor
                     if fell:
                         factor *= 1.5
                 budget = min(soft * factor, HARD_SHARE * movetime)
