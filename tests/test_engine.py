@@ -16,6 +16,7 @@ from chuhan.engine.jieqi import JieqiSearcher
 from chuhan.engine.search import INFINITE, Limits
 from chuhan.rules import make_board
 from chuhan.rules.board import PASS_CODE, Board, Move, code_text
+from chuhan.rules.geometry import NUM_POINTS
 from chuhan.rules.jieqi import JieqiBoard, arrangement_text, parse_arrangement
 
 LEVELS_ABOVE_BEGINNER = ("intermediate", "advanced")
@@ -312,7 +313,7 @@ def test_a3_jieqi_a_reveal_is_judged_by_its_average_whatever_the_bar(seed: int) 
     board = JieqiBoard(seed=seed)
     board.push_many(["h3h10", "i10h10", "b1c3"][: 1 + seed % 3])
     view = JieqiBoard.from_view(board.view(board.turn))
-    reveals = [c for c in view._legal_codes() if c // 90 in view.face_down]
+    reveals = [c for c in view._legal_codes() if c // NUM_POINTS in view.face_down]
     assert len(reveals) > 10
     wrong = []
     for code in reveals:

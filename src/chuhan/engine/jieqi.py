@@ -2,9 +2,12 @@
 
 The engine only ever holds a board rebuilt from its own side's view (no secret). A face-down
 piece is valued at the average value of the pieces its side may still turn up
-(``unknown_pool``, fixed at the root). When a face-down piece moves, the search averages over
-what it could turn out to be, each identity weighted by how many such pieces are unaccounted
-for (expectimax at reveal nodes); taking a face-down piece removes its expected value.
+(``unknown_pool``, fixed at the root). The first time a face-down piece moves on a line, the
+search averages over what it could turn out to be, each identity weighted by how many such
+pieces are unaccounted for (expectimax at that reveal); a reveal further down the line is
+searched for one identity, the one nearest the average, its value moved to the average (a second
+average would multiply the tree by the pool size again); one ply from the horizon a reveal is
+valued where it stands. Taking a face-down piece removes its expected value.
 """
 
 from __future__ import annotations
@@ -109,20 +112,31 @@ class JieqiSearcher(Searcher):
                                   quiescence)
         score -= self.hidden_score[turn]
         odds_list = self._odds(turn)
-        # A reveal is valued without searching its identities one ply from the horizon (the
-        # chance nodes there cost most of the tree and their subtrees are single replies), and
-        # below the line's first reveal: a second chance node multiplied the tree by the pool
-        # size again, and searching one drawn identity there let the search pick the lines
-        # whose draws happened to be lucky.
-        if quiescence or depth <= 1 or self.chances:
+        # One ply from the horizon a reveal is valued without searching its identities (the
+        # chance nodes there cost most of the tree and their subtrees are single replies).
+        if quiescence or depth <= 1:
             return self._reveal_estimate(code, score, odds_list)
+        sign = 1 if turn == 0 else -1
+        if self.chances:
+            # Below the line's first reveal (a second chance node would multiply the tree by the
+            # pool size again): the search goes on with one identity, the one whose material on
+            # that point is nearest the average, its value moved by its distance from the
+            # average. Chosen by the pool and the point, not drawn: a drawn identity let the
+            # search pick the lines whose draws happened to be lucky; valuing this reveal where
+            # it stood ended every line of reveals (most of the opening) at the second one.
+            choices = [(kind, score + self.tables[sign * kind + 7][to]) for kind, _ in odds_list]
+            expected = sum(odds * self.tables[sign * kind + 7][to] for kind, odds in odds_list)
+            kind, new_score = min(choices, key=lambda c: abs(c[1] - score - expected))
+            shift = round((score + expected - new_score) * sign)
+            v = self._identity(code, kind, depth - 1, alpha - shift, beta - shift, ply,
+                               new_score, False)
+            return None if v is None else v + shift
         # The line's first reveal: a chance node over every identity, one ply shorter (it
         # multiplies the tree by the pool size). Each identity is searched in the node's window
         # shifted by how far its material stands from the average (the mover's view), so that
         # a child's bound is a bound of its share of the average (Ballard's *-minimax with the
         # material as the guess); where the bounds leave the average undecided, the children
         # that only gave a bound are searched again in a wider window, then a full one.
-        sign = 1 if turn == 0 else -1
         outcomes = [(kind, odds, score + self.tables[sign * kind + 7][to])
                     for kind, odds in odds_list]
         expected = sum(odds * new_score for _, odds, new_score in outcomes)
