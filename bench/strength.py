@@ -53,6 +53,11 @@ material's distance from the mean; reveals below the line's first one estimated,
 5, 2,768 s. Screens against ``dbc60ba`` at 0.5 s, 60 games: reveals below the first estimated
 64 %, shifted windows alone 62 %, both (landed) 56 %, both with a second chance node when 4
 plies remain 58 % (31 games): one result, about 60 %, within the ±90 Elo of 60 games.
+2026-12-02, games 0-99 at 1 s again: ``88d1a9a`` (jieqi's own time shares: new iterations up to
+85 % of the budget, none cut for a held best move; the 0.6 share stopped them near 40 %),
+compiled, 56.5 % (55-3-42), Elo +45 ± 69, median depth 11 against 6, 3,015 s; ``b747c19`` (a
+reveal below the first searched on for the identity nearest the average, moved to the average),
+pure Python, 62 % (60-4-36), Elo +85 ± 70, median depth 8 against 6, 2,950 s.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
