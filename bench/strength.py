@@ -57,7 +57,8 @@ plies remain 58 % (31 games): one result, about 60 %, within the ±90 Elo of 60 
 85 % of the budget, none cut for a held best move; the 0.6 share stopped them near 40 %),
 compiled, 56.5 % (55-3-42), Elo +45 ± 69, median depth 11 against 6, 3,015 s; ``b747c19`` (a
 reveal below the first searched on for the identity nearest the average, moved to the average),
-pure Python, 62 % (60-4-36), Elo +85 ± 70, median depth 8 against 6, 2,950 s.
+pure Python, 62 % (60-4-36), Elo +85 ± 70, median depth 8 against 6, 2,950 s; the same
+commit compiled (``3cc528e``), 76 % (74-4-22), Elo +200 ± 80, median depth 9 against 6, 3,066 s.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
