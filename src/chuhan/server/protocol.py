@@ -481,6 +481,17 @@ class OutageEvent(GameEvent):
     seconds: float
 
 
+class RatedEvent(GameEvent):
+    """Paired game (B2): the finished game changed its players' ratings (also in the state's
+    ``options.rated``)."""
+
+    type: Literal["rated"]
+    rated: dict[str, Any] = Field(
+        description="per side: `before`, `after`, `delta`, `provisional`; `counted` (false: "
+        "past the pair's daily limit, `reason` `pair_limit`)"
+    )
+
+
 REPLIES = (AckReply, ErrorReply, PongReply, HintReply)
 NOTICES = (BusyNotice, RoomNotice, ElsewhereNotice, DetachedNotice, LeftNotice, ProbeNotice)
 EVENTS = (
@@ -496,6 +507,7 @@ EVENTS = (
     PausedEvent,
     ResumedEvent,
     OutageEvent,
+    RatedEvent,
 )
 _SERVER_MODELS = (*REPLIES, *NOTICES, *EVENTS)
 ServerMessage = Annotated[
@@ -520,7 +532,8 @@ ServerMessage = Annotated[
     | DrawRejectedEvent
     | PausedEvent
     | ResumedEvent
-    | OutageEvent,
+    | OutageEvent
+    | RatedEvent,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGES: TypeAdapter[Any] = TypeAdapter(ServerMessage)

@@ -31,6 +31,7 @@ from .ai import AIBusyError, AIJob, AIPool
 from .games import Change, GameActionError
 from .hub import Hub, News
 from .known import KnownGames
+from .ratings import Ratings
 from .settings import Settings
 from .storage import POOL_OVERFLOW, POOL_SIZE, GameRecord, Player, StaleGameError, Store, utcnow
 from .views import viewer_of
@@ -93,6 +94,7 @@ class GameService:
         self.change_observers: list[Callable[[Change, float], None]] = []
         self.known = KnownGames()
         hub.on_news(self.known.heard)
+        self.ratings = Ratings(self)  # B2: paired games rate their players
         # The database's own threads, one per pooled connection: a plain executor costs less
         # per call than anyio's limiter (a move makes one call), and the store's functions
         # read no context variables. An in-memory database is one thread's.
@@ -170,7 +172,8 @@ class GameService:
         fresh = await self.db(self.store.player, player.id) or player
         recent = await self.db(self.store.player_games, player.id)
         online = await self.db(self.store.online_games, player.id)
-        return views.profile(fresh, recent, online)
+        ratings = await self.ratings.of_player(player.id)
+        return views.profile(fresh, recent, online, ratings)
 
     # ------------------------------------------------------------------ reading games
 

@@ -7,6 +7,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -54,6 +55,7 @@ games = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Index("ix_games_player_status", "player_id", "status"),
+    Index("ix_games_player_created", "player_id", "created_at"),
     Index("ix_games_status", "status"),
 )
 
@@ -100,4 +102,38 @@ game_analyses = Table(
     Column("positions", Integer, nullable=False),
     Column("evaluations", JSON, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
+# only (``server/ratings.py``). ``games`` counts the rated games: a rating changes by a
+# conditional update on it, so two instances never apply two games over one read.
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("variant", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# What each paired game did to each of its players' ratings: one row per (game, player), so
+# a game is never rated twice, whichever instance ends it (B2). ``counted`` is false for a
+# game past the pair's daily limit (its rows say so and change nothing).
+rating_changes = Table(
+    "rating_changes",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("opponent_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("counted", Boolean, nullable=False),
+    Column("before", Float, nullable=False),
+    Column("after", Float, nullable=False),
+    Column("deviation_before", Float, nullable=False),
+    Column("deviation_after", Float, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )

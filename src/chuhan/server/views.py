@@ -8,7 +8,7 @@ to it (Q5), and the arrangement and its salt only once the game is over (Q7).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from .protocol import state_event
 from .storage import GameRecord, PlayedGame, Player, StoredEvent, utcnow
 
 if TYPE_CHECKING:
+    from .ratings import PlayerRating
     from .rooms.store import RoomRecord
 
 
@@ -321,12 +322,19 @@ def room_view(
     }
 
 
-def profile(player: Player, recent: list[GameRecord], online: list[PlayedGame]) -> dict[str, Any]:
-    """The player's profile (S1): points apart, with the games behind them. Never a secret."""
+def profile(
+    player: Player,
+    recent: list[GameRecord],
+    online: list[PlayedGame],
+    ratings: Mapping[str, PlayerRating] | None = None,
+) -> dict[str, Any]:
+    """The player's profile (S1): points apart, with the games behind them, and the rating
+    per variant (B2: ``provisional`` is shown with "?"). Never a secret."""
     return {
         "id": player.id,
         "name": player.name,
         "points": {"ai": player.ai_points, "online": player.online_points},
+        "ratings": {variant: rating.to_json() for variant, rating in (ratings or {}).items()},
         "games": [
             {
                 "id": g.id,

@@ -195,6 +195,8 @@ def new_game(
     options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
     if unscored is not None:
         options["unscored"] = unscored
+    if room.options.get("paired"):
+        options["paired"] = True  # B1, B2: a game made by pairing is rated
     return GameRecord(
         id=start.game_id,
         kind="online",

@@ -390,6 +390,8 @@ class RoomService:
         after = await self.games.apply(room.game_id, decide)
         # Any instance that changes a room's game keeps its time from then on (scale-out).
         self.keep_time(room.id, after)
+        if not after.ongoing:
+            after = await self.games.ratings.settle(after)  # B2: a paired game rates once
         return after
 
     # ------------------------------------------------------------------ the clock's actions
