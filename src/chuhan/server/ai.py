@@ -24,6 +24,8 @@ import logging
 import multiprocessing
 import os
 import random
+import signal
+import threading
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
@@ -116,8 +118,39 @@ def _timed(runner: Callable[[AIJob], Any], job: AIJob) -> tuple[float, float, An
     return started, time.time(), answer
 
 
-def _warm_up() -> None:
-    """Load the engine in each worker as it starts, so the first move is not slower."""
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies (Linux)
+PARENT_POLL_SECONDS = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the server that started it) dies (issue 27 #12).
+
+    On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``), even in
+    the middle of a search; everywhere a daemon thread also polls the parent's id (the
+    fallback, and it covers a parent that died before the signal was asked for). Without
+    this, a worker of a SIGKILLed server waits for jobs forever: it holds both ends of its
+    job queue's pipe, so the pipe never reports the server gone.
+    """
+    with contextlib.suppress(Exception):  # not Linux, or no libc: the thread below suffices
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(0)  # orphaned: nobody will read an answer
+
+    if os.getppid() != parent:
+        os._exit(0)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _warm_up(parent: int) -> None:
+    """Set up each worker as it starts: it dies with the server, and loads the engine so
+    that the first move is not slower."""
+    die_with_parent(parent)
     with contextlib.suppress(Exception):  # a failing job reports the real error
         from .. import engine  # noqa: F401
 
@@ -186,6 +219,7 @@ class AIPool:
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm_up,
+                initargs=(os.getpid(),),
             )
         return self._executor
 
@@ -260,9 +294,19 @@ class AIPool:
         return {}
 
     def shutdown(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Cancel the waiting jobs and stop the workers, in the middle of a search too: a
+        stopping server reads no answer, so a worker left computing would only burn CPU
+        (issue 27 #12: an analysis position computed 45 min after SIGTERM)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        # ProcessPoolExecutor has no public way to stop a busy worker before Python 3.14
+        # (``terminate_workers``): its processes are in ``_processes``.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
 
     async def close(self) -> None:
         """Release connections after :meth:`shutdown` (a pool of its own has none)."""

@@ -54,7 +54,14 @@ from saq.job import TERMINAL_STATUSES
 from saq.queue.redis import RedisQueue
 from saq.types import Context
 
-from .ai import OVER_SHARE_WAIT_SECONDS, AIBusyError, AIJob, AIPool, run_job
+from .ai import (
+    OVER_SHARE_WAIT_SECONDS,
+    AIBusyError,
+    AIJob,
+    AIPool,
+    die_with_parent,
+    run_job,
+)
 from .connections import CLIENT_BLOCK
 from .settings import Settings
 
@@ -378,7 +385,10 @@ async def _work(redis_url: str, name: str, parent: int | None) -> None:
 
 def work(redis_url: str, name: str, parent: int | None = None) -> None:
     """One worker process: takes jobs from the queue ``name`` one at a time until SIGTERM or
-    SIGINT (then it finishes its job), or until the process ``parent`` is gone."""
+    SIGINT (then it finishes its job), or until the process ``parent`` is gone (at once,
+    killed by the kernel on Linux: its job goes back to the queue when its heartbeat stops)."""
+    if parent is not None:
+        die_with_parent(parent)  # issue 27 #12: never outlive the server that started it
     _configure_logs()
     with contextlib.suppress(Exception):  # load the engine before the first job
         from .. import engine  # noqa: F401
