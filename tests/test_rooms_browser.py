@@ -22,7 +22,9 @@ from web_fixtures import (  # noqa: E402
     move,
     own_side_at_bottom,
     ready_both,
+    rematch_both,
     resign,
+    room_data,
     wait_end,
 )
 
@@ -90,8 +92,11 @@ def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3
     for page in pages.values():
         assert wait_end(page, "agreement")["winner"] == ""
 
-    # Game 2: both ready again; the offer is rejected by black's move; then red resigns.
-    pages = ready_both([creator, friend])
+    # Game 2, a rematch (B4): colours swapped; the offer is rejected by black's move; then
+    # red resigns.
+    before = {page: side for side, page in pages.items()}
+    pages = rematch_both(pages)
+    assert all(before[page] != side for side, page in pages.items())
     pages["red"].click("[data-action=draw]")
     move(pages["red"], "b1c3")
     pages["black"].wait_for_selector("[data-room][data-offer-by=red]")
@@ -116,6 +121,52 @@ def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3
         assert "No winner. Draw agreed. +0 points" in lines[1]
         assert page.inner_text("[data-games=ai] summary").endswith("(0)")
     pages["black"].screenshot(path=str(SHOTS / "chuhan-rooms-online-games.png"))
+
+
+def test_rematch_offer_seen_at_once_declined_cancelled_then_accepted_colours_swapped_B4(
+    friends: Friends,
+) -> None:
+    creator, friend = friends.pages
+    create_room(creator)
+    # R3 explained where Ready is still asked: the first game of a private room.
+    assert "colours are drawn at random" in creator.inner_text("[data-ready-note]")
+    friend.goto(invite_link(creator))
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    assert "Both players press Ready" in friend.inner_text("[data-ready-note]")
+    pages = ready_both([creator, friend])
+    red, black = pages["red"], pages["black"]
+    first_game = room_data(red)["gameId"]
+    resign(black)
+    for page in (red, black):
+        wait_end(page, "resignation")
+        # No "Ready" after a game between the same two: a rematch is offered instead.
+        page.wait_for_selector("[data-rematch=none] [data-action=rematch-offer]")
+        assert page.locator("[data-action=ready]").count() == 0
+
+    # Red offers; black sees the offer at once (pushed over the room socket), and declines.
+    red.click("[data-action=rematch-offer]")
+    red.wait_for_selector("[data-rematch=offered] [data-action=rematch-cancel]")
+    black.wait_for_selector("[data-rematch=received] [data-rematch-offer]")
+    assert "offers a rematch" in black.inner_text("[data-rematch-offer]")
+    black.screenshot(path=str(SHOTS / "chuhan-rooms-rematch-offer.png"))
+    black.click("[data-action=rematch-decline]")
+    red.wait_for_selector("[data-rematch-declined]")
+    black.wait_for_selector("[data-rematch=none]")
+    assert room_data(red)["gameId"] == first_game  # nothing started
+
+    # Red offers again and cancels: black's offer bar goes away.
+    red.click("[data-action=rematch-offer]")
+    black.wait_for_selector("[data-rematch=received]")
+    red.click("[data-action=rematch-cancel]")
+    black.wait_for_selector("[data-rematch=none]")
+
+    # Black offers, red accepts: a new game at once, with the colours swapped.
+    pages = rematch_both({"black": black, "red": red})
+    assert pages["red"] is black and pages["black"] is red
+    assert own_side_at_bottom(black, "red") and own_side_at_bottom(red, "black")
+    assert room_data(black)["gameId"] != first_game
+    move(black, "h3e3")
+    red.wait_for_selector("[data-room][data-ply='1']")
 
 
 def test_xiangqi_invite_link_and_a_timeout_flagged_by_the_server_R4(

@@ -218,6 +218,71 @@ def test_both_ready_then_colours_drawn_at_random_each_game_R3(server: tuple[str,
     assert set(creator_sides) == {"red", "black"}
 
 
+def _their_rematch(sock: RoomSocket, value: str | None, start: int) -> dict[str, Any]:
+    """The first room notice from ``start`` on in which the other seat's offer is ``value``."""
+
+    def shows(m: dict[str, Any]) -> bool:
+        return m.get("type") == "room" and any(
+            not seat["you"] and seat["rematch"] == value for seat in m["room"]["seats"]
+        )
+
+    return sock.wait_for(shows, start=start)["room"]
+
+
+def test_rematch_offer_decline_cancel_accept_swaps_colours_B4(server: tuple[str, Path]) -> None:
+    url, _ = server
+    sockets, _, _ = new_game(url)
+    red, black = sockets["red"], sockets["black"]
+    first_game = red.room()["game_id"]
+    assert red.request("rematch", action="offer")["code"] == "not_now"  # the game goes on
+    mark = len(red.messages)
+    assert black.request("resign")["type"] == "ack"
+    red.wait_for(lambda m: m.get("type") == "end", start=mark)
+
+    # Red offers: black's socket is told at once (a room notice), nothing starts.
+    mark = len(black.messages)
+    assert red.request("rematch", action="offer")["type"] == "ack"
+    _their_rematch(black, "offered", mark)
+    # Black declines: red sees it declined; there is nothing left to accept.
+    mark = len(red.messages)
+    assert black.request("rematch", action="decline")["type"] == "ack"
+    assert [s["rematch"] for s in _their_rematch_own(red, "declined", mark)] == ["declined"]
+    assert black.request("rematch", action="accept")["code"] == "no_offer"
+    # Red offers again, then cancels it: black sees the offer come and go.
+    mark = len(black.messages)
+    assert red.request("rematch", action="offer")["type"] == "ack"
+    _their_rematch(black, "offered", mark)
+    assert red.request("rematch", action="cancel")["type"] == "ack"
+    _their_rematch(black, None, mark + 1)
+    assert black.request("rematch", action="accept")["code"] == "no_offer"
+    # Black offers, red accepts: the next game starts at once with the colours swapped.
+    assert black.request("rematch", action="offer")["type"] == "ack"
+    marks = len(red.messages), len(black.messages)
+    assert red.request("rematch", action="accept")["type"] == "ack"
+    states = [
+        sock.wait_for(lambda m: m.get("type") == "state" and m["state"]["ply"] == 0, start=mark)
+        for sock, mark in zip((red, black), marks, strict=True)
+    ]
+    assert [s["state"]["you"] for s in states] == ["black", "red"]
+    assert states[0]["game_id"] == states[1]["game_id"] != first_game
+    assert all(not seat["rematch"] for seat in red.room()["seats"])
+    bad = red.request("rematch", action="sulk")
+    assert bad["type"] == "error" and bad["code"] == "bad_request"
+
+
+def _their_rematch_own(sock: RoomSocket, value: str, start: int) -> list[dict[str, Any]]:
+    """The seats of this player in the first room notice from ``start`` that shows their own
+    offer as ``value``."""
+
+    def shows(m: dict[str, Any]) -> bool:
+        return m.get("type") == "room" and any(
+            seat["you"] and seat["rematch"] == value for seat in m["room"]["seats"]
+        )
+
+    room = sock.wait_for(shows, start=start)["room"]
+    return [seat for seat in room["seats"] if seat["you"]]
+
+
 def test_moves_are_checked_by_the_server_Z1_Z5(server: tuple[str, Path]) -> None:
     url, _ = server
     sockets, _, _ = new_game(url)

@@ -126,6 +126,98 @@ def test_janggi_ready_opens_the_setup_choice_for_han_first_R4_J3() -> None:
     assert clocks.parse_iso(after.setup["deadline"]) == T0 + seconds(90)
 
 
+# ---------------------------------------------------------------------- B4: rematch
+
+
+def after_a_game(variant: str = "xiangqi", **seat_changes: Any) -> RoomRecord:
+    """Alice played red (cho), Bob black (han) in game g_1, which is over (the service
+    checks that); ``seat_changes``: player id → the fields of their seat to change."""
+    seats = [{**s, **seat_changes.get(s["player"], {})} for s in room().seats]
+    return room(variant, seats=seats, sides=[ALICE, BOB], game_id="g_1")
+
+
+def rematch(r: RoomRecord, player: str, action: str) -> RoomRecord | None:
+    return rules.rematch(r, player, action, T0, CLOCK, game_id="g_2", expected_game_id="g_1")
+
+
+def test_a_rematch_offer_waits_for_the_opponent_and_starts_nothing_B4() -> None:
+    after = rematch(after_a_game(), ALICE, "offer")
+    assert after is not None
+    assert [s.get("rematch") for s in after.seats] == ["offered", None]
+    assert after.game_id == "g_1" and after.sides == [ALICE, BOB]
+    assert rematch(after, ALICE, "offer") is None  # offered twice: nothing changes
+
+
+@pytest.mark.parametrize("action", ["accept", "offer"])
+def test_an_accepted_rematch_starts_the_next_game_with_colours_swapped_B4(action: str) -> None:
+    offered = after_a_game(**{ALICE: {"rematch": "offered"}, BOB: {"ready": True}})
+    after = rematch(offered, BOB, action)  # an offer crossing the other's open one accepts it
+    assert after is not None
+    assert after.game_id == "g_2"
+    assert after.sides == [BOB, ALICE]  # not drawn at random (R3): swapped
+    assert [(s["ready"], s["rematch"]) for s in after.seats] == [(False, None), (False, None)]
+
+
+def test_a_janggi_rematch_opens_the_setup_choice_with_sides_swapped_B4_J3() -> None:
+    offered = after_a_game("janggi", **{BOB: {"rematch": "offered"}})
+    after = rematch(offered, ALICE, "accept")
+    assert after is not None and after.setup is not None
+    assert after.sides == [BOB, ALICE] and after.game_id is None
+    assert after.setup["turn"] == "han"
+
+
+def test_a_declined_rematch_tells_the_offerer_who_may_offer_again_B4() -> None:
+    offered = after_a_game(**{ALICE: {"rematch": "offered"}})
+    declined = rematch(offered, BOB, "decline")
+    assert declined is not None
+    assert [s.get("rematch") for s in declined.seats] == ["declined", None]
+    with pytest.raises(RoomError) as refused:
+        rematch(declined, BOB, "accept")  # nothing left to accept
+    assert refused.value.code == "no_offer"
+    again = rematch(declined, ALICE, "offer")
+    assert again is not None and again.seats[0]["rematch"] == "offered"
+
+
+def test_the_offerer_cancels_and_the_offer_is_gone_B4() -> None:
+    offered = after_a_game(**{ALICE: {"rematch": "offered"}})
+    with pytest.raises(RoomError) as refused:
+        rematch(offered, BOB, "cancel")  # Bob has no offer of his own
+    assert refused.value.code == "no_offer"
+    cancelled = rematch(offered, ALICE, "cancel")
+    assert cancelled is not None and cancelled.seats[0]["rematch"] is None
+    with pytest.raises(RoomError) as late:
+        rematch(cancelled, BOB, "accept")
+    assert late.value.code == "no_offer"
+
+
+def test_a_rematch_is_only_between_the_last_games_two_players_B4() -> None:
+    eve = {**room().seats[1], "player": "p_eve"}
+    newcomer = replace(after_a_game(), seats=[room().seats[0], eve])
+    with pytest.raises(RoomError) as refused:
+        rematch(newcomer, ALICE, "offer")
+    assert refused.value.code == "no_rematch"
+    with pytest.raises(RoomError) as first:  # no game yet: Ready draws the colours (R3)
+        rules.rematch(room(), ALICE, "offer", T0, CLOCK, game_id="g_1", expected_game_id=None)
+    assert first.value.code == "no_rematch"
+
+
+def test_a_rematch_after_the_room_moved_on_changes_nothing_B4() -> None:
+    moved_on = after_a_game(**{ALICE: {"rematch": "offered"}})
+    decided = rules.rematch(
+        moved_on, BOB, "accept", T0, CLOCK, game_id="g_3", expected_game_id="g_0"
+    )
+    assert decided is None
+
+
+def test_ready_starts_a_game_with_every_rematch_offer_cleared_R3_B4() -> None:
+    one = after_a_game(**{ALICE: {"ready": True, "rematch": "declined"}})
+    after = rules.press_ready(
+        one, BOB, T0, CLOCK, swap=False, game_id="g_2", expected_game_id="g_1"
+    )
+    assert after is not None and after.game_id == "g_2"
+    assert [s["rematch"] for s in after.seats] == [None, None]
+
+
 # ---------------------------------------------------------------------- R4, J3: janggi setup
 
 

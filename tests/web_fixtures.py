@@ -179,6 +179,25 @@ def ready_both(pages: list[Page], variant: str = "xiangqi") -> dict[str, Page]:
     return {room_data(page)["you"]: page for page in pages}
 
 
+def rematch_both(pages: dict[str, Page], variant: str = "xiangqi") -> dict[str, Page]:
+    """After a room game, the side-0 player offers a rematch and the other accepts it (B4);
+    returns the pages by the side each player has in the new game (the last game's
+    colours swapped)."""
+    offerer, accepter = pages.values()
+    game_before = room_data(offerer)["gameId"]
+    offerer.click("[data-action=rematch-offer]")
+    accepter.click("[data-action=rematch-accept]")
+    phase = "setup" if variant == "janggi" else "playing"
+    for page in pages.values():
+        page.wait_for_selector(f"[data-room][data-phase={phase}]")
+        if variant != "janggi":
+            page.wait_for_function(
+                "before => document.querySelector('[data-room]').dataset.gameId !== before",
+                arg=game_before,
+            )
+    return {room_data(page)["you"]: page for page in pages.values()}
+
+
 def move(page: Page, text: str) -> None:
     """Play a move by clicking its two points, and wait until the server confirmed it."""
     ply = int(room_data(page)["ply"])

@@ -156,6 +156,16 @@ class Leave(ClientMessage):
     type: Literal["leave"]
 
 
+class Rematch(ClientMessage):
+    """B4, after a room game: ``offer`` a rematch (accepting the opponent's open offer),
+    ``accept`` or ``decline`` the opponent's, ``cancel`` your own. Both players see the offer
+    at once in the seats of the ``room`` notice (``rematch``: ``offered`` or ``declined``);
+    on acceptance the next game begins with the colours swapped."""
+
+    type: Literal["rematch"]
+    action: Literal["offer", "accept", "decline", "cancel"]
+
+
 class Probe(ClientMessage):
     """The answer to the server's ``probe``: its round trip measures the lag allowance (R4)."""
 
@@ -176,6 +186,7 @@ RoomMessage = Annotated[
     | DrawAccept
     | Resign
     | Leave
+    | Rematch
     | Ping
     | Probe,
     Field(discriminator="type"),
@@ -337,7 +348,8 @@ class BusyNotice(ServerModel):
 
 
 class RoomNotice(ServerModel):
-    """The room as this player sees it (after every change of the room)."""
+    """The room as this player sees it (after every change of the room): its seats with
+    their names, readiness, sides, connection and rematch offer (B4)."""
 
     type: Literal["room"]
     room: dict[str, Any]

@@ -291,6 +291,7 @@ def room_view(
                 "you": seat["player"] == player_id,
                 "name": names.get(seat["player"]),
                 "ready": seat["ready"],
+                "rematch": seat.get("rematch"),  # B4: None, "offered" or "declined"
                 "connected": seat["connected"],
                 "side": sides[their_side] if their_side is not None else None,
             }

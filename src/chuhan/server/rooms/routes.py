@@ -28,6 +28,7 @@ from ..protocol import (
     Move,
     Probe,
     ProtocolError,
+    Rematch,
     RoomHello,
     Setup,
     TakeSeat,
@@ -455,6 +456,8 @@ class RoomConnection:
             raise RoomError("elsewhere", "this room is open on another device")
         if kind == "ready":
             await rooms.ready(player, room_id)
+        elif isinstance(message, Rematch):
+            await rooms.rematch(player, room_id, message.action)
         elif isinstance(message, Setup):
             await rooms.choose_setup(player, room_id, message.setup)
         elif isinstance(message, Move):

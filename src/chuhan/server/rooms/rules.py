@@ -75,11 +75,19 @@ def press_ready(
     seats[index]["ready"] = True
     if len(seats) < 2 or not all(s["ready"] for s in seats):
         return replace(room, seats=seats)
-    for seat in seats:
-        seat["ready"] = False
     players = [s["player"] for s in seats]
     if swap:
         players.reverse()
+    return begin(replace(room, seats=seats), players, now, rules, game_id)
+
+
+def begin(
+    room: RoomRecord, players: list[str], now: datetime, rules: ClockRules, game_id: str
+) -> RoomRecord:
+    """R3, B4: the next game begins between ``players`` (side 0 first): readiness and
+    rematch offers reset, and the game ``game_id`` starts; in janggi the setup choice starts
+    instead (R4, J3: Han first, one turn's time)."""
+    seats = [{**s, "ready": False, "rematch": None} for s in room.seats]
     if room.variant == "janggi":
         setup = {
             "turn": "han",
@@ -91,6 +99,68 @@ def press_ready(
         }
         return replace(room, seats=seats, sides=players, setup=setup, game_id=None)
     return replace(room, seats=seats, sides=players, game_id=game_id)
+
+
+# ---------------------------------------------------------------------- rematch (B4)
+
+REMATCH_ACTIONS = ("offer", "accept", "decline", "cancel")
+OFFERED = "offered"  # a seat's ``rematch``: its player offers a rematch
+DECLINED = "declined"  # … their offer was declined (they may offer again)
+
+
+def rematch(
+    room: RoomRecord,
+    player_id: str,
+    action: str,
+    now: datetime,
+    rules: ClockRules,
+    *,
+    game_id: str,
+    expected_game_id: str | None,
+) -> RoomRecord | None:
+    """B4: after a game (the service checks that it is over), either of its two players
+    offers a rematch; the other accepts or declines it, the offerer may cancel it. An offer
+    while the other's offer is open accepts it. On acceptance the game ``game_id`` begins
+    with the last game's colours swapped (not drawn, unlike Ready, R3).
+
+    Each seat's ``rematch`` is None, ``offered`` or ``declined`` (what its player sees of
+    their own offer). None when the room moved on since the player asked, or when an offer
+    is repeated. Raises RoomError ``not_found``, ``no_rematch`` (not the two players of the
+    last game: a new opponent presses Ready) or ``no_offer``.
+    """
+    index = room.seat_of(player_id)
+    if index is None:
+        raise RoomError("not_found", "you have no seat in this room", 404)
+    if room.setup is not None or room.game_id != expected_game_id:
+        return None
+    players = [s["player"] for s in room.seats]
+    if room.sides is None or len(players) < 2 or sorted(players) != sorted(room.sides):
+        raise RoomError(
+            "no_rematch", "a rematch is between the two players of the last game: press Ready"
+        )
+    mine, theirs = room.seats[index].get("rematch"), room.seats[1 - index].get("rematch")
+    if action == "offer" and theirs == OFFERED:
+        action = "accept"
+    if action == "accept":
+        if theirs != OFFERED:
+            raise RoomError("no_offer", "there is no rematch offer to accept")
+        return begin(room, list(reversed(room.sides)), now, rules, game_id)
+    seats = [dict(s) for s in room.seats]
+    if action == "offer":
+        if mine == OFFERED:
+            return None
+        seats[index]["rematch"] = OFFERED
+    elif action == "decline":
+        if theirs != OFFERED:
+            raise RoomError("no_offer", "there is no rematch offer to decline")
+        seats[1 - index]["rematch"] = DECLINED
+    elif action == "cancel":
+        if mine != OFFERED:
+            raise RoomError("no_offer", "you have no rematch offer to cancel")
+        seats[index]["rematch"] = None
+    else:
+        raise RoomError("bad_request", f"a rematch action is one of {', '.join(REMATCH_ACTIONS)}")
+    return replace(room, seats=seats)
 
 
 # ---------------------------------------------------------------------- janggi setup (R4, J3)

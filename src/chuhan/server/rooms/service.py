@@ -179,6 +179,48 @@ class RoomService:
     async def ready(self, player: Player, room_id: str) -> RoomRecord:
         """R3: the player is ready. With both ready, colours are drawn and the game (or the
         janggi setup choice) begins. Raises RoomError ``not_now`` during a game."""
+
+        def press(room: RoomRecord, game_id: str, expected: str | None) -> RoomRecord | None:
+            swap = bool(secrets.randbelow(2))
+            return rules.press_ready(
+                room,
+                player.id,
+                utcnow(),
+                self.clock_rules,
+                swap=swap,
+                game_id=game_id,
+                expected_game_id=expected,
+            )
+
+        return await self._between_games_change(player, room_id, press)
+
+    async def rematch(self, player: Player, room_id: str, action: str) -> RoomRecord:
+        """B4: offer, accept, decline or cancel a rematch after a game; on acceptance the
+        next game (or janggi setup choice) begins with the colours swapped. Raises RoomError
+        ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`)."""
+
+        def decide(room: RoomRecord, game_id: str, expected: str | None) -> RoomRecord | None:
+            return rules.rematch(
+                room,
+                player.id,
+                action,
+                utcnow(),
+                self.clock_rules,
+                game_id=game_id,
+                expected_game_id=expected,
+            )
+
+        return await self._between_games_change(player, room_id, decide)
+
+    async def _between_games_change(
+        self,
+        player: Player,
+        room_id: str,
+        rule: Callable[[RoomRecord, str, str | None], RoomRecord | None],
+    ) -> RoomRecord:
+        """A change of the room between games (R3 ready, B4 rematch) by ``rule(room, new game
+        id, the game the player saw)``; when it begins a game, the game is created and its
+        clock kept. Raises RoomError ``not_now`` during a game, or the rule's refusal."""
         # As this instance knows the room and its game (its sockets hear of every change);
         # a refusal is believed only on a fresh read.
         current = self.core.known(room_id)
@@ -195,18 +237,8 @@ class RoomService:
 
         def decide(room: RoomRecord) -> RoomRecord | None:
             nonlocal moved_on
-            swap = bool(secrets.randbelow(2))
-            after = rules.press_ready(
-                room,
-                player.id,
-                utcnow(),
-                self.clock_rules,
-                swap=swap,
-                game_id=game_id,
-                expected_game_id=current.game_id,
-            )
-            moved_on = after is None
-            return after
+            moved_on = room.setup is not None or room.game_id != current.game_id
+            return rule(room, game_id, current.game_id)
 
         # A room naming the new game is announced once the game exists (_create_game).
         room = await self.core.change_room(room_id, decide, lambda r: r.game_id != game_id)

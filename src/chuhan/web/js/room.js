@@ -14,6 +14,11 @@ import { announce, confirmDialog, el } from "./ui.js";
 
 const DRAW_OFFER_GAP = 10; // SPEC R5: half-moves between one player's offers
 
+/** A text that may start with "your friend": its first letter capitalised. */
+function sentence(text) {
+  return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
+}
+
 function stylesheet() {
   if (document.querySelector("link[data-room-css]")) return;
   document.head.append(el("link", { rel: "stylesheet", href: "/static/css/room.css", "data-room-css": "" }));
@@ -309,6 +314,7 @@ export class RoomScreen {
       phase: this.room.setup ? "setup" : this.ongoing ? "playing" : "lobby",
       you: this.you || "",
       offerBy: draw.offer_by || "",
+      gameId: this.state?.id || "",
     });
     this.renderShare();
     this.renderLobby();
@@ -375,13 +381,57 @@ export class RoomScreen {
       this.renderSetup();
       return;
     }
+    if (!this.ongoing && this.rematchable) {
+      this.renderRematch();
+      return;
+    }
     if (!this.ongoing) {
       const mine = room.seats.find((seat) => seat.you);
+      // R3 explained where it is still asked: the first game, or a new opponent.
+      this.lobby.append(el("p", { class: "muted", "data-ready-note": "" }, t("room.ready_explained")));
       this.lobby.append(this.view.button("room.ready", () => this.act("ready"), {
         "data-action": "ready", class: "button primary", disabled: mine?.ready || room.seats.length < 2 ? "" : null,
       }));
       if (mine?.ready) this.lobby.append(el("p", { class: "muted" }, t("room.waiting_ready")));
     }
+  }
+
+  /** The opponent as texts name them: their display name, else "your friend". */
+  opponentName() {
+    return this.room.seats.find((seat) => !seat.you)?.name || t("room.friend_name");
+  }
+
+  /** B4: a game is over and both seats are its players (each had a side): the next game is
+   * a rematch with the colours swapped, not Ready with colours drawn (R3). */
+  get rematchable() {
+    const seats = this.room.seats;
+    return Boolean(this.state) && !this.ongoing && !this.room.setup && seats.length === 2
+      && seats.every((seat) => seat.side);
+  }
+
+  // B4: offer a rematch; the opponent's offer is accepted or declined; one's own cancelled.
+  renderRematch() {
+    const mine = this.room.seats.find((seat) => seat.you)?.rematch;
+    const theirs = this.room.seats.find((seat) => !seat.you)?.rematch;
+    const name = this.opponentName();
+    const phase = theirs === "offered" ? "received" : mine === "offered" ? "offered" : "none";
+    const box = el("div", { class: "room-rematch", "data-rematch": phase, role: "group", "aria-label": t("room.rematch") });
+    const act = (action) => () => this.act("rematch", { action });
+    if (phase === "received") {
+      box.append(el("p", { "data-rematch-offer": "" }, sentence(t("room.rematch_received", { name }))),
+        el("div", { class: "room-rematch-actions" },
+          this.view.button("room.rematch_accept", act("accept"), { "data-action": "rematch-accept", class: "button primary" }),
+          this.view.button("room.rematch_decline", act("decline"), { "data-action": "rematch-decline" })));
+    } else if (phase === "offered") {
+      box.append(el("p", { "data-rematch-waiting": "" }, t("room.rematch_offered", { name })),
+        this.view.button("room.rematch_cancel", act("cancel"), { "data-action": "rematch-cancel" }));
+    } else {
+      if (mine === "declined") box.append(el("p", { "data-rematch-declined": "" }, sentence(t("room.rematch_declined", { name }))));
+      if (theirs === "declined") box.append(el("p", { class: "muted" }, t("room.rematch_you_declined")));
+      box.append(el("p", { class: "muted" }, t("room.rematch_lead", { name })),
+        this.view.button("room.rematch", act("offer"), { "data-action": "rematch-offer", class: "button primary" }));
+    }
+    this.lobby.append(box);
   }
 
   // J3: Han chooses first, then Cho, who sees Han's choice; the four setups as pictures.
@@ -507,6 +557,7 @@ export class RoomScreen {
   onMessage(message) {
     switch (message.type) {
       case "room":
+        this.announceRematch(this.room, message.room);
         this.room = message.room;
         this.holds = message.room.holds_seat !== false;
         this.offset = Date.parse(message.room.now) - Date.now();
@@ -528,6 +579,14 @@ export class RoomScreen {
         return;
     }
     this.view.render();
+  }
+
+  /** B4: an offer from the opponent, or the answer to one's own, is said at once. */
+  announceRematch(before, after) {
+    const of = (room, you) => room?.seats?.find((seat) => seat.you === you)?.rematch ?? null;
+    const name = after.seats.find((seat) => !seat.you)?.name || t("room.friend_name");
+    if (of(after, false) === "offered" && of(before, false) !== "offered") announce(sentence(t("room.rematch_received", { name })));
+    if (of(after, true) === "declined" && of(before, true) !== "declined") announce(sentence(t("room.rematch_declined", { name })));
   }
 
   destroy() {
