@@ -27,7 +27,7 @@ _ids = itertools.count(1)
 
 
 def test_glicko2_reproduces_glickmans_worked_example_B2() -> None:
-    """"Example of the Glicko-2 system" (Glickman): 1500/200/0.06 against 1400/30 (won),
+    """ "Example of the Glicko-2 system" (Glickman): 1500/200/0.06 against 1400/30 (won),
     1550/100 and 1700/300 (lost) → 1464.06 / 151.52 / 0.05999."""
     player = glicko2.Rating(1500, 200, 0.06)
     results = [
@@ -226,3 +226,38 @@ def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: St
     (third,) = new_players(store, 1)
     other = ratings.rate(finished_game(store, red, third).id)
     assert other is not None and other[0].options["rated"]["counted"] is True
+
+
+# ---------------------------------------------------------------------- through a room
+
+
+def test_a_paired_room_game_rates_its_players_at_the_end_and_on_the_profile_B2(
+    tmp_path: Any,
+) -> None:
+    """A real server whose rooms make paired games (the test-only switch): the end of the
+    game is followed by a ``rated`` event on both sockets, the state keeps it, and the
+    profile shows the new ratings, provisional."""
+    from rooms_client import running_server
+    from test_rooms_protocol import end_of, new_game, play
+
+    with running_server(tmp_path, CHUHAN_TEST_PAIRED_ROOMS="1") as url:
+        sockets, _, (red, black) = new_game(url)
+        play(sockets, OPENING[:2])
+        assert sockets["black"].request("resign")["type"] == "ack"
+        end_of(sockets["red"])
+        winner = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 1)])
+        for side, sock in sockets.items():
+            rated_event = sock.wait_for(lambda m: m.get("type") == "rated")
+            shown = rated_event["rated"]
+            assert shown["red"]["after"] == round(winner.rating)
+            assert shown["black"]["after"] == 1500 - (round(winner.rating) - 1500)
+            assert sock.state()["options"]["rated"] == shown, side  # type: ignore[index]
+        mine = red.me()["ratings"]
+        assert mine["xiangqi"] == {
+            "rating": round(winner.rating),
+            "deviation": round(winner.deviation),
+            "provisional": True,
+            "games": 1,
+        }
+        assert mine["janggi"]["games"] == 0
+        assert black.me()["ratings"]["xiangqi"]["rating"] < 1500

@@ -43,7 +43,7 @@ ERROR_STATUS = {
     "pending_game": 409,
     "busy": 503,
 }
-SPA_PREFIXES = ("play", "room", "review")
+SPA_PREFIXES = ("play", "room", "review", "games")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
 FRONT_END_SUFFIXES = frozenset(
@@ -264,6 +264,9 @@ def create_app(
     from .review import review_router  # issue 17: records, imports, share links, analysis
 
     app.include_router(review_router(service, settings.analysis_nodes))
+    from .archive import archive_router  # B3: a player's archive
+
+    app.include_router(archive_router(service))
     _mount_front_end(app, settings)
     return app
 

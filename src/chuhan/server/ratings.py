@@ -151,9 +151,11 @@ class RatingStore:
             .where(game_players.c.player_id == player_id)
             .where(games.c.kind == "online", games.c.status != "ongoing")
             .where(games.c.updated_at >= since)
-            .where(~select(rating_changes.c.game_id).where(
-                rating_changes.c.game_id == games.c.id
-            ).exists())
+            .where(
+                ~select(rating_changes.c.game_id)
+                .where(rating_changes.c.game_id == games.c.id)
+                .exists()
+            )
             .order_by(games.c.updated_at)
             .limit(20)
         )

@@ -1,0 +1,337 @@
+"""A player's archive (SPEC B3, issue 28): every game they played, newest first, and all of
+them as one record file.
+
+- ``GET /api/archive?variant=&kind=&before=&limit=`` — one page of the player's games: every
+  finished game (AI, one device, room, paired, imported) and the unfinished AI and one-device
+  games, which link back to the game. ``kind`` is ``ai``, ``local``, ``room``, ``paired`` or
+  ``imported``; ``before`` is the ``next`` cursor of the previous page; ``limit`` at most
+  :data:`MAX_PAGE`. Only public facts (Z2): no jieqi arrangement, no other player's id.
+- ``GET /api/archive/games/{id}`` — one of the player's games (their own, or an online game
+  they sat in) as they see it, for its review page (``/review/game/<id>``).
+- ``GET /api/archive/records?notation=&variant=&kind=`` — the player's finished games (at most
+  :data:`MAX_DOWNLOAD`, newest first) as one PGN file, each game with its tags, written off
+  the event loop (Z7). The notation is the player's choice where the variant has it: Korean
+  only for janggi (xiangqi and jieqi then in ICCS), WXF and Chinese only for xiangqi and
+  jieqi (janggi then in ICCS). ``[Red]``/``[Black]`` (janggi: ``[Cho]``/``[Han]``) name the
+  players where known: the player's own name, an online opponent's, "Chu-Han AI (level)".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse
+from sqlalchemy import and_, or_, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from ..rules import RulesError
+from . import views
+from .app import current_player
+from .games import GameActionError, side_names
+from .review import record_text
+from .storage import GameRecord, Player, Store, _aware, _game_from_row
+from .tables import game_players, games, players
+
+DEFAULT_PAGE = 20
+MAX_PAGE = 50
+MAX_DOWNLOAD = 500  # games per download (Z7): a bigger archive downloads by variant or kind
+KINDS = ("ai", "local", "room", "paired", "imported")
+VARIANTS = ("xiangqi", "janggi", "jieqi")
+NOTATIONS = ("iccs", "wxf", "chinese", "korean")
+RESUMABLE = ("ai", "local")  # unfinished games of these kinds are listed, linking back
+
+
+def kind_of(game: GameRecord) -> str:
+    """The archive's kind of a game: an online game is ``paired`` or ``room``."""
+    if game.kind == "online":
+        return "paired" if game.options.get("paired") else "room"
+    return game.kind
+
+
+def notation_for(variant: str, chosen: str) -> str:
+    """The notation a game of ``variant`` is written in when the player chose ``chosen``:
+    the choice where the variant has it, ICCS (every variant's) otherwise."""
+    if chosen == "korean":
+        return "korean" if variant == "janggi" else "iccs"
+    if chosen in ("wxf", "chinese") and variant == "janggi":
+        return "iccs"
+    return chosen
+
+
+@dataclass(frozen=True)
+class ArchivedGame:
+    """One game of the archive as its player played it: their side (None on one device or
+    in an imported record) and the online opponent's display name."""
+
+    game: GameRecord
+    side: int | None
+    opponent: str | None
+
+
+def _cursor(game: GameRecord) -> str:
+    return f"{game.created_at.isoformat()}|{game.id}"
+
+
+def _parse_cursor(text: str) -> tuple[datetime, str]:
+    """Raises GameActionError ``bad_request`` for a cursor this module did not write."""
+    moment, _, game_id = text.partition("|")
+    try:
+        return _aware(datetime.fromisoformat(moment)), game_id
+    except ValueError:
+        raise GameActionError("bad_request", "before must be a page's next cursor") from None
+
+
+class ArchiveStore:
+    """The archive's reads (synchronous, like :class:`~.storage.Store`)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def page(
+        self,
+        player_id: str,
+        limit: int,
+        variant: str | None = None,
+        kind: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        finished_only: bool = False,
+    ) -> list[ArchivedGame]:
+        """The player's archived games, newest first (``created_at``, then id)."""
+        mine = game_players.alias("mine")
+        other = game_players.alias("other")
+        listed: ColumnElement[bool] = or_(
+            and_(games.c.player_id == player_id, games.c.kind.in_(("ai", "local", "imported"))),
+            and_(mine.c.player_id == player_id, games.c.status != "ongoing"),
+        )
+        if finished_only:
+            listed = and_(listed, games.c.status != "ongoing")
+        else:
+            listed = and_(listed, or_(games.c.status != "ongoing", games.c.kind.in_(RESUMABLE)))
+        query = (
+            select(games, mine.c.side, players.c.name.label("opponent_name"))
+            .outerjoin(mine, (mine.c.game_id == games.c.id) & (mine.c.player_id == player_id))
+            .outerjoin(other, (other.c.game_id == games.c.id) & (other.c.player_id != player_id))
+            .outerjoin(players, players.c.id == other.c.player_id)
+            .where(listed)
+        )
+        if variant is not None:
+            query = query.where(games.c.variant == variant)
+        if kind in ("room", "paired"):
+            paired = games.c.options["paired"].as_boolean()
+            query = query.where(games.c.kind == "online").where(
+                paired.is_(True) if kind == "paired" else or_(paired.is_(None), ~paired)
+            )
+        elif kind is not None:
+            query = query.where(games.c.kind == kind)
+        if before is not None:
+            moment, game_id = before
+            query = query.where(
+                or_(
+                    games.c.created_at < moment,
+                    and_(games.c.created_at == moment, games.c.id < game_id),
+                )
+            )
+        query = query.order_by(games.c.created_at.desc(), games.c.id.desc()).limit(limit)
+        with self.store.reader.connect() as conn:
+            rows = conn.execute(query).all()
+        found = []
+        for row in rows:
+            game = _game_from_row(row)
+            side = row.side if game.kind == "online" else game.human_side
+            found.append(ArchivedGame(game, side, row.opponent_name))
+        return found
+
+    def game_for(self, player_id: str, game_id: str) -> ArchivedGame | None:
+        """One game the player owns or sat in (None for anyone else's: Z2)."""
+        game = self.store.game(game_id)
+        if game is None:
+            return None
+        if game.player_id == player_id:
+            return ArchivedGame(game, game.human_side, None)
+        if game.kind != "online":
+            return None
+        with self.store.reader.connect() as conn:
+            side = conn.execute(
+                select(game_players.c.side).where(
+                    game_players.c.game_id == game_id, game_players.c.player_id == player_id
+                )
+            ).scalar_one_or_none()
+        return None if side is None else ArchivedGame(game, side, None)
+
+
+# ---------------------------------------------------------------------- what is shown
+
+
+def outcome_of(entry: ArchivedGame) -> str:
+    """``ongoing``, ``won``, ``lost``, ``draw``, ``unfinished`` (an imported ``*`` record,
+    an interrupted game) or, with no side to take (one device, a record), ``red``/``black``…
+    the winner's side."""
+    game = entry.game
+    if game.ongoing:
+        return "ongoing"
+    result = game.result or {}
+    winner = result.get("winner")
+    if winner is None:
+        reason = result.get("reason")
+        return "unfinished" if reason in ("unfinished", "interrupted", "unknown") else "draw"
+    if entry.side is None:
+        return str(winner)
+    return "won" if winner == side_names(game.variant)[entry.side] else "lost"
+
+
+def opponent_of(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
+    """Who the player faced: the AI and its level, a player's name (None: no name), both
+    sides on one device, or an imported record's players (its tags)."""
+    game = entry.game
+    if game.kind == "ai":
+        return {"type": "ai", "level": game.level}
+    if game.kind == "local":
+        return {"type": "local"}
+    if game.kind == "imported":
+        tags = game.options.get("record_tags") or {}
+        first, second = ("Cho", "Han") if game.variant == "janggi" else ("Red", "Black")
+        return {
+            "type": "record",
+            "first": tags.get(first) or tags.get("Red"),
+            "second": tags.get(second) or tags.get("Black"),
+        }
+    return {"type": "player", "name": entry.opponent}
+
+
+def entry_json(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
+    """One line of the archive. Public facts only (Z2): nothing of ``secret``."""
+    game = entry.game
+    names = side_names(game.variant)
+    kind = kind_of(game)
+    result = game.result or {}
+    item: dict[str, Any] = {
+        "id": game.id,
+        "kind": kind,
+        "variant": game.variant,
+        "rules": game.options.get("rules") if game.variant != "janggi" else None,
+        "side": names[entry.side] if entry.side is not None else None,
+        "opponent": opponent_of(entry, my_name),
+        "status": game.status,
+        "outcome": outcome_of(entry),
+        "winner": result.get("winner"),
+        "reason": result.get("reason"),
+        "plies": game.ply,
+        "created_at": views.iso_time(game.created_at),
+        "ended_at": None if game.ongoing else views.iso_time(game.updated_at),
+        "points_awarded": game.points_awarded,
+        "rating": None,
+    }
+    rated = game.options.get("rated")
+    if kind == "paired" and rated and entry.side is not None:
+        mine = rated.get(names[entry.side]) or {}
+        item["rating"] = {**mine, "counted": rated.get("counted", True)}
+    if game.ongoing and game.kind == "ai":
+        item["resume"] = f"/play/ai?variant={game.variant}&game={game.id}"
+    elif game.ongoing:
+        item["resume"] = f"/play/local?variant={game.variant}&game={game.id}"
+    else:
+        item["review"] = f"/review/game/{game.id}"
+    return item
+
+
+def names_of(entry: ArchivedGame, my_name: str | None) -> dict[int, str | None]:
+    """The players' names by side, for a record's tags (where known)."""
+    game = entry.game
+    if entry.side is None:
+        return {}
+    names: dict[int, str | None] = {entry.side: my_name}
+    if game.kind == "ai":
+        names[1 - entry.side] = f"Chu-Han AI ({game.level})"
+    elif game.kind == "online":
+        names[1 - entry.side] = entry.opponent
+    return names
+
+
+def records_text(entries: list[ArchivedGame], my_name: str | None, notation: str) -> str:
+    """The games as one PGN file, one record after another (CPU work: run it in a thread).
+    A game whose record cannot be written is left out (its review still shows it)."""
+    texts = []
+    for entry in entries:
+        game = entry.game
+        viewer = entry.side if game.kind in ("ai", "online") else None
+        try:
+            texts.append(
+                record_text(
+                    game,
+                    viewer,
+                    notation_for(game.variant, notation),
+                    "pgn",
+                    names_of(entry, my_name),
+                ).strip()
+            )
+        except (RulesError, ValueError):
+            continue
+    return "\n\n".join(texts) + "\n" if texts else ""
+
+
+# ---------------------------------------------------------------------- routes
+
+Me = Annotated[Player, Depends(current_player)]
+Variant = Literal["xiangqi", "janggi", "jieqi"]
+Kind = Literal["ai", "local", "room", "paired", "imported"]
+
+
+def archive_router(service: Any) -> APIRouter:
+    """The archive's routes on ``service`` (a :class:`~.service.GameService`)."""
+    archive = ArchiveStore(service.store)
+    router = APIRouter()
+
+    @router.get("/api/archive")
+    async def list_games(
+        player: Me,
+        variant: Variant | None = None,
+        kind: Kind | None = None,
+        before: Annotated[str | None, Query(max_length=120)] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+    ) -> dict[str, Any]:
+        cursor = _parse_cursor(before) if before else None
+        found = await service.db(archive.page, player.id, limit + 1, variant, kind, cursor)
+        page = found[:limit]
+        fresh = await service.db(service.store.player, player.id) or player
+        return {
+            "games": [entry_json(entry, fresh.name) for entry in page],
+            "next": _cursor(page[-1].game) if len(found) > limit else None,
+        }
+
+    @router.get("/api/archive/games/{game_id}")
+    async def archived_game(game_id: str, player: Me) -> dict[str, Any]:
+        entry = (
+            await service.db(archive.game_for, player.id, game_id) if len(game_id) <= 64 else None
+        )
+        if entry is None:
+            raise GameActionError("not_found", "no such game")
+        game = entry.game
+        viewer = entry.side if game.kind in ("ai", "online") else None
+        return views.state_for(game, viewer)
+
+    @router.get("/api/archive/records", response_class=PlainTextResponse)
+    async def download(
+        player: Me,
+        notation: Literal["iccs", "wxf", "chinese", "korean"] = "iccs",
+        variant: Variant | None = None,
+        kind: Kind | None = None,
+    ) -> PlainTextResponse:
+        found = await service.db(
+            archive.page, player.id, MAX_DOWNLOAD + 1, variant, kind, None, True
+        )
+        entries = found[:MAX_DOWNLOAD]
+        fresh = await service.db(service.store.player, player.id) or player
+        text = await asyncio.to_thread(records_text, entries, fresh.name, notation)
+        headers = {
+            "Content-Disposition": 'attachment; filename="chuhan-games.pgn"',
+            "X-Archive-Games": str(len(entries)),
+            # Z7: the newest MAX_DOWNLOAD only; the rest by variant or kind.
+            "X-Archive-Truncated": "1" if len(found) > MAX_DOWNLOAD else "0",
+        }
+        return PlainTextResponse(text, headers=headers)
+
+    return router
