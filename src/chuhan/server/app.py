@@ -261,6 +261,9 @@ def create_app(
     from .rooms.routes import rooms_router  # SPEC R1–R8: online rooms
 
     app.include_router(rooms_router(service))
+    from .pairing.routes import pairing_router  # SPEC B1: play a stranger (after the rooms)
+
+    app.include_router(pairing_router(service))
     from .review import review_router  # issue 17: records, imports, share links, analysis
 
     app.include_router(review_router(service, settings.analysis_nodes))

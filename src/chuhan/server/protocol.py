@@ -1,8 +1,9 @@
-"""The messages of both WebSockets, typed: what a client sends to ``/ws/games/{id}`` and
-``/ws/rooms/{id}``, and what the server answers (SPEC Z5, P5; docs/protocol.md).
+"""The messages of the WebSockets, typed: what a client sends to ``/ws/games/{id}``,
+``/ws/rooms/{id}`` and ``/ws/seek`` (B1), and what the server answers (SPEC Z5, P5;
+docs/protocol.md).
 
-Client messages are pydantic models in two discriminated unions (:data:`GameMessage`,
-:data:`RoomMessage`) that share one base (an ``id`` and a ``type``) and one ``hello``;
+Client messages are pydantic models in discriminated unions (:data:`GameMessage`,
+:data:`RoomMessage`, :data:`SeekMessage`) that share one base (an ``id`` and a ``type``);
 :func:`parse` reads a frame into one of them or raises :class:`ProtocolError`. Server
 messages are built by the functions at the end (:func:`error_reply` is the one way to build
 an error) and described by the models of :data:`ServerMessage`, from which the message
@@ -173,6 +174,31 @@ class Probe(ClientMessage):
     n: Count | None = Field(None, description="the number of the server's probe")
 
 
+ShortText = Annotated[str, StringConstraints(strict=True, max_length=16)]
+
+
+class SeekRequest(ClientMessage):
+    """Play a stranger (B1): wait for the first compatible player, nearest in rating.
+    Sent again (another tab, another choice) it replaces the player's one seek. Answered by
+    ``seeking`` (or at once ``paired``); a seek the server cannot take is refused with
+    ``bad_seek``, ``already_playing`` (``room``: that game's room) or ``too_many_seeks``
+    (``retry_after`` seconds). Closing the socket withdraws it."""
+
+    type: Literal["seek"]
+    variant: ShortText = Field(description="xiangqi, janggi or jieqi")
+    options: dict[ShortText, ShortText] = Field(
+        default_factory=dict,
+        max_length=4,
+        description="janggi: `bikjang` off/points; xiangqi and jieqi: `rules` casual/wxf",
+    )
+
+
+class CancelSeek(ClientMessage):
+    """Stop waiting (B1); answered by ``cancelled``, or ``paired`` when it came too late."""
+
+    type: Literal["cancel"]
+
+
 GameMessage = Annotated[
     Hello | Move | Undo | Hint | DrawOffer | Resign | Ping, Field(discriminator="type")
 ]
@@ -215,7 +241,9 @@ def _models(union: Any) -> tuple[type[ClientMessage], ...]:
     return tuple(union.__origin__.__args__)
 
 
+SeekMessage = Annotated[SeekRequest | CancelSeek | Ping, Field(discriminator="type")]
 GAME_MESSAGES = MessageSet("game", _models(GameMessage), TypeAdapter(GameMessage))
+SEEK_MESSAGES = MessageSet("seek", _models(SeekMessage), TypeAdapter(SeekMessage))
 ROOM_MESSAGES = MessageSet("room", _models(RoomMessage), TypeAdapter(RoomMessage))
 _ENVELOPE = TypeAdapter(MessageId)
 
@@ -322,6 +350,8 @@ class ErrorReply(ServerModel):
     code: str
     message: str = Field(description="for developers; clients show a text per code")
     state: dict[str, Any] | None = Field(None, description="game socket: the current state")
+    room: str | None = Field(None, description="seek socket, `already_playing`: that room")
+    retry_after: float | None = Field(None, description="seek socket: when to try again")
 
 
 class PongReply(ServerModel):
@@ -373,6 +403,35 @@ class LeftNotice(ServerModel):
     """This player left the room; the socket closes."""
 
     type: Literal["left"]
+
+
+class SeekingNotice(ServerModel):
+    """B1: this player waits for a stranger (``waited``: seconds since the seek began)."""
+
+    type: Literal["seeking"]
+    variant: str
+    options: dict[str, str]
+    waited: float
+
+
+class WaitingNotice(ServerModel):
+    """B1: how many players wait for each variant, site-wide (every few seconds)."""
+
+    type: Literal["waiting"]
+    counts: dict[str, int]
+
+
+class PairedNotice(ServerModel):
+    """B1: paired; the game is on in ``room`` (open ``/room/<room>``)."""
+
+    type: Literal["paired"]
+    room: str
+
+
+class CancelledNotice(ServerModel):
+    """B1: the seek was withdrawn; nobody is waiting for this player any more."""
+
+    type: Literal["cancelled"]
 
 
 class ProbeNotice(ServerModel):
@@ -505,7 +564,18 @@ class RatedEvent(GameEvent):
 
 
 REPLIES = (AckReply, ErrorReply, PongReply, HintReply)
-NOTICES = (BusyNotice, RoomNotice, ElsewhereNotice, DetachedNotice, LeftNotice, ProbeNotice)
+NOTICES = (
+    BusyNotice,
+    RoomNotice,
+    ElsewhereNotice,
+    DetachedNotice,
+    LeftNotice,
+    ProbeNotice,
+    SeekingNotice,
+    WaitingNotice,
+    PairedNotice,
+    CancelledNotice,
+)
 EVENTS = (
     StateEvent,
     StartEvent,
@@ -533,6 +603,10 @@ ServerMessage = Annotated[
     | DetachedNotice
     | LeftNotice
     | ProbeNotice
+    | SeekingNotice
+    | WaitingNotice
+    | PairedNotice
+    | CancelledNotice
     | StateEvent
     | StartEvent
     | MoveEvent
@@ -594,6 +668,7 @@ def generated_tables() -> str:
     lines = [BEGIN, ""]
     lines += _table("Game socket `/ws/games/{id}`: client → server", GAME_MESSAGES.models, skip)
     lines += _table("Room socket `/ws/rooms/{id}`: client → server", ROOM_MESSAGES.models, skip)
+    lines += _table("Seek socket `/ws/seek`: client → server", SEEK_MESSAGES.models, skip)
     lines += _table("Replies (server → client, with `reply_to`)", REPLIES, ("type",))
     lines += _table("Notices (neither `seq` nor `reply_to`)", NOTICES, ("type",))
     lines += _table("Game events (with `seq`)", EVENTS, ("type", "seq", "game_id"))

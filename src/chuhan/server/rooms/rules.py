@@ -19,7 +19,7 @@ from ..games import Change, GameActionError
 from ..storage import GameRecord
 from . import clocks
 from .clocks import ClockRules
-from .scoring import scored
+from .scoring import costs_nothing, scored
 from .store import RoomRecord
 
 DRAW_OFFER_GAP = 10  # SPEC R5: half-moves between one player's offers
@@ -362,6 +362,8 @@ def overdue(
         if sure and (news.checked_until is None or news.checked_until < moment):
             return None
     loser = rules_of.turn_of(game)
+    if costs_nothing(game, loser):
+        return rules_of.abandon(game)  # B1: a paired game never begun by this side
     return scored(rules_of._finish(game, game, [], 1 - loser, "timeout"), sides)
 
 

@@ -18,9 +18,10 @@ from datetime import timedelta
 
 from .. import games as rules_of
 from ..games import Change
-from ..storage import Award
+from ..storage import Award, GameRecord
 
 ONLINE_WIN_POINTS = 50  # SPEC R6
+PAIRED = "paired"  # the ``unscored`` reason of a paired game (B1: rated, not scored)
 SCORED_GAMES_PER_PAIR = 3  # default of RoomSettings.scored_games_per_pair (in 24 hours)
 PAIR_WINDOW = timedelta(hours=24)
 
@@ -29,6 +30,15 @@ def unscored_reason(scored_games_of_pair: int, limit: int) -> str | None:
     """Why a new game between two players scores nothing, given how many of their games
     scored in the last 24 hours, or None when it scores as usual (R6)."""
     return "pair_limit" if scored_games_of_pair >= limit else None
+
+
+def costs_nothing(game: GameRecord, side: int) -> bool:
+    """B1: a paired game that ``side`` leaves, or whose clock runs out on it, before that
+    side's own first move ends abandoned: no winner, no loss, no rating."""
+    if not game.options.get("paired"):
+        return False
+    own_first_ply = 0 if rules_of.first_turn(game.start_fen) == side else 1
+    return game.ply <= own_first_ply
 
 
 def scored(change: Change, sides: list[str] | None) -> Change:

@@ -39,7 +39,14 @@ from .lobby import Lobby
 from .presence import Presence
 from .ratelimit import JoinLimiter
 from .rules import JANGGI_DEFAULT_SETUP, SETUPS, RoomError
-from .scoring import ONLINE_WIN_POINTS, PAIR_WINDOW, scored, unscored_reason
+from .scoring import (
+    ONLINE_WIN_POINTS,
+    PAIR_WINDOW,
+    PAIRED,
+    costs_nothing,
+    scored,
+    unscored_reason,
+)
 from .store import RoomRecord
 
 __all__ = [
@@ -150,12 +157,20 @@ class RoomService:
         return await self.core.read_room(room_id)
 
     async def leave(self, player: Player, room_id: str) -> None:
-        """R8: give up the seat (resigning a game in progress); the last one closes the room."""
+        """R8: give up the seat (resigning a game in progress); the last one closes the room.
+        B1: a paired game left before the player's own first move ends abandoned instead,
+        costing nothing."""
         room = await self.room_for(player, room_id)
         game = await self.core.current_game(room)
         if game is not None and game.ongoing and room.side_of(player.id) is not None:
+
+            def act(g: GameRecord, room: RoomRecord, side: int, now: datetime) -> Change:
+                if costs_nothing(g, side):
+                    return rules_of.abandon(g)
+                return scored(rules_of.resign(g, side), room.sides)
+
             with contextlib.suppress(GameActionError):
-                await self.resign(player, room_id)
+                await self._act(player, room_id, act)
         await self.lobby.vacate(player, room_id)
 
     # ------------------------------------------------------------------ presence (R7)
@@ -299,6 +314,16 @@ class RoomService:
         self.keep_time(room_id, room=room)
         return room
 
+    async def begin(self, room: RoomRecord) -> None:
+        """A room stored with its game already drawn (a paired room, B1): the game is made
+        (or, janggi, the setup choice announced) and its clock kept from now on (R3, R4)."""
+        self.core.remember(room)
+        if room.game_id is not None:
+            await self._create_game(room, rules.GameStart(room.game_id, {}))
+        else:
+            await self.games.hub.publish(room_key(room.id), room.version)
+        self.keep_time(room.id, room=room)
+
     async def _create_game(self, room: RoomRecord, start: rules.GameStart) -> GameRecord:
         """The room's new game, its first turn's clock running (R3, R4); it scores nothing
         when its two players already scored too often against each other today (R6).
@@ -315,7 +340,9 @@ class RoomService:
     async def _insert_game(self, room: RoomRecord, start: rules.GameStart) -> GameRecord:
         sides = room.sides or []
         unscored = None
-        if len(set(sides)) == 2:
+        if room.options.get("paired"):
+            unscored = PAIRED  # B1: paired games are rated (B2), not scored
+        elif len(set(sides)) == 2:
             recent = await self.db(
                 self.games.store.scored_games_between, sides[0], sides[1], utcnow() - PAIR_WINDOW
             )

@@ -104,6 +104,11 @@ class RoomRecord:
 _ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
 
 
+def room_values(room: RoomRecord) -> dict[str, Any]:
+    """The ``rooms`` row of ``room`` (to insert it, also inside another transaction)."""
+    return {name: getattr(room, name) for name in _ROOM_FIELDS}
+
+
 def _room_from_row(row: Any) -> RoomRecord:
     values = {name: getattr(row, name) for name in _ROOM_FIELDS}
     values["created_at"] = _aware(values["created_at"])
@@ -122,7 +127,7 @@ class RoomStore:
 
     def insert(self, room: RoomRecord) -> None:
         """Store a new room. Raises PasswordTakenError when an open room has its password."""
-        values = {name: getattr(room, name) for name in _ROOM_FIELDS}
+        values = room_values(room)
         try:
             with self.engine.begin() as conn:
                 conn.execute(rooms.insert().values(**values))

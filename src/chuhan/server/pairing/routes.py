@@ -1,0 +1,181 @@
+"""The seek socket ``/ws/seek`` (SPEC B1; docs/protocol.md, Seek socket).
+
+Why a WebSocket rather than HTTP long-polling: a seek lives exactly as long as a page waits
+for it. The socket's close (the tab closed, the phone asleep, the network gone) withdraws
+the seek at once, so nobody is paired with a player who left; the pairing, the waiting
+counts and a refusal reach the page the moment they happen, on any instance (the hub rings
+the player's topic); and it speaks the messages and error replies of the other two sockets
+(:mod:`..protocol`). ``GET /api/seeks/waiting`` gives the counts without a socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from ..connections import CLIENT_BLOCK
+from ..hub import News
+from ..protocol import (
+    SEEK_MESSAGES,
+    CancelSeek,
+    ProtocolError,
+    SeekRequest,
+    encode,
+    error_reply,
+    parse,
+)
+from ..service import GameService, new_id
+from ..storage import Player, utcnow
+from ..ws import COOKIE
+from .rules import SeekError
+from .service import PairingService, seek_key
+from .store import SeekState
+
+log = logging.getLogger("chuhan.pairing")
+NO_PLAYER_CLOSE = 4404
+
+
+def pairing_router(games: GameService) -> APIRouter:
+    """The seek socket; the pairing beat starts and stops with the app (after the rooms,
+    whose service it uses: ``app.state.rooms``)."""
+    holder: dict[str, PairingService] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings = games.settings.rooms
+        pairing = PairingService(app.state.rooms, settings.seeks_per_address)
+        holder["service"] = pairing
+        app.state.pairing = pairing
+        pairing.start()
+        yield
+        await pairing.stop()
+
+    router = APIRouter(lifespan=lifespan)
+
+    @router.get("/api/seeks/waiting")
+    async def waiting() -> dict[str, Any]:
+        """B1: how many players wait for each variant (as of the last beat)."""
+        return {"counts": holder["service"].counts()}
+
+    @router.websocket("/ws/seek")
+    async def socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        player = await games.player_for_token(websocket.cookies.get(COOKIE))
+        if player is None:
+            message = "open the home page first to get a player identity"
+            await websocket.send_text(encode(error_reply("no_player", message)))
+            await websocket.close(NO_PLAYER_CLOSE)
+            return
+        address = CLIENT_BLOCK.get() or (websocket.client.host if websocket.client else "")
+        await SeekConnection(websocket, holder["service"], player, address).serve()
+
+    return router
+
+
+class SeekConnection:
+    """One page waiting for a stranger: its seek, its notices; the seek ends with it."""
+
+    def __init__(
+        self, socket: WebSocket, pairing: PairingService, player: Player, address: str
+    ) -> None:
+        self.socket = socket
+        self.pairing = pairing
+        self.player = player
+        self.address = address
+        self.connection = new_id("s")
+        self.closed = False
+        self.paired_room: str | None = None
+        self._lock = asyncio.Lock()
+
+    async def notice(self, message: dict[str, Any]) -> None:
+        async with self._lock:
+            if not self.closed:
+                await self.socket.send_text(encode(message))
+
+    async def notify(self, key: str, seq: int, news: News | None = None) -> None:
+        """The player's topic rang (paired, perhaps on another instance): read the seek."""
+        try:
+            state = await self.pairing.state(self.player)
+            if state is not None and state.status == "paired":
+                await self._tell(state)
+        except Exception:
+            log.debug("seek notify failed", exc_info=True)
+
+    async def _tell(self, state: SeekState | None) -> None:
+        if state is None:
+            await self.notice({"type": "cancelled"})
+        elif state.status == "paired" and state.room_id is not None:
+            if self.paired_room != state.room_id:
+                self.paired_room = state.room_id
+                await self.notice({"type": "paired", "room": state.room_id})
+        else:
+            waited = max(0.0, (utcnow() - state.since).total_seconds())
+            await self.notice(
+                {
+                    "type": "seeking",
+                    "variant": state.variant,
+                    "options": state.options,
+                    "waited": round(waited, 1),
+                }
+            )
+
+    async def serve(self) -> None:
+        hub = self.pairing.games.hub
+        key = seek_key(self.player.id)
+        await hub.follow(key, self)
+        self.pairing.waiters.add(self)
+        try:
+            await self.notice({"type": "waiting", "counts": self.pairing.counts()})
+            while True:
+                frame = await self.socket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                raw = frame.get("text")
+                if raw is None:
+                    raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
+                await self.handle(raw)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            self.closed = True
+            self.pairing.waiters.discard(self)
+            hub.unsubscribe(key, self)
+            # The page is gone: its seek goes with it (not another tab's).
+            try:
+                await self.pairing.cancel(self.player, self.connection)
+            except Exception:
+                log.warning("seek not withdrawn", exc_info=True)
+
+    async def handle(self, raw: str) -> None:
+        settings = self.pairing.games.settings
+        try:
+            message = parse(raw, settings.max_message_bytes, SEEK_MESSAGES)
+        except ProtocolError as exc:
+            await self.notice(error_reply(exc.code, exc.message, exc.reply_to))
+            return
+        try:
+            if isinstance(message, SeekRequest):
+                state: SeekState | None = await self.pairing.seek(
+                    self.player, message.variant, message.options, self.connection, self.address
+                )
+            elif isinstance(message, CancelSeek):
+                state = await self.pairing.cancel(self.player)
+            else:
+                await self.notice({"type": "pong", "reply_to": message.id})
+                return
+        except SeekError as exc:
+            await self.notice(error_reply(exc.code, exc.message, message.id, **exc.extra))
+            return
+        except Exception:  # a bug must not take the socket down with it (Z5)
+            log.exception("seek failed")
+            message_text = "the server could not handle this message"
+            await self.notice(error_reply("internal", message_text, message.id))
+            return
+        await self.notice({"type": "ack", "reply_to": message.id})
+        await self._tell(state)

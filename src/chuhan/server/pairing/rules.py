@@ -1,0 +1,111 @@
+"""Who plays whom (SPEC B1) as pure functions: no database, no clock, no socket.
+
+A *seek* is one player waiting for a stranger: a variant and its rule options (janggi:
+bikjang ``off``/``points``, J7; xiangqi and jieqi: ``casual``/``wxf`` repetition rules, E1).
+Two seeks are *compatible* when they ask for the same game (the same *pool*) and come from
+two different players. The store keeps one seek per player (two tabs of one cookie are one
+seek) and runs :func:`pairs` over a pool's waiting seeks inside one site-wide transaction,
+so a player is never paired with themselves or twice.
+
+"Nearest in rating": the oldest seek is served first (the first compatible player waiting),
+and among the others it takes the one nearest in rating, the longest waiting on a tie. Run
+over a whole pool, at most one seek is left waiting in it: nobody waits while a compatible
+player waits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+VARIANTS = ("xiangqi", "janggi", "jieqi")
+# The option each variant is sought with, its allowed values, the default first.
+OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "xiangqi": ("rules", ("casual", "wxf")),
+    "jieqi": ("rules", ("casual", "wxf")),
+    "janggi": ("bikjang", ("off", "points")),
+}
+
+
+class SeekError(Exception):
+    """A seek refused: ``code`` for the client, ``message`` in English, ``status`` (HTTP)."""
+
+    def __init__(self, code: str, message: str, status: int = 400, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.extra = extra
+
+
+@dataclass(frozen=True)
+class Wish:
+    """What a player seeks: the variant and its one rule option, checked (:func:`wish`)."""
+
+    variant: str
+    options: dict[str, str]
+
+    @property
+    def pool(self) -> str:
+        """The key every compatible seek shares, e.g. ``janggi:bikjang=points``."""
+        name, _ = OPTIONS[self.variant]
+        return f"{self.variant}:{name}={self.options[name]}"
+
+
+def wish(variant: Any, options: Mapping[str, Any] | None) -> Wish:
+    """The seek a client asked for, checked (Z5). Raises SeekError ``bad_seek`` naming what
+    is wrong: an unknown variant, an unknown option, or a value the variant does not allow."""
+    if variant not in VARIANTS:
+        raise SeekError("bad_seek", "variant must be xiangqi, janggi or jieqi")
+    name, allowed = OPTIONS[variant]
+    given = dict(options or {})
+    unknown = sorted(set(given) - {name})
+    if unknown:
+        raise SeekError("bad_seek", f"{variant} takes only the option {name!r}, not {unknown[0]!r}")
+    value = given.get(name, allowed[0])
+    if value not in allowed:
+        raise SeekError("bad_seek", f"{name} must be {' or '.join(allowed)} in {variant}")
+    return Wish(variant, {name: value})
+
+
+@dataclass(frozen=True)
+class Seek:
+    """A waiting player: who, for which pool, their rating in the variant, since when."""
+
+    player_id: str
+    pool: str
+    rating: float
+    since: datetime
+
+
+def compatible(a: Seek, b: Seek) -> bool:
+    """B1: the same game asked for, by two different players (never one with themselves)."""
+    return a.pool == b.pool and a.player_id != b.player_id
+
+
+def nearest(seeker: Seek, waiting: Sequence[Seek]) -> Seek | None:
+    """The compatible seek nearest to ``seeker`` in rating (the longest waiting on a tie),
+    or None when no one compatible waits."""
+    candidates = [other for other in waiting if compatible(seeker, other)]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda other: (abs(other.rating - seeker.rating), other.since))
+
+
+def pairs(waiting: Sequence[Seek]) -> list[tuple[Seek, Seek]]:
+    """Pair a pool's waiting seeks: the longest waiting first, each with :func:`nearest`
+    among those still free. No seek is in two pairs (B1: never twice), no pair is one player
+    (never with themselves), and whatever is left has no compatible seek left beside it."""
+    free = sorted(waiting, key=lambda seek: (seek.since, seek.player_id))
+    made: list[tuple[Seek, Seek]] = []
+    while free:
+        seeker = free.pop(0)
+        other = nearest(seeker, free)
+        if other is None:
+            continue
+        made.append((seeker, other))
+        taken = (seeker.player_id, other.player_id)  # with any other seek of theirs
+        free = [seek for seek in free if seek.player_id not in taken]
+    return made

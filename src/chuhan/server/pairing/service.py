@@ -1,0 +1,223 @@
+"""Play a stranger (SPEC B1): seeks, pairing site-wide, and the paired game as a room game.
+
+A player seeks a variant and its rule option (:func:`.rules.wish`); the seek is stored
+(:mod:`.store`, one per player) and the seek's pool is paired at once, in one site-wide
+transaction. Each pair gets a room of its own, made here as the lobby and "ready" would
+make it (:func:`rooms.rules.press_ready` with both seats ready: colours drawn at random, the
+game, or in janggi the setup choice, begins at once, R3) but with no password and no invite
+link: nobody else can join it, nobody watches it (R1). From then on it *is* a room game (the
+room service runs it: 90 s turns R4, draw rules R5, reconnection R7). Its options say
+``"paired": true``, and so do its game's (the ratings read that, B2).
+
+Decisions where the issue left them open:
+
+- Paired games score no online points (R6): their game is ``unscored: "paired"``; ratings
+  (B2) are what paired games are for, and points stay a friends' and AI affair.
+- Leaving a paired game before one's own first move (or letting that first turn's clock run
+  out) ends it *abandoned*, no winner and no loss (:func:`rooms.scoring.costs_nothing`);
+  after it, leaving loses as in rooms.
+
+The waiting player hears of the pairing through the hub (topic :func:`seek_key`), so a
+player waiting on another instance is told at once; the hub is a doorbell: the socket then
+reads its seek from the database. Each instance refreshes its own waiting seeks every
+:data:`REFRESH_SECONDS`; a seek not refreshed for :data:`STALE_SECONDS` (its instance died)
+is dropped instead of paired. The same beat pairs again any pool that still has two waiting
+(a pairing that failed on a database error) and pushes the waiting counts to the sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any, Protocol
+
+from ..connections import address_block
+from ..limits import Budget, Limiter, LimitExceeded
+from ..rooms import rules as room_rules
+from ..rooms.lobby import new_seat
+from ..rooms.service import RoomService
+from ..rooms.store import RoomRecord
+from ..service import new_id
+from ..storage import Player, utcnow
+from .rules import Seek, SeekError, wish
+from .store import Pairing, SeekState, SeekStore
+
+log = logging.getLogger("chuhan.pairing")
+REFRESH_SECONDS = 2.0
+STALE_SECONDS = 10.0
+
+
+def seek_key(player_id: str) -> str:
+    """The hub topic a player's waiting sockets follow: rung when the player is paired."""
+    return f"seek:{player_id}"
+
+
+class Waiter(Protocol):
+    """A socket of a waiting player on this instance."""
+
+    async def notice(self, message: dict[str, Any]) -> None: ...
+
+
+class PairingService:
+    def __init__(
+        self,
+        rooms: RoomService,
+        seeks_per_address: int = 60,
+        window_seconds: float = 60.0,
+    ) -> None:
+        self.rooms = rooms
+        self.games = rooms.games
+        self.store = SeekStore(self.games.store)
+        self.instance_id = rooms.instance_id
+        self.limiter = Limiter(self.games.store.engine)
+        self._per_address = Budget(seeks_per_address, window_seconds)
+        self.waiters: set[Waiter] = set()
+        self._counts: dict[str, int] = {}
+        self._beat: asyncio.Task[None] | None = None
+
+    async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await self.games.db(fn, *args)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        self._beat = asyncio.get_running_loop().create_task(self._beat_loop())
+
+    async def stop(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            await asyncio.gather(self._beat, return_exceptions=True)
+
+    # ------------------------------------------------------------------ a player's seek
+
+    async def seek(
+        self,
+        player: Player,
+        variant: Any,
+        options: Any,
+        connection: str,
+        address: str,
+    ) -> SeekState:
+        """B1: the player waits for a stranger, or is paired at once. Returns the seek as
+        stored after this instance paired its pool (``paired``, with the room, or
+        ``waiting``). Raises SeekError ``bad_seek`` (Z5), ``too_many_seeks`` (Z7, with
+        ``retry_after``) or ``already_playing`` (with ``room``)."""
+        wanted = wish(variant, options)
+        try:
+            await self.db(
+                self.limiter.reserve,
+                [(f"seek:address:{address_block(address)}", self._per_address)],
+            )
+        except LimitExceeded as exc:
+            raise SeekError(
+                "too_many_seeks",
+                "too many seeks from your address; wait a little",
+                429,
+                retry_after=max(1, round(exc.retry_after)),
+            ) from None
+        state: SeekState = await self.db(
+            self.store.put, player.id, wanted, connection, self.instance_id, utcnow()
+        )
+        if state.status == "waiting":
+            await self.pair(wanted.pool)
+            state = await self.db(self.store.state, player.id) or state
+        return state
+
+    async def cancel(self, player: Player, connection: str | None = None) -> SeekState | None:
+        """Stop waiting (``connection``: only if that socket holds the seek). Returns what
+        is left: None, or the seek when it was paired already (or another tab holds it)."""
+        state: SeekState | None = await self.db(self.store.cancel, player.id, connection)
+        return state
+
+    async def state(self, player: Player) -> SeekState | None:
+        found: SeekState | None = await self.db(self.store.state, player.id)
+        return found
+
+    # ------------------------------------------------------------------ pairing
+
+    async def pair(self, pool: str) -> list[Pairing]:
+        """Pair whoever waits in ``pool`` (site-wide atomic, :meth:`SeekStore.match`), start
+        their games and tell both players, wherever they wait."""
+        fresh_since = utcnow() - timedelta(seconds=STALE_SECONDS)
+        made: list[Pairing] = await self.db(self.store.match, pool, fresh_since, self._new_room)
+        for pairing in made:
+            try:
+                await self.rooms.begin(pairing.room)
+            except Exception:
+                log.exception("paired game not started", extra={"room": pairing.room.id})
+            for seek in (pairing.first, pairing.second):
+                await self.games.hub.publish(seek_key(seek.player_id), 1)
+            log.info("paired", extra={"room": pairing.room.id, "pool": pool})
+        return made
+
+    def _new_room(
+        self, first: Seek, second: Seek, variant: str, options: dict[str, Any]
+    ) -> RoomRecord:
+        """The room of two paired players: both seats taken and ready, so the colours are
+        drawn and the game (janggi: the setup choice) begins at once (R3), as "ready" does;
+        no password, no invite link (nobody else can join, R1)."""
+        now = utcnow()
+        seats = [{**new_seat(first.player_id), "ready": True}, new_seat(second.player_id)]
+        room = RoomRecord(
+            id=new_id("r"),
+            invite=None,
+            password=None,
+            open_password=None,
+            variant=variant,
+            options={**options, "paired": True},
+            status="open",
+            seats=seats,
+            sides=None,
+            setup=None,
+            game_id=None,
+            version=1,
+            created_at=now,
+            updated_at=now,
+        )
+        started = room_rules.press_ready(
+            room,
+            second.player_id,
+            now,
+            self.rooms.clock_rules,
+            swap=bool(secrets.randbelow(2)),
+            game_id=new_id("g"),
+            expected_game_id=None,
+        )
+        assert started is not None  # both seats ready in a fresh room: it always starts
+        return replace(started, version=1)
+
+    # ------------------------------------------------------------------ the beat
+
+    def counts(self) -> dict[str, int]:
+        """How many wait for each variant, site-wide, as of the last beat."""
+        return dict(self._counts)
+
+    async def beat(self) -> None:
+        """Refresh this instance's waiting seeks, pair any pool left with two waiting, and
+        tell the waiting sockets how many wait for each variant."""
+        now = utcnow()
+        fresh_since = now - timedelta(seconds=STALE_SECONDS)
+        if self.waiters:
+            await self.db(self.store.refresh, self.instance_id, now)
+        for pool in await self.db(self.store.waiting_pools, fresh_since):
+            await self.pair(pool)
+        self._counts = await self.db(self.store.counts, fresh_since)
+        message = {"type": "waiting", "counts": self.counts()}
+        for waiter in list(self.waiters):
+            with contextlib.suppress(Exception):
+                await waiter.notice(message)
+
+    async def _beat_loop(self) -> None:
+        while True:
+            started = time.monotonic()
+            try:
+                await self.beat()
+            except Exception:
+                log.warning("pairing beat failed", exc_info=True)
+            await asyncio.sleep(max(0.1, REFRESH_SECONDS - (time.monotonic() - started)))

@@ -1,0 +1,313 @@
+"""Seeks in the database: one row per waiting (or just paired) player (SPEC B1).
+
+The table is the site's one pairing desk: every instance writes its players' seeks here, and
+:meth:`SeekStore.match` pairs a pool's waiting seeks in one transaction that holds the
+pool's lock (PostgreSQL: an advisory transaction lock, so two instances never pair one pool
+at once; SQLite, one instance: a process lock), locks the rows it reads, claims both seeks of
+each pair by conditional updates and inserts their room in the same transaction. A player
+therefore has one seek (the primary key is the player), is never paired with themselves
+(:mod:`.rules`) and never twice (a claimed seek is no longer ``waiting``).
+
+A seek lives while a socket of its player waits: the instance holding it refreshes
+``seen_at``; a seek not refreshed for ``stale`` seconds (its instance died) is dropped
+rather than paired, so nobody is paired with a ghost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import zlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Float,
+    Index,
+    String,
+    Table,
+    and_,
+    delete,
+    func,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ..rooms.store import RoomRecord, room_values, rooms
+from ..storage import Store
+from ..tables import game_players, games, metadata
+from .ratings import rating_of
+from .rules import Seek, SeekError, Wish, pairs
+
+seeks = Table(
+    "seeks",
+    metadata,
+    Column("player_id", String(32), primary_key=True),
+    Column("pool", String(48), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("status", String(16), nullable=False),  # "waiting", then "paired"
+    Column("room_id", String(32), nullable=True),  # the room of the pairing
+    Column("connection", String(64), nullable=False),  # the socket whose close cancels it
+    Column("instance", String(32), nullable=False),  # the instance that refreshes it
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+    Index("ix_seeks_status_pool", "status", "pool", "created_at"),
+)
+
+_LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's
+MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class SeekState:
+    """A player's seek as stored: ``waiting`` since ``since``, or ``paired`` in ``room_id``."""
+
+    status: str
+    variant: str
+    options: dict[str, Any]
+    since: datetime
+    room_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two seeks paired, and the room made for them (stored with the claim)."""
+
+    first: Seek
+    second: Seek
+    room: RoomRecord
+
+
+def _state(row: Any) -> SeekState:
+    since = _aware(row.created_at)
+    return SeekState(row.status, row.variant, dict(row.options), since, row.room_id)
+
+
+class SeekStore:
+    """Synchronous seek storage on the server's :class:`~..storage.Store` engine."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.engine = store.engine
+        self.reader = store.reader
+        self._sqlite_lock = threading.Lock()  # SQLite: one instance, one pairing at a time
+
+    # ------------------------------------------------------------------ a player's seek
+
+    def put(
+        self, player_id: str, wish: Wish, connection: str, instance: str, now: datetime
+    ) -> SeekState:
+        """The player seeks ``wish`` (idempotent: one seek per player, a second tab takes
+        it over and keeps its waiting time when it asks for the same game).
+
+        Returns the seek as stored: ``paired`` (with its room) when the player was paired
+        and that game is still on. Raises SeekError ``already_playing`` (with ``room``) when
+        the player has an online game going on elsewhere (B1: never paired twice)."""
+        for _ in range(3):
+            try:
+                with self._serial():
+                    return self._put(player_id, wish, connection, instance, now)
+            except IntegrityError:
+                continue  # two tabs inserted at once: the other row is there now
+        raise SeekError("busy", "the seek is changing too fast; retry", 503)
+
+    def _put(
+        self, player_id: str, wish: Wish, connection: str, instance: str, now: datetime
+    ) -> SeekState:
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                self._locking(select(seeks).where(seeks.c.player_id == player_id))
+            ).one_or_none()
+            if row is not None and row.status == "paired" and _still_on(conn, row.room_id):
+                return _state(row)
+            playing = _room_of_ongoing_game(conn, player_id)
+            if playing is not None:
+                raise SeekError(
+                    "already_playing", "you are playing an online game already", 409, room=playing
+                )
+            values = {
+                "pool": wish.pool,
+                "variant": wish.variant,
+                "options": wish.options,
+                "rating": rating_of(conn, player_id, wish.variant),
+                "status": "waiting",
+                "room_id": None,
+                "connection": connection,
+                "instance": instance,
+                "seen_at": now,
+            }
+            if row is None:
+                conn.execute(seeks.insert().values(player_id=player_id, created_at=now, **values))
+                since = now
+            else:
+                same = row.status == "waiting" and row.pool == wish.pool
+                since = _aware(row.created_at) if same else now
+                conn.execute(
+                    update(seeks)
+                    .where(seeks.c.player_id == player_id)
+                    .values(created_at=since, **values)
+                )
+            return SeekState("waiting", wish.variant, wish.options, since)
+
+    def cancel(self, player_id: str, connection: str | None = None) -> SeekState | None:
+        """Withdraw the player's waiting seek (``connection``: only if that socket still
+        holds it). Returns what is left: None, or the seek as stored when it was already
+        paired (the pairing stands) or is held by another socket."""
+        with self._serial(), self.engine.begin() as conn:
+            where = and_(seeks.c.player_id == player_id, seeks.c.status == "waiting")
+            if connection is not None:
+                where = and_(where, seeks.c.connection == connection)
+            conn.execute(delete(seeks).where(where))
+            row = conn.execute(select(seeks).where(seeks.c.player_id == player_id)).one_or_none()
+        return _state(row) if row is not None else None
+
+    def state(self, player_id: str) -> SeekState | None:
+        row = self.store.row_by(seeks, "player_id", player_id)
+        return _state(row) if row is not None else None
+
+    def refresh(self, instance: str, now: datetime) -> None:
+        """The waiting seeks held by ``instance``'s sockets are still wanted."""
+        with self._serial(), self.engine.begin() as conn:
+            conn.execute(
+                update(seeks)
+                .where(seeks.c.instance == instance, seeks.c.status == "waiting")
+                .values(seen_at=now)
+            )
+
+    def counts(self, fresh_since: datetime) -> dict[str, int]:
+        """How many players wait for each variant (B1: shown while waiting)."""
+        query = (
+            select(seeks.c.variant, func.count())
+            .where(seeks.c.status == "waiting", seeks.c.seen_at >= fresh_since)
+            .group_by(seeks.c.variant)
+        )
+        with self.reader.connect() as conn:
+            return {variant: int(count) for variant, count in conn.execute(query)}
+
+    def waiting_pools(self, fresh_since: datetime) -> list[str]:
+        """The pools with at least two fresh waiting seeks (a sweep pairs them)."""
+        query = (
+            select(seeks.c.pool)
+            .where(seeks.c.status == "waiting", seeks.c.seen_at >= fresh_since)
+            .group_by(seeks.c.pool)
+            .having(func.count() >= 2)
+        )
+        with self.reader.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+    # ------------------------------------------------------------------ pairing
+
+    def match(
+        self,
+        pool: str,
+        fresh_since: datetime,
+        make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
+    ) -> list[Pairing]:
+        """Pair the pool's waiting seeks (:func:`.rules.pairs`), site-wide atomically: the
+        pool's lock, the rows locked, each pair's two seeks claimed and its room
+        (``make_room(first, second, variant, options)``) inserted in one transaction.
+        Seeks not refreshed since ``fresh_since`` are dropped. Returns the pairings made."""
+        with self._serial():
+            return self._match(pool, fresh_since, make_room)
+
+    def _match(
+        self,
+        pool: str,
+        fresh_since: datetime,
+        make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
+    ) -> list[Pairing]:
+        with self.engine.begin() as conn:
+            if not self.store.is_sqlite:
+                lock = _LOCK_BASE + zlib.crc32(pool.encode())
+                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock})
+            waiting = and_(seeks.c.pool == pool, seeks.c.status == "waiting")
+            conn.execute(delete(seeks).where(waiting, seeks.c.seen_at < fresh_since))
+            rows = list(
+                conn.execute(
+                    self._locking(
+                        select(seeks).where(waiting).order_by(seeks.c.created_at).limit(MATCH_BATCH)
+                    )
+                )
+            )
+            found = pairs(
+                [Seek(r.player_id, r.pool, r.rating, _aware(r.created_at)) for r in rows]
+            )
+            if not found:
+                return []
+            details = {r.player_id: r for r in rows}
+            made = []
+            for first, second in found:
+                row = details[first.player_id]
+                room = make_room(first, second, row.variant, dict(row.options))
+                conn.execute(rooms.insert().values(**room_values(room)))
+                claimed = conn.execute(
+                    update(seeks)
+                    .where(
+                        seeks.c.player_id.in_([first.player_id, second.player_id]),
+                        seeks.c.status == "waiting",
+                    )
+                    .values(status="paired", room_id=room.id)
+                ).rowcount
+                if claimed != 2:  # cannot happen under the lock; never pair half a pair
+                    raise RuntimeError("a seek changed under the pool's lock")
+                made.append(Pairing(first, second, room))
+            return made
+
+    def _serial(self) -> AbstractContextManager[Any]:
+        """SQLite (one instance): the seeks' transactions one at a time, since a read that
+        turns into a write in two at once would fail as locked; PostgreSQL: row and pool
+        locks do it, nothing here."""
+        return self._sqlite_lock if self.store.is_sqlite else contextlib.nullcontext()
+
+    def _locking(self, query: Any) -> Any:
+        return query if self.store.is_sqlite else query.with_for_update()
+
+
+def _still_on(conn: Connection, room_id: str | None) -> bool:
+    """The paired room's game (or janggi setup) has not ended, or is being created."""
+    if room_id is None:
+        return False
+    room = conn.execute(
+        select(rooms.c.status, rooms.c.game_id, rooms.c.setup).where(rooms.c.id == room_id)
+    ).one_or_none()
+    if room is None or room.status != "open":
+        return False
+    if room.setup is not None:
+        return True
+    if room.game_id is None:
+        return False
+    status = conn.execute(select(games.c.status).where(games.c.id == room.game_id)).scalar()
+    return status is None or status == "ongoing"
+
+
+def _room_of_ongoing_game(conn: Connection, player_id: str) -> str | None:
+    """The open room of an online game the player is playing now, if any."""
+    query = (
+        select(rooms.c.id)
+        .select_from(game_players)
+        .join(games, games.c.id == game_players.c.game_id)
+        .join(rooms, rooms.c.game_id == games.c.id)
+        .where(
+            game_players.c.player_id == player_id,
+            games.c.status == "ongoing",
+            rooms.c.status == "open",
+        )
+        .limit(1)
+    )
+    found: str | None = conn.execute(query).scalar()
+    return found
