@@ -73,9 +73,10 @@ class Cluster:
         self.engine = create_engine(POSTGRES_URL)
         self.redis = redis.Redis.from_url(REDIS_URL)
 
-    def add(self, *names: str) -> list[Instance]:
-        """Start instances together (as a deployment does: they race to migrate)."""
-        started = [Instance(name, dict(self.env), self.log_dir) for name in names]
+    def add(self, *names: str, **env: str) -> list[Instance]:
+        """Start instances together (as a deployment does: they race to migrate); ``env``:
+        settings of these instances alone (a test's fault on one of them)."""
+        started = [Instance(name, {**self.env, **env}, self.log_dir) for name in names]
         self.instances.extend(started)
         for instance in started:
             instance.spawn()

@@ -14,7 +14,9 @@ import asyncio
 import functools
 import hashlib
 import logging
+import os
 import secrets
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -212,6 +214,14 @@ class GameService:
 
     # ------------------------------------------------------------------ changing games
 
+    def _dies_after(self, change: Change) -> bool:
+        """Tests only (``CHUHAN_TEST_DIE_AFTER_MOVE_PLY``): ``change`` plays a move at the
+        ply from which this instance must die between the commit and the announcement."""
+        ply = self.settings.die_after_move_ply
+        return ply is not None and any(
+            event["type"] == "move" and int(event["ply"]) >= ply for event in change.events
+        )
+
     async def apply(
         self, game_id: str, decide: Callable[[GameRecord], Change | None]
     ) -> GameRecord:
@@ -252,6 +262,8 @@ class GameService:
                 self.known.forget(game_id)
                 continue
             self.known.remember(change.after)
+            if self._dies_after(change):  # a test's fault: committed, never announced
+                os.kill(os.getpid(), signal.SIGKILL)
             await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
             for observe in self.change_observers:
                 observe(change, time.perf_counter() - started)

@@ -48,6 +48,12 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   the app port instead. By default neither: they answer 404.
 - ``CHUHAN_STALL_LOG_MS``: log every pause of the event loop (and every garbage collection)
   longer than this many milliseconds, with where the loop was (``stalls.py``; 0: off).
+
+Fault injection, for tests only (never set in a deployment):
+
+- ``CHUHAN_TEST_DIE_AFTER_MOVE_PLY``: this instance kills itself (SIGKILL) right after it
+  commits a move at this ply or later, before announcing it: the move is stored but its news
+  never leaves (issue 27 item 5, an instance dying between commit and publish).
 """
 
 from __future__ import annotations
@@ -71,6 +77,11 @@ def _env_float(name: str, default: float) -> float:
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
+
+
+def _env_optional_int(name: str) -> int | None:
+    value = os.environ.get(name)
+    return int(value) if value else None
 
 
 def _env_flag(name: str) -> bool:
@@ -159,6 +170,7 @@ class Settings:
     ops_host: str = "127.0.0.1"
     ops_on_app_port: bool = False
     stall_log_ms: float = 0.0
+    die_after_move_ply: int | None = None  # a test's fault (CHUHAN_TEST_DIE_AFTER_MOVE_PLY)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -188,6 +200,7 @@ class Settings:
             ops_host=os.environ.get("CHUHAN_OPS_HOST") or "127.0.0.1",
             ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),
             stall_log_ms=_env_float("CHUHAN_STALL_LOG_MS", 0.0),
+            die_after_move_ply=_env_optional_int("CHUHAN_TEST_DIE_AFTER_MOVE_PLY"),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
