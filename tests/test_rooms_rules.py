@@ -550,3 +550,30 @@ def test_the_clock_flags_only_once_both_instances_saw_news_cross_after_the_deadl
     assert flagged is not None and flagged.after.result is not None
     # A player acting after the deadline has seen the move: nothing to wait for.
     assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89), sure=False)
+
+
+def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4_issue27() -> None:
+    """Issue 27 item 5: the instance holding one seat died (its last word at 30 s, buried at
+    60 s), after a Redis outage (10 s to 40 s) already added to the deadline: only what the
+    outage did not cover is added, and it stays counted once the dead instance is forgotten."""
+    r, game = playing()
+    credited = rules.overdue(game, r.sides, T0 + seconds(95), news((10, 40)))
+    assert credited is not None
+    lost = rules.instance_lost(credited.after, T0 + seconds(30), T0 + seconds(60), news((10, 40)))
+    assert lost is not None and lost.after.ongoing
+    assert [e["type"] for e in lost.events] == ["outage"] and lost.events[0]["seconds"] == 20
+    clock = lost.after.options["clock"]
+    assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(140)
+    # Buried: the dead instance says nothing any more, the span its death kept counts still.
+    later = lost.after
+    assert rules.instance_lost(later, T0 + seconds(30), T0 + seconds(60), news((10, 40))) is None
+    assert rules.overdue(later, r.sides, T0 + seconds(139), news((10, 40))) is None
+    flagged = rules.overdue(later, r.sides, T0 + seconds(140), news((10, 40)))
+    assert flagged is not None and flagged.after.result is not None
+    assert flagged.after.result["reason"] == "timeout"
+    # Time before the turn began is not this turn's; a new turn starts with nothing kept.
+    assert rules.instance_lost(game, T0 - seconds(50), T0, None) is None
+    change = rules_of.play_move(later, 0, "b1c3", 0)
+    assert change is not None
+    next_turn = rules.after_move(change, r.sides, 0, T0 + seconds(100), CLOCK).after
+    assert "news_lost" not in next_turn.options["clock"]

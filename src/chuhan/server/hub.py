@@ -21,6 +21,10 @@ from typing import Any, Protocol
 
 from .storage import GameRecord, StoredEvent, game_from_json, game_to_json, utcnow
 
+# Published instead of a seq: "read whatever you missed", subscribers catch up from the
+# database (news may have been lost: Redis dropped, an instance died before announcing).
+RESYNC_SEQ = -1
+
 
 @dataclass(frozen=True)
 class News:

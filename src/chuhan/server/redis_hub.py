@@ -37,11 +37,10 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .hub import LocalHub, News, Subscriber
+from .hub import RESYNC_SEQ, LocalHub, News, Subscriber
 from .storage import utcnow
 
 log = logging.getLogger("chuhan.hub")
-RESYNC_SEQ = -1  # "read whatever you missed": subscribers catch up from the database anyway
 _PAUSE_FIRST = 0.1
 _PAUSE_MOST = 2.0
 _PUBLISH_WAIT = 5.0  # for a free connection of the pool

@@ -49,8 +49,9 @@ def new_clock(rules: ClockRules, now: datetime, measured_lag: float | None) -> d
 def next_turn(
     clock: dict[str, Any], rules: ClockRules, now: datetime, measured_lag: float | None
 ) -> dict[str, Any]:
-    """The clock after a move at ``now``: a new turn with its own deadline."""
-    turn = {key: value for key, value in clock.items() if key != "news_credit"}
+    """The clock after a move at ``now``: a new turn with its own deadline (what concerned
+    the news of the turn before is left behind)."""
+    turn = {key: value for key, value in clock.items() if key not in ("news_credit", "news_lost")}
     return {
         **turn,
         "turn_started_at": iso(now),
@@ -131,9 +132,18 @@ def overlap_seconds(outages: list[Outage], start: datetime, now: datetime) -> fl
 def news_credit(clock: dict[str, Any], outages: list[Outage], now: datetime) -> float:
     """R4, Z4: the seconds of this turn during which the news between the players'
     instances could not cross, not yet added to its deadline (``news_credit`` counts those
-    added this turn)."""
+    added this turn). ``outages``: what the instances say of their hubs; the spans the clock
+    keeps itself (``news_lost``, an instance that died) count with them, once."""
     started = parse_iso(clock["turn_started_at"])
-    return overlap_seconds(outages, started, now) - float(clock.get("news_credit", 0.0))
+    lost: list[Outage] = [(parse_iso(a), parse_iso(b)) for a, b in clock.get("news_lost", [])]
+    return overlap_seconds([*outages, *lost], started, now) - float(clock.get("news_credit", 0.0))
+
+
+def news_lost(clock: dict[str, Any], start: datetime, end: datetime) -> dict[str, Any]:
+    """The clock keeping the span from ``start`` to ``end`` during which news may not have
+    crossed (an instance holding a seat died, R7, Z4): its instance's own outages are
+    forgotten with it, this span stays with the turn."""
+    return {**clock, "news_lost": [*clock.get("news_lost", []), [iso(start), iso(end)]]}
 
 
 def credited(clock: dict[str, Any], seconds: float) -> dict[str, Any]:

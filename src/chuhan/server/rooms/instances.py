@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import JSON, Boolean, Column, DateTime, String, Table, delete, select, update
 
 from ..games import GameActionError
+from ..hub import RESYNC_SEQ
 from ..storage import Store, utcnow
 from ..tables import metadata
 from . import clocks, rules
-from .core import RoomCore
+from .core import RoomCore, room_key
 from .presence import without_instances
 from .store import RoomRecord
 
@@ -60,6 +61,12 @@ class Instance:
     def is_dead(self, now: datetime, dead_after: float) -> bool:
         """True once it stopped, or its last heartbeat is ``dead_after`` seconds old."""
         return self.stopped or (now - self.alive_at).total_seconds() >= dead_after
+
+    def last_word(self) -> datetime:
+        """The last moment its news was seen to cross (its last echo, as its last heartbeat
+        said; that heartbeat if it said none): what it committed later may never have left."""
+        checked = (self.hub or {}).get("checked_until")
+        return min(clocks.parse_iso(checked), self.alive_at) if checked else self.alive_at
 
 
 def outage_since(live: list[Instance], dead: list[Instance]) -> datetime | None:
@@ -189,6 +196,12 @@ class InstanceRegistry:
             ],
         }
 
+    def news(self, room: RoomRecord) -> rules.NewsWatch | None:
+        """R4, Z4: whether the players' moves cross between instances, and what those
+        instances say of it; None when both seats are held on one instance (or away)."""
+        holders = seat_holders(room)
+        return self.watch(holders) if len(holders) >= 2 else None
+
     def watch(self, instance_ids: set[str | None]) -> rules.NewsWatch:
         """What the instances ``instance_ids`` (holding the players' seats) say about news
         crossing between them: this one's at once, the others' as of their last heartbeat.
@@ -232,7 +245,8 @@ class InstanceRegistry:
         since = outage_since(live, dead)
         if since is not None:
             await self._after_outage(since)
-        await self._bury(dead, legacy_seats=True)
+        # After an outage of every instance, its time is charged to no one already.
+        await self._bury(dead, legacy_seats=True, news_lost=since is None)
 
     async def leave(self) -> None:
         """A graceful stop (the heartbeat task was stopped already)."""
@@ -316,15 +330,20 @@ class InstanceRegistry:
             and instance.is_dead(now, self.settings.dead_after_seconds)
         ]
         if dead:
-            await self._bury(dead, legacy_seats=False)
+            await self._bury(dead, legacy_seats=False, news_lost=True)
             # Their clock keepers died with them: this instance keeps those clocks now.
             for room in await self.core.db(self.core.store.active):
                 self.keep_time(room.id)
 
-    async def _bury(self, dead: list[Instance], legacy_seats: bool) -> None:
+    async def _bury(self, dead: list[Instance], legacy_seats: bool, news_lost: bool) -> None:
         """R7: seats held by connections of ``dead`` instances are no longer connected (with
         ``legacy_seats``, also seats marked before instances were recorded); then both
-        players away makes the game wait. The dead instances' rows are forgotten."""
+        players away makes the game wait. The dead instances' rows are forgotten.
+
+        What a dead instance committed and never announced (issue 27 item 5: a move, a game
+        begun) is read by every socket of its rooms and their games (a resync), and, with
+        ``news_lost``, the time it may have kept a turn from being shown is charged to no
+        one first (:meth:`_charge_lost_news`): no turn is flagged that was not shown."""
         gone: set[str | None] = {instance.id for instance in dead}
         if legacy_seats:
             gone.add(None)
@@ -333,11 +352,50 @@ class InstanceRegistry:
             if without_instances(room, gone) is None:
                 continue
             try:
+                if news_lost:
+                    await self._charge_lost_news(room, dead)
                 await self.settle(
                     await core.change_room(room.id, lambda r: without_instances(r, gone))
                 )
             except GameActionError as exc:
                 log.warning("seats not cleared", extra={"room": room.id, "code": exc.code})
+            await self._resync(room)
         for instance in dead:
             if await core.db(self.store.forget, instance):
                 log.info("instance buried", extra={"instance": instance.id})
+
+    async def _charge_lost_news(self, room: RoomRecord, dead: list[Instance]) -> None:
+        """R4, Z4: a dead instance held one player's seat while the other's was held
+        elsewhere: from its last word until now, the player to move may not have been shown
+        their turn; that time is charged to no one as a Redis outage's is
+        (:func:`.rules.instance_lost`). Done before the seats are cleared, which would let
+        the clock flag at once."""
+        holders = seat_holders(room)
+        lost = [instance for instance in dead if instance.id in holders]
+        if room.game_id is None or room.setup is not None or len(holders) < 2 or not lost:
+            return
+        since = min(instance.last_word() for instance in lost)
+        news = self.watch(holders)
+        games = self.core.games
+        games.known.forget(room.game_id)  # the dead instance may have changed it unheard
+        await games.apply(room.game_id, lambda g: rules.instance_lost(g, since, utcnow(), news))
+
+    async def _resync(self, room: RoomRecord) -> None:
+        """Every socket of the room and of its game, on every instance, reads what it
+        missed: news the dead instance committed but never sent (a doorbell twice is
+        harmless)."""
+        hub = self.core.hub
+        try:
+            await hub.publish(room_key(room.id), RESYNC_SEQ)
+            if room.game_id is not None:
+                await hub.publish(room.game_id, RESYNC_SEQ)
+        except Exception:  # a socket's failure is its own; the next news rings it again
+            log.exception("resync failed", extra={"room": room.id})
+
+
+def seat_holders(room: RoomRecord) -> set[str | None]:
+    """The instances whose connections hold the seats of the room's players."""
+    sides = room.sides or []
+    return {
+        seat.get("instance") for seat in room.seats if seat["connected"] and seat["player"] in sides
+    }

@@ -367,6 +367,27 @@ def overdue(
     return scored(rules_of._finish(game, game, [], 1 - loser, "timeout"), sides)
 
 
+def instance_lost(
+    game: GameRecord, since: datetime, now: datetime, news: NewsWatch | None = None
+) -> Change | None:
+    """R4, R7, Z4 (issue 27 item 5): an instance holding one player's seat, the other's
+    held elsewhere, died; nothing it committed after ``since`` (the last moment its news was
+    seen to cross) may have reached the other instance before ``now``, when the other's
+    sockets are made to read the log. The player to move may not have been shown their turn
+    all that time: it is charged to no one as a Redis outage is, the span kept with the
+    turn's clock (the dead instance's word is forgotten with it) and the time of the turn it
+    covered added to the deadline (an ``outage`` event). ``news``: what the instances said of
+    their hubs, so that an outage already credited counts once. None: nothing to add."""
+    clock = game.options.get("clock")
+    if not game.ongoing or clock is None or now <= since:
+        return None
+    kept = clocks.news_lost(clock, since, now)
+    credit = clocks.news_credit(kept, list(news.outages) if news is not None else [], now)
+    if credit <= 0.001:
+        return None
+    return with_options(game, "outage", {"seconds": credit}, clock=clocks.credited(kept, credit))
+
+
 def chained(first: Change, then: Callable[[GameRecord], Change | None]) -> Change:
     """``first`` (a change that leaves the game going on), then ``then`` on the game after
     it, as one change (their events in order)."""

@@ -458,15 +458,7 @@ class RoomService:
     def news(self, room: RoomRecord) -> rules.NewsWatch | None:
         """R4, Z4: whether the players' moves cross between instances, and what those
         instances say of it; None when both seats are held on one instance (or away)."""
-        sides = room.sides or []
-        holders = {
-            seat.get("instance")
-            for seat in room.seats
-            if seat["connected"] and seat["player"] in sides
-        }
-        if len(holders) < 2:
-            return None
-        return self.registry.watch(holders)
+        return self.registry.news(room)
 
     async def _enforce(self, room: RoomRecord) -> None:
         """Whatever is due now: a setup chosen by the clock, a flag, an interruption."""
