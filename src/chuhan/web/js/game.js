@@ -106,6 +106,11 @@ export class GameScreen {
     if (this.isLocal) {
       const ok = await confirmDialog(t("draw_local.title"), t("draw_local.question"), t("draw_local.confirm"));
       if (!ok) return;
+    } else {
+      // The AI may accept at once (A5), ending the game: a scored one for no points (P4).
+      const question = this.state?.practice ? "draw_ai.question_practice" : "draw_ai.question";
+      const ok = await confirmDialog(t("draw_ai.title"), t(question), t("draw_ai.confirm"));
+      if (!ok) return;
     }
     announce(t("announce.draw_offered"));
     this.refused(await this.socket.request("draw_offer"));

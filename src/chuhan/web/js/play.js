@@ -59,6 +59,11 @@ export function parseArrangement(text) {
   return placement;
 }
 
+/** "You lost" → "You lost."; "You won!" stays as it is (no "You won!."). */
+export function sentenceEnd(text) {
+  return /[.!?。！？]$/.test(text) ? text : `${text}.`;
+}
+
 function hexOf(buffer) {
   return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -256,7 +261,7 @@ export class PlayView {
       this.thinking = false;
       playSound("end");
       const { title, reason } = this.result();
-      announce(`${title}. ${reason}`);
+      announce([sentenceEnd(title), reason].filter(Boolean).join(" "));
       this.host.onEnd?.(state);
     }
   }
@@ -420,6 +425,8 @@ export class PlayView {
     this.players.innerHTML = "";
     if (!s) return;
     const [first, second] = sideNames(this.variant);
+    const totals = this.variant === "janggi" && s.fen ? janggiTotals(s.fen) : null;
+    this.players.toggleAttribute("data-janggi-points", Boolean(totals));
     for (const side of this.flipped() ? [first, second] : [second, first]) {
       const toMove = s.turn === side && s.status === "ongoing";
       const row = el("div", {
@@ -431,6 +438,12 @@ export class PlayView {
       for (const badge of this.host.playerBadges?.(side) || []) row.append(badge);
       const clock = toMove ? this.host.clockText?.(side) : "";
       if (clock) row.append(el("span", { class: "player-clock", "data-player-clock": "" }, clock));
+      if (totals) {
+        // J8: points decide janggi games; each side's running total (Han's with its 1.5).
+        row.append(el("span", { class: "player-points", title: t("janggi.points_title") },
+          el("span", { class: "points-label" }, `${t("janggi.points")} `),
+          el("span", { "data-points-side": side }, String(totals[side]))));
+      }
       if (toMove && this.thinking && side !== s.you && !this.isLocal) {
         row.append(el("span", { class: "thinking-dots", "data-thinking": "" }, t("status.thinking")));
       }
@@ -541,6 +554,9 @@ export class PlayView {
     this.captured.innerHTML = "";
     if (!this.state) return;
     const lost = this.lostPieces();
+    if (Object.values(lost).some((letters) => letters.length)) {
+      this.captured.append(el("h2", { class: "panel-heading" }, t("captured.heading")));
+    }
     for (const side of sideNames(this.variant)) {
       const letters = lost[side] || [];
       if (!letters.length) continue;
@@ -594,9 +610,8 @@ export class PlayView {
     const s = this.state;
     const { title, reason } = this.result();
     const box = el("div", { class: "end-summary" });
-    const stop = /[.!?]$/.test(title) ? "" : ".";
     const points = this.host.pointsText?.(s) || "";
-    const words = [withTitle ? `${title}${stop}` : "", reason, points].filter(Boolean).join(" ");
+    const words = [withTitle ? sentenceEnd(title) : "", reason, points].filter(Boolean).join(" ");
     box.append(el("p", { class: "end-result", [withTitle ? "data-result" : "data-result-reason"]: "" }, words));
     if (s.practice) box.append(el("p", {}, t("result.practice")));
     if (s.commitment && s.arrangement && s.salt) box.append(this.commitmentCheck());

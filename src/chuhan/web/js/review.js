@@ -236,7 +236,8 @@ export class Review {
   afterRender() {
     const s = this.state;
     this.section.hidden = !s;
-    this.bar.hidden = !s;
+    // No "Move 0 of 0" before the first move: there is nothing to step through yet.
+    this.bar.hidden = !s || !this.total;
     if (!s) return;
     const shown = this.shownPly();
     const total = this.total;
@@ -382,7 +383,7 @@ export class Review {
     const a = this.analysis;
     const finished = s.status !== "ongoing";
     const status = a?.status ?? "none";
-    this.analyse.hidden = !finished || status !== "none";
+    this.analyse.hidden = !finished || status !== "none" || !this.total; // nothing to analyse
     this.analyse.disabled = !finished;
     const running = status === "queued" || status === "running";
     this.progress.hidden = !running;
