@@ -230,6 +230,8 @@ class Board:
         self.key = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
+        # How often each key of ``_keys`` occurs: repetition in O(1) per move, not O(moves).
+        self._key_counts: dict[int, int] = {}
         self._checks: list[bool] = []
         self._outcome_cache: tuple[int, Outcome | None] | None = None
         self._legal_cache: tuple[int, int, list[int]] | None = None
@@ -297,6 +299,7 @@ class Board:
         self.key = self._full_key()
         self._stack = []
         self._keys = [self.key]
+        self._key_counts = {self.key: 1}
         self._checks = []
         self._outcome_cache = None
         self._legal_cache = None
@@ -719,7 +722,7 @@ class Board:
 
     def _push_code(self, code: int) -> None:
         self._stack.append(self._make(code))
-        self._keys.append(self.key)
+        self._remember_key()
         self._checks.append(self.is_check())
         self._outcome_cache = None
 
@@ -728,11 +731,29 @@ class Board:
         if not self._stack:
             raise IndexError("no move to take back")
         undo = self._stack.pop()
-        self._keys.pop()
+        self._forget_key()
         self._checks.pop()
         self._unmake(undo)
         self._outcome_cache = None
         return Move.from_code(undo.code)
+
+    def _remember_key(self) -> None:
+        """Add the position just reached to the history that repetition counts (E1)."""
+        key = self.key
+        self._keys.append(key)
+        self._key_counts[key] = self._key_counts.get(key, 0) + 1
+
+    def _forget_key(self) -> None:
+        key = self._keys.pop()
+        left = self._key_counts[key] - 1
+        if left:
+            self._key_counts[key] = left
+        else:
+            del self._key_counts[key]
+
+    def peek(self) -> Move:
+        """The last move played. Raises IndexError when there is none."""
+        return Move.from_code(self._stack[-1].code)
 
     @property
     def move_stack(self) -> list[Move]:
@@ -771,6 +792,7 @@ class Board:
         other.key = self.key
         other._stack = self._stack[:]
         other._keys = self._keys[:]
+        other._key_counts = dict(self._key_counts)
         other._checks = self._checks[:]
         other._outcome_cache = self._outcome_cache
         other._legal_cache = self._legal_cache
@@ -807,7 +829,7 @@ class Board:
 
     def repetition_count(self) -> int:
         """How often the current position (placement, faces, side to move) has occurred."""
-        return self._keys.count(self.key)
+        return self._key_counts.get(self.key, 0)
 
     def _repetition_outcome(self) -> Outcome | None:
         """E1: at the third occurrence the moves since the first are judged by the board's

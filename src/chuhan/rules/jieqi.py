@@ -518,7 +518,7 @@ class JieqiBoard(Board):
                 self.pool[side][abs(captured_piece)] -= 1
                 undo.extra = (revealed, captured_piece)
         self._stack.append(undo)
-        self._keys.append(self.key)
+        self._remember_key()
         self._checks.append(self.is_check())
         self._outcome_cache = None
 

@@ -42,12 +42,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from . import make_board
-from .board import Board, Move, Outcome, RulesError
+from .board import Board, GameOverError, Move, Outcome, RulesError
 from .geometry import FIRST
 from .jieqi import JieqiBoard, verify_commitment
 from .notation import check_notation, read_move, read_reveal, write_move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+# The most half-moves one record may hold (SPEC Z7): long enough for any game played (janggi
+# ends at 400, xiangqi games over 300 are rare), short enough that replaying one is quick.
+MAX_RECORD_PLIES = 1000
 _NO_MOVE_ENDS = ("checkmate", "stalemate")
 # Record format tag values, by notation name.
 FORMAT_TAGS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "korean": "Korean"}
@@ -69,6 +72,11 @@ class RecordError(RulesError):
         super().__init__(f"line {line}: {reason}")
         self.line = line
         self.reason = reason
+
+
+class RecordTooLongError(RecordError):
+    """A record with more than :data:`MAX_RECORD_PLIES` half-moves; ``line`` holds the first
+    one past the cap."""
 
 
 @dataclass(frozen=True)
@@ -575,6 +583,11 @@ def _replay(
     moves: list[Move] = []
     text_result: _Token | None = None
     rules_end: RulesEnd | None = None
+    played = _move_tokens(tokens)
+    if len(played) > MAX_RECORD_PLIES:  # refused before any replay (Z7)
+        raise RecordTooLongError(
+            played[MAX_RECORD_PLIES].line, f"a record holds at most {MAX_RECORD_PLIES} half-moves"
+        )
     for token in tokens:
         if token.text.startswith("["):
             raise RecordError(token.line, "malformed tag among the moves")
@@ -589,11 +602,14 @@ def _replay(
             continue
         if text_result is not None:
             raise RecordError(token.line, f"move {token.text!r} after the result")
-        outcome = board.outcome()
-        if outcome is not None and rules_end is None:
-            rules_end = RulesEnd(board.ply, outcome.reason, outcome.winner)
+        if rules_end is None:
+            # Once our rules have ended the game, the record only has to stay legal: judging
+            # the repetition again at every later ply made a cycling record quadratic (Z7).
+            outcome = board.outcome()
+            if outcome is not None:
+                rules_end = RulesEnd(board.ply, outcome.reason, outcome.winner)
         _play(board, token, notation, len(moves) + 1)
-        moves.append(board.move_stack[-1])
+        moves.append(board.peek())
     result = _check_result(board, tags, lines_of, text_result, played_on=rules_end is not None)
     return GameRecord(
         variant=variant,
@@ -605,6 +621,19 @@ def _replay(
         tags=tags,
         rules_end=rules_end,
     )
+
+
+def _move_tokens(tokens: list[_Token]) -> list[_Token]:
+    """The tokens that are moves: not a tag, NAG, mark, placeholder or result."""
+    return [
+        token
+        for token in tokens
+        if not token.text.startswith("[")
+        and not _NAG.match(token.text)
+        and not _GIB_MARK.match(token.text)
+        and not _PLACEHOLDER.match(token.text)
+        and token.text not in RESULTS
+    ]
 
 
 def _black_first(
@@ -629,10 +658,12 @@ def push_played(board: Board, move: Move | str, reveal: str | None = None) -> No
     Raises what ``Board.push`` raises for an illegal move or a wrong reveal, and
     GameOverError only when the side to move has no legal move at all.
     """
-    if board.outcome() is not None:
-        # Every rule but "no legal move" can end a game that still has moves: the board is
-        # told that it goes on, so that push checks the move (and its reveal) as usual.
-        board._outcome_cache = (board.ply, None)
+    if not board._position_legal_codes():
+        raise GameOverError(f"the game is over; {move} cannot be played")
+    # Every rule but "no legal move" can end a game that still has moves: the board is told
+    # that it goes on, so that push checks the move (and its reveal) as usual, without judging
+    # the end it ignores (a repetition's verdict reads every move since the first occurrence).
+    board._outcome_cache = (board.ply, None)
     if isinstance(board, JieqiBoard):
         board.push(move, reveal=reveal)
     else:

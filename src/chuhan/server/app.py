@@ -167,7 +167,7 @@ def create_app(
     @app.exception_handler(GameActionError)
     async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
         if isinstance(exc, PendingGameError):
-            return _error(exc.code, exc.message, pending=service.state(exc.pending))
+            return _error(exc.code, exc.message, pending=await service.state(exc.pending))
         return _error(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
@@ -222,16 +222,16 @@ def create_app(
     @app.get("/api/games/pending")
     async def pending(player: Me) -> dict[str, Any]:
         game = await service.pending_game(player)
-        return {"game": service.state(game) if game else None}
+        return {"game": await service.state(game) if game else None}
 
     @app.post("/api/games", status_code=201)
     async def create(body: CreateGameBody, player: Me) -> dict[str, Any]:
         game = await service.create_game(player, NewGame(**body.model_dump()))
-        return service.state(game)
+        return await service.state(game)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str, player: Me) -> dict[str, Any]:
-        return service.state(await service.game_for(player, game_id))
+        return await service.state(await service.game_for(player, game_id))
 
     @app.post("/api/games/{game_id}/moves", response_model=None)
     async def post_move(game_id: str, body: MoveBody, player: Me) -> dict[str, Any] | JSONResponse:
@@ -240,8 +240,9 @@ def create_app(
             after, ply = await service.move(game, body.ply, body.move)
         except GameActionError as exc:
             current = await service.current_game(game_id)
-            return _error(exc.code, exc.message, state=service.state(current), reply_to=body.id)
-        return {"type": "ack", "reply_to": body.id, "ply": ply, "state": service.state(after)}
+            state = await service.state(current)
+            return _error(exc.code, exc.message, state=state, reply_to=body.id)
+        return {"type": "ack", "reply_to": body.id, "ply": ply, "state": await service.state(after)}
 
     @app.post("/api/analysis/moves")
     async def analysis(body: AnalysisBody) -> dict[str, Any]:

@@ -213,10 +213,14 @@ class NotationCache:
         if played[: len(done)] != done:
             done, texts = (), {n: [] for n in notations}
         texts = {n: list(v) for n, v in texts.items()}
-        for index in range(len(done), len(played)):
-            before = board_of(game, list(played[:index]))
-            for name in notations:
-                texts[name].append(write_move(before, played[index], name))
+        if len(done) < len(played):
+            # One board walked forward: a board per prefix copied the whole history each
+            # time, quadratic in the game's length (a long imported record, Z7).
+            board = board_of(game, list(played[: len(done)]))
+            for text in played[len(done) :]:
+                for name in notations:
+                    texts[name].append(write_move(board, text, name))
+                push_played(board, text)
         with self._lock:
             self._written[cache_key] = (played, texts)
             self._written.move_to_end(cache_key)
@@ -307,7 +311,7 @@ def play_move(game: GameRecord, ply: int, text: str, mover: int | None) -> Chang
     except RulesError as exc:
         raise GameActionError("illegal_move", str(exc)) from None
     names = side_names(game.variant)
-    canonical = str(board.move_stack[-1])
+    canonical = str(board.peek())
     after = replace(game, moves=[*game.moves, canonical], seq=game.seq + 1)
     BOARDS.put((game.id, game.start_fen, tuple(after.moves)), board)  # its events' board
     events = [event("move", ply=ply, move=canonical, by=names[1 - board.turn])]

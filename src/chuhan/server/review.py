@@ -42,6 +42,7 @@ from ..rules.record import (
 )
 from ..rules.record import (
     RecordError,
+    RecordTooLongError,
     decode_record,
     default_format,
     push_played,
@@ -640,6 +641,8 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             return _refuse("bad_record", "line 1: the record is empty", 400, line=1)
         try:
             record = await asyncio.to_thread(read_record, text)
+        except RecordTooLongError as exc:
+            return _refuse("too_many_moves", str(exc), 413, line=exc.line)
         except RecordError as exc:
             return _refuse("bad_record", str(exc), 400, line=exc.line)
         except RulesError as exc:
@@ -651,7 +654,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         start_event = rules_of.event("start")
         await service.db(service.store.insert_game, game, [start_event])
         log.info("record imported", extra={"game": game.id, "player": player.id})
-        return views.state_for(game, None)
+        return await asyncio.to_thread(views.state_for, game, None)
 
     @router.post("/api/games/{game_id}/share")
     async def share_game(game_id: str, player: Me) -> dict[str, Any]:
@@ -669,7 +672,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             return _refuse(
                 "game_ongoing", "the game is still being played; its review opens at the end", 409
             )
-        return views.state_for(game, None)
+        return await asyncio.to_thread(views.state_for, game, None)
 
     @router.post("/api/games/{game_id}/analysis", status_code=202, response_model=None)
     async def start_analysis(

@@ -209,8 +209,10 @@ class GameService:
                 return game
         return None
 
-    def state(self, game: GameRecord) -> dict[str, Any]:
-        return views.state_for(game, viewer_of(game))
+    async def state(self, game: GameRecord) -> dict[str, Any]:
+        """The game as its player sees it, built in a worker thread: a cold read replays the
+        whole game, which must not hold the event loop (SPEC Z7)."""
+        return await asyncio.to_thread(views.state_for, game, viewer_of(game))
 
     # ------------------------------------------------------------------ changing games
 

@@ -96,7 +96,7 @@ class GameConnection:
         async with self._lock:
             last = message.last_seq
             if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
-                state = views.state_for(game, self.viewer)
+                state = await asyncio.to_thread(views.state_for, game, self.viewer)
                 await self._send(state_event(game.seq, state, reply_to=message.id))
                 self.sent_seq = game.seq
                 return
@@ -108,7 +108,7 @@ class GameConnection:
         state = None
         game = await self.service.db(self.service.store.game, self.game_id)
         if game is not None:
-            state = views.state_for(game, self.viewer)
+            state = await asyncio.to_thread(views.state_for, game, self.viewer)
         await self.reply(error_reply(code, text, reply_to, state=state))
 
     async def handle(self, raw: str) -> None:

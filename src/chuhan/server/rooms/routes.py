@@ -151,7 +151,7 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
             player = await player_of(request.cookies.get(COOKIE))
             await rooms.leave(player, room_id)
             pending = await games.pending_game(player)
-            return {"pending": games.state(pending) if pending else None}
+            return {"pending": await games.state(pending) if pending else None}
         except GameActionError as exc:
             return _refusal(exc)
 
@@ -340,7 +340,8 @@ class RoomConnection:
             return
         self.rooms.games.known.remember(game)  # the next change here starts from it
         if last_seq is None or last_seq > game.seq or game.seq - last_seq > MAX_REPLAY:
-            state = views.state_for(game, await self._viewer())
+            viewer = await self._viewer()
+            state = await asyncio.to_thread(views.state_for, game, viewer)
             await self._send(state_event(game.seq, state, game_id=game_id))
             self.sent_seq = game.seq  # read after the subscription: later news comes to notify
         else:
