@@ -28,7 +28,7 @@ import signal
 import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,6 +182,69 @@ class FairShares:
                 counter[key] -= 1
                 if counter[key] <= 0:
                     del counter[key]
+
+
+class FairTurns:
+    """At most ``capacity`` turns at once, handed round-robin over address blocks and, within
+    a block, over its players (issue 27 #7, SPEC Z7): whoever asks waits for at most one turn
+    of each other block (and each other player of its own block), however many turns any of
+    them has asked for. Used by the analyses (one turn per position, ``review.py``), whose
+    many small jobs would otherwise be served first come, first served."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(1, capacity)
+        self.taken = 0
+        self._waiting: OrderedDict[str, OrderedDict[str, deque[asyncio.Future[None]]]] = (
+            OrderedDict()
+        )
+
+    @contextlib.asynccontextmanager
+    async def turn(self, block: str, owner: str) -> AsyncIterator[None]:
+        """Wait for a turn of ``owner`` (from ``block``) and hold it for the ``with`` body."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(block, OrderedDict()).setdefault(owner, deque()).append(ready)
+        self._hand_out()
+        try:
+            await ready
+        except asyncio.CancelledError:
+            if ready.done() and not ready.cancelled():
+                self._give_back()  # the turn came as the waiter was cancelled
+            else:
+                self._forget(block, owner, ready)
+            raise
+        try:
+            yield
+        finally:
+            self._give_back()
+
+    def _give_back(self) -> None:
+        self.taken -= 1
+        self._hand_out()
+
+    def _forget(self, block: str, owner: str, ready: asyncio.Future[None]) -> None:
+        owners = self._waiting.get(block)
+        queue = owners.get(owner) if owners is not None else None
+        if owners is None or queue is None or ready not in queue:
+            return
+        queue.remove(ready)
+        if not queue:
+            del owners[owner]
+        if not owners:
+            del self._waiting[block]
+
+    def _hand_out(self) -> None:
+        while self.taken < self.capacity and self._waiting:
+            block, owners = self._waiting.popitem(last=False)
+            owner, queue = owners.popitem(last=False)
+            ready = queue.popleft()
+            if queue:
+                owners[owner] = queue  # the owner's next turn: after its block's others
+            if owners:
+                self._waiting[block] = owners  # the block's next turn: after the others
+            if ready.done():
+                continue
+            self.taken += 1
+            ready.set_result(None)
 
 
 class AIPool:

@@ -26,6 +26,7 @@ from .collector import Collector
 from .games import GameActionError
 from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
+from .limits import TooManyError
 from .metrics import CONTENT_TYPE, Metrics
 from .protocol import error_body
 from .redis_hub import RedisHub
@@ -168,6 +169,8 @@ def create_app(
     async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
         if isinstance(exc, PendingGameError):
             return _error(exc.code, exc.message, pending=await service.state(exc.pending))
+        if isinstance(exc, TooManyError):
+            return _error(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
         return _error(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)

@@ -31,6 +31,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
+from .games import GameActionError
 from .tables import metadata
 
 limit_buckets = Table(
@@ -75,6 +76,17 @@ class LimitExceeded(Exception):
     def __init__(self, retry_after: float) -> None:
         super().__init__(f"limit reached; retry in {retry_after:.0f} s")
         self.retry_after = retry_after
+
+
+class TooManyError(GameActionError):
+    """A use refused by a limit: HTTP 429 with ``retry_after`` (whole seconds, at least 1)
+    and a machine ``code`` the front end translates (SPEC Z5)."""
+
+    status = 429
+
+    def __init__(self, code: str, message: str, retry_after: float) -> None:
+        super().__init__(code, message)
+        self.retry_after = max(1, round(retry_after))
 
 
 class Limiter:

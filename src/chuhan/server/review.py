@@ -23,6 +23,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -52,9 +53,11 @@ from ..rules.record import (
 )
 from . import games as rules_of
 from . import views
-from .ai import AIBusyError, AIJob
+from .ai import AIBusyError, AIJob, FairTurns
 from .app import current_player
+from .connections import CLIENT_BLOCK
 from .games import GameActionError
+from .limits import TooManyError
 from .service import GameService, new_id
 from .storage import GameRecord, Player, Store, utcnow
 from .tables import game_analyses, game_players, game_shares, players
@@ -388,51 +391,112 @@ def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[
 
 
 class AnalysisRunner:
-    """Runs analyses in the AI workers at a lower priority than live games.
+    """Runs analyses in the AI workers at a lower priority than live games, fairly.
 
     An analysis sends one position at a time (a fixed node budget, a fraction of a second)
     and only when a worker is idle with no live job waiting; it never takes the last worker
     (with one worker: never while a live job runs), so a live game's AI reply never queues
-    behind more than nothing. At most ``max_running`` analyses run at once per instance;
-    the others wait as ``queued``. Progress is stored about once a second, so an analysis
-    cut short (a restart) goes on from where it was when asked again.
+    behind more than nothing. At most ``max_running`` positions are out at once per instance
+    (fewer with fewer workers), handed out round-robin over address blocks and their players
+    (:class:`~.ai.FairTurns`, issue 27 #7): another player's analysis waits for one position
+    of each other asker, not for their whole queue. A player has at most ``per_player``
+    analyses waiting or running here, an address block ``per_address``; one more is refused
+    (429 ``analysis_queue_full``). Progress is stored about once a second, so an analysis cut
+    short (a restart) goes on from where it was when asked again.
     """
 
     POLL_SECONDS = 0.05
     SAVE_SECONDS = 1.0
     STALE_SECONDS = 30.0  # a running analysis not saved for this long lost its task
+    RETRY_SECONDS = 5.0  # what a refused asker is told to wait: a few positions' time
 
     def __init__(
-        self, service: GameService, reviews: ReviewStore, nodes: int, max_running: int = 2
+        self,
+        service: GameService,
+        reviews: ReviewStore,
+        nodes: int,
+        max_running: int = 2,
+        per_player: int = 3,
+        per_address: int = 10,
     ) -> None:
         self.service = service
         self.reviews = reviews
         self.nodes = nodes
-        self._slots = asyncio.Semaphore(max_running)
+        self.per_player = per_player
+        self.per_address = per_address
+        # As many turns as positions may be out at once (``_may_send``): a turn held while
+        # waiting for a worker would let its holder's next position pass the others.
+        pool = service.pool
+        self._turns = FairTurns(1 if pool.shared else min(max_running, pool.workers - 1))
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._askers: dict[str, tuple[str, str]] = {}  # game id: (address block, player)
+        self._players: Counter[str] = Counter()
+        self._blocks: Counter[str] = Counter()
         self._in_flight = 0
 
     def running(self, game_id: str) -> bool:
         task = self._tasks.get(game_id)
         return task is not None and not task.done()
 
-    async def start(self, game: GameRecord) -> StoredAnalysis:
-        """Queue the game's analysis (idempotent) and make sure it runs here."""
+    def _lost(self, game_id: str, stored: StoredAnalysis | None) -> bool:
+        """True when the stored analysis needs a task here to go on."""
+        if stored is None:
+            return True
+        if stored.status == "done" or self.running(game_id):
+            return False
+        return stored.status != "running" or _stale(stored, self.STALE_SECONDS)
+
+    def _refusal(self, owner: str, block: str) -> TooManyError | None:
+        """Why one more analysis for ``owner`` from ``block`` is refused, or None."""
+        if owner and self._players[owner] >= self.per_player:
+            return TooManyError(
+                "analysis_queue_full",
+                f"you already have {self.per_player} analyses waiting or running; "
+                "ask again when one is done",
+                self.RETRY_SECONDS,
+            )
+        if block and self._blocks[block] >= self.per_address:
+            return TooManyError(
+                "analysis_queue_full",
+                f"your network already has {self.per_address} analyses waiting or running; "
+                "ask again when one is done",
+                self.RETRY_SECONDS,
+            )
+        return None
+
+    async def start(self, game: GameRecord, owner: str = "", block: str = "") -> StoredAnalysis:
+        """Queue the game's analysis (idempotent) for ``owner`` asking from ``block`` and make
+        sure it runs here. Raises TooManyError when they have their share queued already
+        (asking again for one queued or done costs nothing)."""
+        if self._lost(game.id, await self.service.db(self.reviews.analysis, game.id)):
+            refused = self._refusal(owner, block)
+            if refused is not None:
+                raise refused
         tasks = analysis_tasks(game)
         await self.service.db(self.reviews.begin_analysis, game.id, self.nodes, len(tasks))
         stored = await self.service.db(self.reviews.analysis, game.id)
         assert stored is not None
-        lost = stored.status != "running" or _stale(stored, self.STALE_SECONDS)
-        if stored.status != "done" and not self.running(game.id) and lost:
-            self._launch(game)
+        if self._lost(game.id, stored):
+            refused = self._refusal(owner, block)  # another request may have taken the last
+            if refused is not None:
+                raise refused
+            self._launch(game, owner, block)
         return stored
 
-    async def resume_if_lost(self, game: GameRecord, stored: StoredAnalysis) -> None:
+    async def resume_if_lost(
+        self, game: GameRecord, stored: StoredAnalysis, owner: str = "", block: str = ""
+    ) -> None:
+        """Go on with an analysis whose task was lost (a restart), on the asker's share; an
+        asker without one left just reads it as it is."""
         waiting = stored.status in ("queued", "running") and not self.running(game.id)
-        if waiting and _stale(stored, self.STALE_SECONDS):
-            self._launch(game)
+        stale = waiting and _stale(stored, self.STALE_SECONDS)
+        if stale and self._refusal(owner, block) is None:
+            self._launch(game, owner, block)
 
-    def _launch(self, game: GameRecord) -> None:
+    def _launch(self, game: GameRecord, owner: str, block: str) -> None:
+        self._askers[game.id] = (block, owner)
+        self._players[owner] += 1
+        self._blocks[block] += 1
         self._tasks[game.id] = asyncio.get_running_loop().create_task(self._run(game))
 
     async def stop(self) -> None:
@@ -442,9 +506,9 @@ class AnalysisRunner:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _run(self, game: GameRecord) -> None:
+        block, owner = self._askers[game.id]
         try:
-            async with self._slots:
-                await self._analyse(game)
+            await self._analyse(game, block, owner)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -456,16 +520,26 @@ class AnalysisRunner:
         finally:
             if self._tasks.get(game.id) is asyncio.current_task():
                 del self._tasks[game.id]
+                del self._askers[game.id]
+            for counter, key in ((self._players, owner), (self._blocks, block)):
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
 
-    async def _analyse(self, game: GameRecord) -> None:
+    async def _analyse(self, game: GameRecord, block: str, owner: str) -> None:
         stored = await self.service.db(self.reviews.analysis, game.id)
         evaluations = list(stored.evaluations) if stored else []
         engine = stored.engine if stored else ""
         tasks = analysis_tasks(game)
-        await self.service.db(self.reviews.save_analysis, game.id, "running", engine, evaluations)
-        saved = time.monotonic()
+        saved: float | None = None  # "running" is stored at the first turn
         for task in tasks[len(evaluations) :]:
-            answer = await self._evaluate(game, task)
+            async with self._turns.turn(block, owner):
+                if saved is None:
+                    await self.service.db(
+                        self.reviews.save_analysis, game.id, "running", engine, evaluations
+                    )
+                    saved = time.monotonic()
+                answer = await self._evaluate(game, task)
             engine = engine or str(answer.get("engine", ""))
             evaluations.append(
                 {
@@ -566,7 +640,14 @@ Share = Annotated[str | None, Query(max_length=64)]
 def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRouter:
     """The routes of this module, on ``service``'s store and AI pool."""
     reviews = ReviewStore(service.store)
-    runner = AnalysisRunner(service, reviews, nodes)
+    settings = service.settings
+    runner = AnalysisRunner(
+        service,
+        reviews,
+        nodes,
+        per_player=settings.analyses_queued_per_player,
+        per_address=settings.analyses_queued_per_address,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -681,7 +762,10 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         game, _ = await access(game_id, player, share)
         if game.ongoing:
             return _refuse("game_ongoing", "a game is analysed once it is over", 409)
-        stored = await runner.start(game)
+        try:
+            stored = await runner.start(game, player.id, CLIENT_BLOCK.get())
+        except TooManyError as exc:
+            return _refuse(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
         fresh = await service.db(reviews.analysis, game.id)
         return analysis_answer(game, fresh or stored)
 
@@ -690,7 +774,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         game, _ = await access(game_id, player, share)
         stored = await service.db(reviews.analysis, game.id)
         if stored is not None:
-            await runner.resume_if_lost(game, stored)
+            await runner.resume_if_lost(game, stored, player.id, CLIENT_BLOCK.get())
         return analysis_answer(game, stored)
 
     return router

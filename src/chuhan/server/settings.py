@@ -35,6 +35,10 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
 
 - ``CHUHAN_AI_PER_PLAYER`` (2) / ``CHUHAN_AI_PER_ADDRESS`` (8): AI jobs one player / one
   address block may have waiting or running at once; more are answered "busy" (ai.py).
+- ``CHUHAN_ANALYSES_QUEUED_PER_PLAYER`` (3) / ``CHUHAN_ANALYSES_QUEUED_PER_ADDRESS`` (10):
+  game analyses one player / one address block may have waiting or running at once on an
+  instance; one more is refused with 429 ``analysis_queue_full`` (issue 27 #7). Positions
+  of the queued analyses are served round-robin over address blocks, then players.
 - ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
 - ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64.
 - ``CHUHAN_HEADER_SECONDS`` (10): a request's headers must arrive within this time.
@@ -160,6 +164,8 @@ class Settings:
     rooms: RoomSettings = field(default_factory=RoomSettings)
     ai_per_player: int | None = 2
     ai_per_address: int | None = 8
+    analyses_queued_per_player: int = 3
+    analyses_queued_per_address: int = 10
     max_body_bytes: int = 64 * 1024
     connections_per_address: int = 64
     header_seconds: float = 10.0
@@ -190,6 +196,8 @@ class Settings:
             analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
             ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
+            analyses_queued_per_player=_env_int("CHUHAN_ANALYSES_QUEUED_PER_PLAYER", 3),
+            analyses_queued_per_address=_env_int("CHUHAN_ANALYSES_QUEUED_PER_ADDRESS", 10),
             max_body_bytes=_env_int("CHUHAN_MAX_BODY_BYTES", 64 * 1024),
             connections_per_address=_env_int("CHUHAN_CONNECTIONS_PER_ADDRESS", 64),
             header_seconds=_env_float("CHUHAN_HEADER_SECONDS", 10.0),
