@@ -207,6 +207,67 @@ def test_a_live_instance_clears_the_seats_of_a_dead_one_and_charges_its_clocks_R
         store.dispose()
 
 
+class Rings:
+    """A socket's stand-in on a hub: the keys it was told to read."""
+
+    def __init__(self) -> None:
+        self.keys: list[tuple[str, int]] = []
+
+    async def notify(self, key: str, seq: int, news: Any = None) -> None:
+        self.keys.append((key, seq))
+
+    async def notice(self, message: dict[str, Any]) -> None:
+        pass
+
+
+def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R4_R7_Z4(
+    tmp_path: Path,
+) -> None:
+    """Issue 27 item 5, the janggi setup choice: Han's seat on one instance, Cho's on
+    another, their hubs apart (nothing crosses: a change committed and never announced).
+    Han chooses, then Han's instance dies. The living one, burying it, rings the room for
+    Cho's sockets and adds to Cho's setup deadline the time Cho could not be shown it."""
+    stores = [Store(f"sqlite:///{tmp_path}/rooms.sqlite3") for _ in range(2)]
+    stores[0].migrate()
+    dying, living = (RoomService(_games(store), _settings()) for store in stores)
+
+    async def scenario() -> None:
+        await dying.start()
+        await living.start()
+        han, _ = await dying.games.new_player()
+        cho, _ = await dying.games.new_player()
+        room = await dying.create(han, "janggi", "off", None)
+        await dying.take_seat(cho, room.id)
+        await dying.ready(han, room.id)
+        started = await dying.ready(cho, room.id)
+        assert started.setup is not None and started.sides is not None
+        han, cho = (han, cho) if started.sides[1] == han.id else (cho, han)
+        assert await dying.attach(han, room.id, f"{han.id}/c1", take=False)
+        assert await living.attach(cho, room.id, f"{cho.id}/c2", take=False)
+        rings = Rings()
+        living.games.hub.subscribe(f"room:{room.id}", rings)
+        chosen = await dying.choose_setup(han, room.id, "HEHE")
+        assert chosen.setup is not None and chosen.setup["turn"] == "cho"
+        await _crash(dying)
+        for _ in range(200):  # the living instance sees the heartbeat age, then acts
+            after = RoomStore(stores[0]).get(room.id)
+            assert after is not None
+            if not any(seat["connected"] for seat in after.seats if seat["player"] == han.id):
+                break
+            await asyncio.sleep(0.05)
+        assert after.setup is not None and after.setup["turn"] == "cho"
+        moved = clocks.parse_iso(after.setup["deadline"]) - clocks.parse_iso(
+            chosen.setup["deadline"]
+        )
+        assert moved > timedelta(0)  # Cho's time not shown the choice is charged to no one
+        assert any(key == f"room:{room.id}" for key, _ in rings.keys)  # Cho's socket is rung
+        await living.stop()
+
+    asyncio.run(scenario())
+    for store in stores:
+        store.dispose()
+
+
 # ---------------------------------------------------------------------- a real server restarted
 
 

@@ -372,9 +372,16 @@ class InstanceRegistry:
         the clock flag at once."""
         holders = seat_holders(room)
         lost = [instance for instance in dead if instance.id in holders]
-        if room.game_id is None or room.setup is not None or len(holders) < 2 or not lost:
+        if len(holders) < 2 or not lost:
             return
         since = min(instance.last_word() for instance in lost)
+        if room.setup is not None:
+            await self.core.change_room(
+                room.id, lambda r: rules.setup_instance_lost(r, since, utcnow())
+            )
+            return
+        if room.game_id is None:
+            return
         news = self.watch(holders)
         games = self.core.games
         games.known.forget(room.game_id)  # the dead instance may have changed it unheard

@@ -93,6 +93,7 @@ def begin(
             "turn": "han",
             "han": None,
             "cho": None,
+            "turn_started_at": clocks.iso(now),
             "deadline": clocks.iso(rules.deadline(now, None)),
             "away_budget": rules.away_budget_seconds,
             "both_away_since": None,
@@ -219,8 +220,8 @@ def choose_setup(
         raise RoomError("not_your_turn", "it is not your turn to choose a setup")
     setup = {**clocks.resume(setup, now), turn: choice}
     if turn == "han":
-        deadline = rules.deadline(now, lag_of_cho)
-        return replace(room, setup={**setup, "turn": "cho", "deadline": clocks.iso(deadline)}), None
+        cho_turn = clocks.next_turn(setup, rules, now, lag_of_cho)
+        return replace(room, setup={**cho_turn, "turn": "cho"}), None
     away = {"away_budget": setup["away_budget"]} if "away_budget" in setup else None
     start = GameStart(game_id, {"cho": setup["cho"], "han": setup["han"]}, away)
     return replace(room, setup=None, game_id=game_id), start
@@ -435,6 +436,20 @@ def clock_after_outage(game: GameRecord, since: datetime, now: datetime) -> Chan
         return None
     down = clocks.parse_iso(moved["deadline"]) - clocks.parse_iso(clock["deadline"])
     return with_options(game, "outage", {"seconds": down.total_seconds()}, clock=moved)
+
+
+def setup_instance_lost(room: RoomRecord, since: datetime, now: datetime) -> RoomRecord | None:
+    """:func:`instance_lost` for a janggi setup choice (R4, J3: a turn too): the time the
+    side to choose may not have been shown their turn is added to its deadline. None:
+    nothing to add (or a setup begun before setups recorded their turn's start)."""
+    setup = room.setup
+    if setup is None or "turn_started_at" not in setup or now <= since:
+        return None
+    kept = clocks.news_lost(setup, since, now)
+    credit = clocks.news_credit(kept, [], now)
+    if credit <= 0.001:
+        return None
+    return replace(room, setup=clocks.credited(kept, credit))
 
 
 def setup_after_outage(room: RoomRecord, since: datetime, now: datetime) -> RoomRecord | None:
