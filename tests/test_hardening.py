@@ -11,6 +11,7 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -158,6 +159,40 @@ def test_connections_per_address_are_limited_Z5(tmp_path: Path) -> None:
                 except httpx.TransportError:
                     assert time.monotonic() < deadline
                     time.sleep(0.1)
+
+
+def test_sockets_behind_a_trusted_proxy_are_counted_per_forwarded_client_Z5_Z7(
+    tmp_path: Path,
+) -> None:
+    """Issue 27 #2: through the trusted proxy (127.0.0.1) each client's sockets are counted
+    by the address it forwards, not against the proxy; a peer that is no trusted proxy
+    (127.0.0.2) is counted by its own address whatever header it forges."""
+    settings = {"CHUHAN_CONNECTIONS_PER_ADDRESS": "3", "CHUHAN_TRUSTED_PROXIES": "127.0.0.1"}
+    with running_server(tmp_path, **settings) as url:
+        player = Player(url)
+        room = player.create_room(variant="xiangqi")
+        address = url.replace("http", "ws", 1) + f"/ws/rooms/{room['id']}"
+        player.http.close()
+
+        def socket_from(client: str, peer: str = "127.0.0.1") -> Any:
+            headers = {"Cookie": player.cookie, "X-Forwarded-For": client}
+            return connect(
+                address, additional_headers=headers, source_address=(peer, 0), open_timeout=WAIT
+            )
+
+        with contextlib.ExitStack() as stack:
+            for _ in range(3):
+                stack.enter_context(socket_from("203.0.113.5"))
+            with pytest.raises(InvalidStatus) as refused:
+                socket_from("203.0.113.5")
+            assert refused.value.response.status_code == 429
+            assert b"too_many_connections" in refused.value.response.body
+            for _ in range(3):  # another client through the same proxy: its own count
+                stack.enter_context(socket_from("203.0.113.6"))
+            for number in range(3):  # not the proxy: a header of its own changes nothing
+                stack.enter_context(socket_from(f"198.51.100.{number}", peer="127.0.0.2"))
+            with pytest.raises((OSError, ConnectionClosed, InvalidHandshake)):
+                socket_from("198.51.100.9", peer="127.0.0.2")
 
 
 def test_operator_routes_are_off_the_app_port_and_on_their_own_Z5(tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
 """The deployment guide's reverse proxy, run for real (README "Deploying several instances"):
 Debian's nginx with ``deploy/nginx-chuhan.conf`` on loopback, TLS with a certificate this
-test makes, two instances on PostgreSQL + Redis behind it; a room game is played through it
-over HTTPS and WSS (SPEC R1, R3, R6, Z5).
+test makes, instances on PostgreSQL + Redis behind it; a room game is played through it
+over HTTPS and WSS (SPEC R1, R3, R6, Z5, Z7).
+
+Clients other than the first come from other loopback addresses (``127.0.0.2``…): nginx sees
+each as its own client, and the instances see them all come from nginx (127.0.0.1).
 """
 
 from __future__ import annotations
@@ -17,10 +20,17 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from websockets.client import ClientProtocol
+from websockets.exceptions import InvalidHandshake, InvalidStatus
+from websockets.frames import Frame
+from websockets.protocol import State
 from websockets.sync.client import connect
+from websockets.typing import Origin
+from websockets.uri import parse_uri
 
 from rooms_client import WAIT, Player, RoomSocket, free_port
 from test_scale_support import Cluster, cluster
@@ -29,6 +39,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "nginx-chuhan.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 _devices = itertools.count(1)
 QUIET = ["h1g3", "h10g8", "b1c3", "b10c8"]
+NGINX_CONNECTIONS_PER_ADDRESS = 64  # deploy/nginx-chuhan.conf's limit_conn
 
 
 def make_certificate(folder: Path) -> tuple[Path, Path]:
@@ -44,9 +55,13 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
 
 
 def site_config(ports: list[int], listen: int, cert: Path, key: Path) -> str:
-    """The example file with this machine's ports and certificate, nothing else changed."""
+    """The example file with this machine's ports and certificate, nothing else changed
+    (with one port: the second instance's line left out, a one-instance site)."""
     text = EXAMPLE.read_text()
-    for example, port in zip(("127.0.0.1:8001", "127.0.0.1:8002"), ports, strict=True):
+    if len(ports) == 1:
+        second = next(line for line in text.splitlines() if "server 127.0.0.1:8002" in line)
+        text = text.replace(second + "\n", "")
+    for example, port in zip(("127.0.0.1:8001", "127.0.0.1:8002"), ports, strict=False):
         assert example in text
         text = text.replace(example, f"127.0.0.1:{port}")
     for example, real in (
@@ -89,12 +104,15 @@ def nginx(folder: Path, site: str, port: int) -> Iterator[None]:
 
 
 class ProxiedPlayer(Player):
-    """A visitor of the site through the proxy: HTTPS, WSS, the site's own Origin."""
+    """A visitor of the site through the proxy: HTTPS, WSS, the site's own Origin; its
+    connections come from the loopback address ``source``."""
 
-    def __init__(self, base_url: str, trust: ssl.SSLContext) -> None:
+    def __init__(self, base_url: str, trust: ssl.SSLContext, source: str = "127.0.0.1") -> None:
         self.base_url = base_url
         self.trust = trust
-        self.http = httpx.Client(base_url=base_url, timeout=WAIT, verify=trust)
+        self.source = source
+        transport = httpx.HTTPTransport(verify=trust, local_address=source)
+        self.http = httpx.Client(base_url=base_url, timeout=WAIT, transport=transport)
         self.http.get("/api/me").raise_for_status()
         self.device = f"proxied{next(_devices)}"
 
@@ -105,11 +123,91 @@ class ProxiedPlayer(Player):
             ssl=self.trust,
             origin=self.base_url,  # type: ignore[arg-type]
             additional_headers={"Cookie": self.cookie},
+            source_address=(self.source, 0),
         ).__enter__()
         sock = RoomSocket(ws)
         if hello:
             sock.request("hello", device=self.device, **fields)
         return sock
+
+
+class HeldSocket:
+    """A room socket a script holds open: one TLS socket, no thread (websockets' Sans-I/O
+    protocol), so one test can hold as many as a hostile client would. Raises the
+    handshake's refusal (InvalidStatus) or OSError."""
+
+    def __init__(self, player: ProxiedPlayer, room_id: str) -> None:
+        url = player.base_url.replace("https", "wss", 1) + f"/ws/rooms/{room_id}"
+        self.protocol = ClientProtocol(parse_uri(url), origin=Origin(player.base_url))
+        site = urlsplit(url)
+        raw = socket.create_connection(
+            (site.hostname, site.port), timeout=WAIT, source_address=(player.source, 0)
+        )
+        self.sock = player.trust.wrap_socket(raw, server_hostname=site.hostname)
+        request = self.protocol.connect()
+        request.headers["Cookie"] = player.cookie
+        self.protocol.send_request(request)
+        self._flush()
+        while self.protocol.state is State.CONNECTING and self.protocol.handshake_exc is None:
+            self._read()
+        if self.protocol.handshake_exc is not None:
+            self.close()
+            raise self.protocol.handshake_exc
+
+    def _flush(self) -> None:
+        for data in self.protocol.data_to_send():
+            if data:
+                self.sock.sendall(data)
+
+    def _read(self) -> list[Any]:
+        data = self.sock.recv(65536)
+        if data:
+            self.protocol.receive_data(data)
+        else:
+            self.protocol.receive_eof()
+        self._flush()  # pongs and close frames the protocol answers with
+        return self.protocol.events_received()
+
+    def answers(self, text: str, marker: str) -> bool:
+        """Sends ``text``; whether a text frame with ``marker`` comes back before the socket
+        closes."""
+        self.protocol.send_text(text.encode())
+        self._flush()
+        while self.protocol.state is State.OPEN:
+            for event in self._read():
+                if isinstance(event, Frame) and marker.encode() in event.data:
+                    return True
+        return False
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def play_a_game(creator: ProxiedPlayer, friend: ProxiedPlayer) -> dict[str, Any]:
+    """The creator opens a room, the friend joins by its invite, red wins by black's
+    resignation after a few moves; the room."""
+    room = creator.create_room(variant="xiangqi")
+    assert friend.join_invite(room["invite"]).status_code == 200
+    first, second = creator.open(room["id"]), friend.open(room["id"])
+    marks = len(first.messages), len(second.messages)
+    for sock in (first, second):
+        assert sock.request("ready")["type"] == "ack"
+    states = [
+        sock.wait_for(lambda m: m.get("type") == "state", start=mark)["state"]
+        for sock, mark in zip((first, second), marks, strict=True)
+    ]
+    sockets = {state["you"]: sock for state, sock in zip(states, (first, second), strict=True)}
+    for ply, move in enumerate(QUIET):
+        mover = sockets["red" if ply % 2 == 0 else "black"]
+        assert mover.request("move", ply=ply, move=move)["type"] == "ack"
+    for sock in sockets.values():
+        sock.wait_state(lambda s: s["ply"] == len(QUIET))
+    assert sockets["black"].request("resign")["type"] == "ack"
+    end = sockets["red"].wait_for(lambda m: m.get("type") == "end")
+    assert end["result"]["winner"] == "red" and end["points_awarded"] == 50
+    for sock in (first, second):
+        sock.close()
+    return room
 
 
 @pytest.fixture
@@ -128,27 +226,7 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
         site = f"https://127.0.0.1:{listen}"
         trust = ssl.create_default_context(cafile=str(cert))
         creator, friend = ProxiedPlayer(site, trust), ProxiedPlayer(site, trust)
-        room = creator.create_room(variant="xiangqi")
-        assert friend.join_invite(room["invite"]).status_code == 200
-        first, second = creator.open(room["id"]), friend.open(room["id"])
-        marks = len(first.messages), len(second.messages)
-        for sock in (first, second):
-            assert sock.request("ready")["type"] == "ack"
-        states = [
-            sock.wait_for(lambda m: m.get("type") == "state", start=mark)["state"]
-            for sock, mark in zip((first, second), marks, strict=True)
-        ]
-        sockets = {state["you"]: sock for state, sock in zip(states, (first, second), strict=True)}
-        for ply, move in enumerate(QUIET):
-            mover = sockets["red" if ply % 2 == 0 else "black"]
-            assert mover.request("move", ply=ply, move=move)["type"] == "ack"
-        for sock in sockets.values():
-            sock.wait_state(lambda s: s["ply"] == len(QUIET))
-        assert sockets["black"].request("resign")["type"] == "ack"
-        end = sockets["red"].wait_for(lambda m: m.get("type") == "end")
-        assert end["result"]["winner"] == "red" and end["points_awarded"] == 50
-        for sock in (first, second):
-            sock.close()
+        room = play_a_game(creator, friend)
 
         # The proxy's own limits and what the app sees through it.
         big = creator.http.post("/api/rooms", content=b"x" * 100_000)
@@ -166,3 +244,50 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
     # Both instances served the players (least_conn spreads the sockets and requests).
     served = [(servers.log_dir / f"{i.name}.log").read_text() for i in servers.instances]
     assert all("/api/" in log for log in served)
+
+
+def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
+    tmp_path: Path,
+) -> None:
+    """Issue 27 #2: behind the shipped proxy each instance counts connections per client
+    (the address nginx forwards), not per nginx. One client holds as many WebSockets as
+    nginx lets one address have (its ``limit_conn``, 64), all on one instance; other
+    clients still reach that instance and play, and the holder's next socket is refused by
+    nginx itself (429)."""
+    with cluster(tmp_path, names=("a",), CHUHAN_TRUSTED_PROXIES="127.0.0.1") as running:
+        cert, key = make_certificate(tmp_path)
+        listen = free_port()
+        site_text = site_config([running.instances[0].port], listen, cert, key)
+        with nginx(tmp_path, site_text, listen):
+            site = f"https://127.0.0.1:{listen}"
+            trust = ssl.create_default_context(cafile=str(cert))
+            holder = ProxiedPlayer(site, trust, source="127.0.0.2")
+            room = holder.create_room(variant="xiangqi")
+            holder.http.close()  # its keep-alive connection would count against it in nginx
+            held: list[HeldSocket] = []
+            try:
+                for _ in range(NGINX_CONNECTIONS_PER_ADDRESS):
+                    with contextlib.suppress(OSError, InvalidHandshake):
+                        held.append(HeldSocket(holder, room["id"]))
+                refused = None
+                try:
+                    held.append(HeldSocket(holder, room["id"]))
+                except InvalidStatus as exc:
+                    refused = exc.response.status_code
+                transport = httpx.HTTPTransport(verify=trust, local_address="127.0.0.3")
+                with httpx.Client(base_url=site, timeout=WAIT, transport=transport) as other:
+                    others_answers = [other.get("/api/me").status_code for _ in range(3)]
+                print(
+                    f"holder's sockets opened: {len(held)} of {NGINX_CONNECTIONS_PER_ADDRESS};",
+                    f"the next one: {refused}; another client's /api/me: {others_answers}",
+                )
+                assert others_answers == [200, 200, 200]
+                assert len(held) == NGINX_CONNECTIONS_PER_ADDRESS
+                assert refused == 429  # nginx's own per-address limit
+                creator = ProxiedPlayer(site, trust, source="127.0.0.3")
+                play_a_game(creator, ProxiedPlayer(site, trust, source="127.0.0.4"))
+                for sock in held:  # the holder's sockets were open all along
+                    assert sock.answers('{"type": "ping", "id": "still"}', '"still"')
+            finally:
+                for sock in held:
+                    sock.close()

@@ -9,6 +9,13 @@ that each connection
 - must finish each request's headers within ``header_seconds`` of opening, or of the end of
   its previous response (a bare TCP connection or a slow-header client is closed).
 
+A connection from a trusted proxy (``trusted_proxies``, the settings' ``CHUHAN_TRUSTED_PROXIES``)
+is not counted here: it carries many clients' requests and sockets, and counting them all
+against the proxy's address let one client lock every other out (issue 27). Behind the proxy
+each client is counted by address twice over: by the proxy itself (nginx's ``limit_conn``,
+``deploy/nginx-chuhan.conf``), and for its WebSockets by the ASGI layer (``guard.py``), once
+the client's address is read from the header only a trusted proxy is believed for.
+
 Idle WebSockets are closed by the ASGI layer (``guard.py``), which sees their messages.
 """
 
@@ -41,12 +48,33 @@ def address_block(host: str) -> str:
     return str(address)
 
 
+def trusts(proxies: tuple[str, ...], host: str) -> bool:
+    """Whether ``host`` is one of ``proxies``: addresses or networks (``10.0.0.0/8``), ``*``
+    for any, anything else (a Unix socket's name) compared as it is; as uvicorn reads
+    ``forwarded_allow_ips``, so what is not counted here is what its header is believed for."""
+    if "*" in proxies or host in proxies:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    for proxy in proxies:
+        try:
+            if address in ipaddress.ip_network(proxy, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 @dataclass
 class ConnectionGuard:
-    """Open connections per address block, shared by every connection of one server."""
+    """Open connections per address block, shared by every connection of one server;
+    connections from ``trusted_proxies`` are not counted (see the module docstring)."""
 
     per_address: int = 64
     header_seconds: float = 10.0
+    trusted_proxies: tuple[str, ...] = ()
     open: Counter[str] = field(default_factory=Counter)
 
     def admit(self, block: str) -> bool:
@@ -70,11 +98,13 @@ def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[async
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
-            block = address_block(self.client[0] if self.client else "unknown")
-            if not guard.admit(block):
-                transport.abort()
-                return
-            self._block = block
+            peer = self.client[0] if self.client else "unknown"
+            if not trusts(guard.trusted_proxies, peer):
+                block = address_block(peer)
+                if not guard.admit(block):
+                    transport.abort()
+                    return
+                self._block = block
             self._arm_header_timer()
 
         def connection_lost(self, exc: Exception | None) -> None:

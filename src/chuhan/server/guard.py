@@ -10,6 +10,11 @@
   refused before it is accepted; clients that send no Origin (not browsers) are let in.
 - A WebSocket that sends nothing for ``idle_socket_seconds`` is closed (the front end pings
   every 20 s; room sockets also answer probes).
+- Open WebSockets are counted per client address block, the address a trusted proxy
+  forwarded (``connections.py``): beyond ``sockets_per_address`` a new one is refused with
+  429 ``too_many_connections`` before it is accepted. Without a proxy the connection limit
+  below the app already holds them to as many; behind one, this is what holds one client to
+  its share of an instance while everyone else comes through the same proxy (issue 27).
 - Operator routes (``/metrics``, ``/docs``, ``/openapi.json``…) answer 404 unless the request
   came in on the operator port (``ops_port``) or ``ops_on_app_port`` is set.
 """
@@ -25,7 +30,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .connections import CLIENT_BLOCK, address_block
+from .connections import CLIENT_BLOCK, ConnectionGuard, address_block
 
 CSP = "; ".join(
     (
@@ -53,6 +58,7 @@ SECURITY_HEADERS = [
 OPS_PATHS = ("/metrics", "/docs", "/redoc", "/openapi.json")
 IDLE_CLOSE = 4408  # the socket said nothing for too long
 ORIGIN_CLOSE = 4403
+TOO_MANY_CLOSE = 4429  # more open sockets than the client's address may have
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class GuardSettings:
     allowed_origins: tuple[str, ...] = ()
     ops_port: int | None = None
     ops_on_app_port: bool = False
+    sockets_per_address: int = 64
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -104,6 +111,7 @@ class Guard:
     def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
         self.app = app
         self.settings = settings
+        self.sockets = ConnectionGuard(per_address=settings.sockets_per_address)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -174,6 +182,17 @@ class Guard:
             await receive()  # websocket.connect
             await send({"type": "websocket.close", "code": ORIGIN_CLOSE})
             return
+        block = CLIENT_BLOCK.get()
+        if not self.sockets.admit(block):
+            await receive()  # websocket.connect
+            await _refuse_socket(scope, send, self.sockets.per_address)
+            return
+        try:
+            await self._open_websocket(scope, receive, send)
+        finally:
+            self.sockets.release(block)
+
+    async def _open_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         idle = self.settings.idle_socket_seconds
         closed = False
 
@@ -198,13 +217,24 @@ class Guard:
         await self.app(scope, idle_receive, guarded_send)
 
 
-async def _plain(send: Send, status: int, code: str, message: str) -> None:
+async def _plain(send: Send, status: int, code: str, message: str, kind: str = "http") -> None:
+    """An error answer; ``kind`` ``websocket.http``: a WebSocket's refused handshake."""
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 413:
         headers.append((b"connection", b"close"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{kind}.response.start", "status": status, "headers": headers})
+    await send({"type": f"{kind}.response.body", "body": body})
+
+
+async def _refuse_socket(scope: Scope, send: Send, most: int) -> None:
+    """429 for a WebSocket over its client's count (a bare close, which the client sees as
+    403, where the server cannot answer a handshake with a response of its own)."""
+    if "websocket.http.response" in scope.get("extensions", {}):
+        message = f"at most {most} open sockets per address"
+        await _plain(send, 429, "too_many_connections", message, kind="websocket.http")
+    else:
+        await send({"type": "websocket.close", "code": TOO_MANY_CLOSE})
 
 
 def guard_settings(values: Any) -> GuardSettings:
@@ -215,5 +245,6 @@ def guard_settings(values: Any) -> GuardSettings:
         allowed_origins=tuple(values.allowed_origins),
         ops_port=values.ops_port,
         ops_on_app_port=values.ops_on_app_port,
+        sockets_per_address=values.connections_per_address,
     )
 

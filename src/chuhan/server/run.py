@@ -41,7 +41,9 @@ def serve(host: str, port: int, data_dir: str) -> int:
     settings = Settings.from_env(data_dir=Path(data_dir))
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(settings, collector=Collector())  # its own schedule: collector.py
-    guard = ConnectionGuard(settings.connections_per_address, settings.header_seconds)
+    guard = ConnectionGuard(
+        settings.connections_per_address, settings.header_seconds, settings.trusted_proxies
+    )
     config = uvicorn.Config(
         app,
         host=host,

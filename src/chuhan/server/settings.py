@@ -40,7 +40,8 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   instance; one more is refused with 429 ``analysis_queue_full`` (issue 27 #7). Positions
   of the queued analyses are served round-robin over address blocks, then players.
 - ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
-- ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64.
+- ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64
+  (a trusted proxy's are not counted: behind it, each client's open WebSockets are).
 - ``CHUHAN_HEADER_SECONDS`` (10): a request's headers must arrive within this time.
 - ``CHUHAN_IDLE_SOCKET_SECONDS`` (120): a WebSocket that sends nothing this long is closed.
 - ``CHUHAN_ALLOWED_ORIGINS``: comma-separated origins whose pages may open WebSockets besides
