@@ -309,7 +309,8 @@ def room_view(
         "id": room.id,
         "variant": room.variant,
         "options": room.options,
-        "access": "password" if room.password else "invite",
+        # B1: a paired room has neither password nor invite: nothing to share, nobody to join.
+        "access": "password" if room.password else "invite" if room.invite else "paired",
         "password": room.password,
         "invite": room.invite,
         "status": room.status,

@@ -179,3 +179,5 @@ class SeekConnection:
             return
         await self.notice({"type": "ack", "reply_to": message.id})
         await self._tell(state)
+        if state is not None and state.status == "waiting":
+            await self.notice({"type": "waiting", "counts": await self.pairing.fresh_counts()})

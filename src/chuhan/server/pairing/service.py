@@ -198,6 +198,12 @@ class PairingService:
         """How many wait for each variant, site-wide, as of the last beat."""
         return dict(self._counts)
 
+    async def fresh_counts(self) -> dict[str, int]:
+        """How many wait for each variant now (a new seek sees itself counted at once)."""
+        fresh_since = utcnow() - timedelta(seconds=STALE_SECONDS)
+        self._counts = await self.db(self.store.counts, fresh_since)
+        return self.counts()
+
     async def beat(self) -> None:
         """Refresh this instance's waiting seeks, pair any pool left with two waiting, and
         tell the waiting sockets how many wait for each variant."""

@@ -19,6 +19,11 @@ function sentence(text) {
   return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
 }
 
+/** B1: in a paired room the opponent without a name is a stranger, not "your friend". */
+function unnamed(room, key) {
+  return room?.options?.paired ? key.replace("friend", "stranger") : key;
+}
+
 function stylesheet() {
   if (document.querySelector("link[data-room-css]")) return;
   document.head.append(el("link", { rel: "stylesheet", href: "/static/css/room.css", "data-room-css": "" }));
@@ -252,7 +257,7 @@ export class RoomScreen {
     const sideName = t(`side.${side}`);
     if (!seat) return sideName;
     if (seat.you) return seat.name ? t("room.player_you_named", { name: seat.name, side: sideName }) : t("room.player_you", { side: sideName });
-    return seat.name ? t("room.player_named", { name: seat.name, side: sideName }) : t("room.player_friend", { side: sideName });
+    return seat.name ? t("room.player_named", { name: seat.name, side: sideName }) : t(unnamed(this.room, "room.player_friend"), { side: sideName });
   }
 
   playerBadges(side) {
@@ -333,6 +338,10 @@ export class RoomScreen {
       this.share.append(el("p", {}, t("room.share_password"), " ", el("strong", { "data-room-password": "" }, room.password)));
       return;
     }
+    if (room.access === "paired") { // B1: a stranger's room has nothing to share
+      this.share.append(el("p", { class: "muted", "data-paired": "" }, t("room.paired_note")));
+      return;
+    }
     const link = `${location.origin}/room/i/${room.invite}`;
     const input = el("input", { class: "room-link", readonly: "", value: link, "data-invite-link": "", "aria-label": t("room.share_link") });
     const copy = this.view.button("room.copy", async () => {
@@ -359,7 +368,7 @@ export class RoomScreen {
     // Once a game is on the board its players' rows name the seats, with their sides.
     this.seats.hidden = Boolean(this.state);
     for (const seat of room.seats) {
-      const who = seat.you ? t("room.you") : (seat.name || t("room.friend"));
+      const who = seat.you ? t("room.you") : (seat.name || t(unnamed(room, "room.friend")));
       const row = el("div", { class: `player${seat.side ? ` side-${seat.side}` : ""}`, "data-seat": seat.you ? "you" : "friend" });
       row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name" }, who));
       if (seat.side) row.append(el("span", { class: "badge" }, t(`side.${seat.side}`)));
@@ -398,7 +407,7 @@ export class RoomScreen {
 
   /** The opponent as texts name them: their display name, else "your friend". */
   opponentName() {
-    return this.room.seats.find((seat) => !seat.you)?.name || t("room.friend_name");
+    return this.room.seats.find((seat) => !seat.you)?.name || t(unnamed(this.room, "room.friend_name"));
   }
 
   /** B4: a game is over and both seats are its players (each had a side): the next game is
@@ -584,7 +593,7 @@ export class RoomScreen {
   /** B4: an offer from the opponent, or the answer to one's own, is said at once. */
   announceRematch(before, after) {
     const of = (room, you) => room?.seats?.find((seat) => seat.you === you)?.rematch ?? null;
-    const name = after.seats.find((seat) => !seat.you)?.name || t("room.friend_name");
+    const name = after.seats.find((seat) => !seat.you)?.name || t(unnamed(after, "room.friend_name"));
     if (of(after, false) === "offered" && of(before, false) !== "offered") announce(sentence(t("room.rematch_received", { name })));
     if (of(after, true) === "declined" && of(before, true) !== "declined") announce(sentence(t("room.rematch_declined", { name })));
   }

@@ -5,6 +5,7 @@ import { apiErrorText } from "./errors.js";
 import { GameScreen } from "./game.js";
 import { LANGUAGES, language, t, translateTree } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
+import { seekCard } from "./seek.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
 
@@ -16,7 +17,7 @@ function colorsOf(variant) {
   return variant === "janggi" ? ["cho", "han", "random"] : ["red", "black", "random"];
 }
 
-function radioGroup(name, legendKey, values, labelOf, checked) {
+export function radioGroup(name, legendKey, values, labelOf, checked) {
   const fieldset = el("fieldset", { class: "choice" });
   fieldset.append(el("legend", {}, t(legendKey)));
   for (const value of values) {
@@ -55,14 +56,14 @@ export function setupChoice(name, legendKey, prefix, upper) {
 }
 
 // E1, issue 18: repetitions are judged by the casual rule unless the WXF rules are chosen.
-function rulesChoice(prefix) {
+export function rulesChoice(prefix) {
   const id = `${prefix}-rules`;
   const box = el("input", { type: "checkbox", id, name: "rules", value: "wxf" });
   return el("div", { class: "field check xiangqi-only" }, box, el("label", { for: id }, t("field.rules_wxf")));
 }
 
 // J7: bikjang is off unless chosen when the game is created.
-function bikjangChoice(prefix) {
+export function bikjangChoice(prefix) {
   const id = `${prefix}-bikjang`;
   const box = el("input", { type: "checkbox", id, name: "bikjang", value: "points" });
   return el("div", { class: "field check janggi-only" }, box, el("label", { for: id }, t("field.bikjang")));
@@ -95,7 +96,7 @@ export async function showHome(root) {
     rulesChoice("ai"));
   aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
   aiCard.append(aiForm);
-  home.append(aiCard);
+  home.append(seekCard(aiForm), aiCard); // B1: play a stranger first
 
   const localCard = el("section", { class: "card", "aria-labelledby": "local-heading" });
   localCard.append(el("h2", { id: "local-heading" }, t("home.local")), el("p", {}, t("home.local_lead")));
