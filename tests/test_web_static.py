@@ -39,7 +39,7 @@ FAMILIES = {
         "time_out", "room_full", "room_closed", "password_taken", "wrong_password",
         "too_many_attempts", "too_many_rooms", "pending_game", "bad_password",
         "bad_password_length", "bad_password_characters", "bad_password_repeated",
-        "bad_password_consecutive", "analysis_queue_full",
+        "bad_password_consecutive", "analysis_queue_full", "playing_online",
     ],
     "settings.notation": ["coordinates", "wxf", "chinese", "korean"],
     "settings.style": ["characters", "illustrations"],

@@ -711,6 +711,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
 
     @router.post("/api/records", status_code=201, response_model=None)
     async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
+        await service.refuse_advice_while_online(player.id)  # issue 27 #9
         limit = service.settings.max_body_bytes  # the app's guard refuses more before this
         data = b""
         async for chunk in request.stream():
@@ -762,6 +763,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         game, _ = await access(game_id, player, share)
         if game.ongoing:
             return _refuse("game_ongoing", "a game is analysed once it is over", 409)
+        await service.refuse_advice_while_online(player.id)  # issue 27 #9
         try:
             stored = await runner.start(game, player.id, CLIENT_BLOCK.get())
         except TooManyError as exc:
@@ -772,6 +774,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
     @router.get("/api/games/{game_id}/analysis")
     async def get_analysis(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:
         game, _ = await access(game_id, player, share)
+        await service.refuse_advice_while_online(player.id)  # issue 27 #9
         stored = await service.db(reviews.analysis, game.id)
         if stored is not None:
             await runner.resume_if_lost(game, stored, player.id, CLIENT_BLOCK.get())

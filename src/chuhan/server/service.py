@@ -422,10 +422,22 @@ class GameService:
         turn = rules_of.turn_of(game)
         if game.kind == "ai" and turn != game.human_side:
             raise GameActionError("not_your_turn", "a hint is for your own turn")
+        if game.player_id:
+            await self.refuse_advice_while_online(game.player_id)
         try:
             return str(await self.pool.submit(self._job(game, "hint", turn)))
         except AIBusyError:
             raise GameActionError("busy", "the AI is busy; retry in a moment") from None
+
+    async def refuse_advice_while_online(self, player_id: str) -> None:
+        """No engine advice (hints, analyses, imports of a position) for a player seated in an
+        ongoing online game (issue 27 #9). Raises GameActionError ``playing_online``."""
+        if await self.db(self.store.playing_online, player_id):
+            raise GameActionError(
+                "playing_online",
+                "you are playing an online game: hints, analyses and imports wait until it "
+                "is over",
+            )
 
     def _job(self, game: GameRecord, kind: str, side: int) -> AIJob:
         """An AI job for ``side``; in jieqi it carries only that side's view (SPEC A3, Z2)."""

@@ -392,6 +392,22 @@ class Store:
         with self.reader.connect() as conn:
             return [_game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
 
+    def playing_online(self, player_id: str) -> bool:
+        """True while the player is seated in an ongoing online game (issue 27 #9: no engine
+        advice for them meanwhile)."""
+        query = (
+            select(game_players.c.game_id)
+            .join(games, games.c.id == game_players.c.game_id)
+            .where(
+                game_players.c.player_id == player_id,
+                games.c.status == "ongoing",
+                games.c.kind == "online",
+            )
+            .limit(1)
+        )
+        with self.reader.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def commit_change(
         self,
         before: GameRecord,
