@@ -1,9 +1,11 @@
 // Entry point: language, the top bar, and the screen for the current address.
-// Routes (served by the server as this one page): "/", "/play/ai", "/play/local".
+// Routes (served by the server as this one page): "/", "/play/ai", "/play/local", "/room…",
+// "/review…", "/games" (the player's archive).
 import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
 import { openGame, showHome, showSettings } from "./screens.js";
 import { openRoomRoute } from "./room.js";
 import { openReviewRoute } from "./shared_review.js";
+import { showArchive } from "./archive.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
 
@@ -59,6 +61,8 @@ async function changeLanguage(code) {
     screen.board.relabel();
   } else if (location.pathname === "/") {
     showHome(document.getElementById("app"));
+  } else if (location.pathname === "/games") {
+    showArchive(document.getElementById("app"));
   }
 }
 
@@ -72,6 +76,7 @@ async function main() {
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);
   else if (location.pathname.startsWith("/room")) screen = await openRoomRoute(root);
   else if (location.pathname.startsWith("/review")) screen = await openReviewRoute(root);
+  else if (location.pathname === "/games") await showArchive(root); // B3: "My games"
   else await showHome(root);
   document.body.dataset.ready = "true";
 }

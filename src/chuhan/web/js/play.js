@@ -13,6 +13,7 @@ import { t } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
 import { onSettingsChange, settings } from "./settings.js";
+import { ratingChange } from "./archive.js";
 import { Review } from "./review.js";
 import { playSound } from "./sound.js";
 import { announce, confirmDialog, el } from "./ui.js";
@@ -614,6 +615,7 @@ export class PlayView {
     const words = [withTitle ? sentenceEnd(title) : "", reason, points].filter(Boolean).join(" ");
     box.append(el("p", { class: "end-result", [withTitle ? "data-result" : "data-result-reason"]: "" }, words));
     if (s.practice) box.append(el("p", {}, t("result.practice")));
+    if (s.options?.rated) box.append(ratingChange(s));
     if (s.commitment && s.arrangement && s.salt) box.append(this.commitmentCheck());
     return box;
   }

@@ -1,5 +1,6 @@
 // The screens around the board: home (choose a game), settings, and opening a game from a
 // /play/... address (resuming the pending AI game when it matches, SPEC P2).
+import { ratingText } from "./archive.js";
 import { api, ApiError } from "./connection.js";
 import { apiErrorText } from "./errors.js";
 import { GameScreen } from "./game.js";
@@ -126,6 +127,14 @@ export async function showHome(root) {
     points,
     el("p", { class: "note", "data-points-rule": "" }, t("home.points_rule")),
   );
+  // B2, B3: the ratings per variant ("?" while provisional) and the way to every game.
+  const ratings = el("p", { class: "points", "data-ratings": "" }, "");
+  more.append(
+    el("h2", {}, t("home.ratings")),
+    ratings,
+    el("p", { class: "note" }, t("home.ratings_note")),
+    el("a", { class: "button", href: "/games", "data-action": "my-games" }, t("home.my_games")),
+  );
   home.append(more);
 
   const syncColors = () => {
@@ -187,6 +196,8 @@ export async function showHome(root) {
   try {
     const me = await api("GET", "/api/me");
     points.textContent = t("home.points_text", { ai: me.points?.ai ?? 0, online: me.points?.online ?? 0 });
+    ratings.textContent = VARIANTS.filter((v) => me.ratings?.[v])
+      .map((v) => `${t(`variant.${v}`)} ${ratingText(me.ratings[v])}`).join(" · ");
     // S1: the games behind each kind of points, apart.
     more.append(
       gameList("ai", t("home.games_ai"), (me.games || []).filter((g) => g.kind === "ai")),
@@ -218,7 +229,12 @@ function gameList(kind, title, games) {
   const box = el("details", { class: "game-list", "data-games": kind });
   box.append(el("summary", {}, `${title} (${games.length})`));
   if (!games.length) box.append(el("p", { class: "muted" }, t("home.games_none")));
-  else box.append(el("ul", {}, ...games.map((game) => el("li", { "data-game": game.id }, gameLine(game)))));
+  else {
+    // B3: each line opens the game: its review, or the AI game still being played.
+    box.append(el("ul", {}, ...games.map((game) => el("li", { "data-game": game.id },
+      el("a", { href: game.status === "ongoing" && game.kind === "ai" ? aiAddress({ ...game, you: game.side }) : `/review/game/${game.id}` },
+        gameLine(game))))));
+  }
   return box;
 }
 

@@ -56,7 +56,8 @@ export async function openReviewRoute(root) {
   if (parts[1] === "import") return importForm(root);
   try {
     if (parts[1] === "game" && parts[2]) {
-      const state = await api("GET", `/api/games/${encodeURIComponent(parts[2])}`);
+      // B3: any game of the player's archive, online games too (as the player saw them).
+      const state = await api("GET", `/api/archive/games/${encodeURIComponent(parts[2])}`);
       return readOnlyView(root, state, null);
     }
     const token = parts[1] || "";
