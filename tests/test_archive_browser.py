@@ -2,9 +2,9 @@
 
 A player plays the AI, a game on one device and imports a record, then finds them all in
 "My games", filters, pages, opens a review and downloads everything as one PGN file that
-reads back. Two players finish a paired game (rooms made paired by the server's test-only
-switch until "Play someone now" makes them): each sees their new rating and its change at
-the end of the game and on the home page, and finds the game in "My games". Screenshots at
+reads back. Two strangers paired by "Play someone now" finish their game: each sees their
+new rating and its change at the end of the game and on the home page, and finds the game
+in "My games". Screenshots at
 390 px and 1366 px go to /tmp/chuhan-archive-*.png.
 """
 
@@ -18,18 +18,16 @@ from playwright.sync_api import Browser, Page, expect
 
 from chuhan.rules.record import read_records
 from chuhan.server import glicko2
+from test_pairing_browser import paired_pages, seek
 from test_record import PLAYED_ON
 
 pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
 from web_fixtures import (  # noqa: E402
     Friends,
-    create_room,
-    invite_link,
     move,
     open_page,
     play,
-    ready_both,
     resign,
     wait_end,
     wait_my_turn,
@@ -47,7 +45,6 @@ CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_server(
         tmp_path_factory.mktemp("archive-web"),
-        CHUHAN_TEST_PAIRED_ROOMS="1",
         CHUHAN_ANALYSIS_NODES="1500",
     ) as url:
         yield url
@@ -167,16 +164,15 @@ def test_my_games_lists_every_game_filters_pages_opens_reviews_and_downloads_B3(
     expect(page.locator("[data-analysis=start]")).to_be_visible()
 
 
-def test_a_paired_game_changes_both_ratings_shown_after_the_game_and_at_home_B2(
+def test_a_paired_game_changes_both_ratings_shown_after_the_game_and_at_home_B1_B2(
     chromium: Browser, server: str
 ) -> None:
     friends = Friends(chromium, server, viewport=PHONE)
     try:
-        creator, friend = friends.pages
-        create_room(creator)
-        friend.goto(invite_link(creator))
-        friend.wait_for_selector("[data-room] [data-seat=friend]")
-        pages = ready_both([creator, friend])
+        first, second = friends.pages
+        seek(first)
+        seek(second)
+        pages = paired_pages([first, second])
         move(pages["red"], "h3e3")
         move(pages["black"], "h10g8")
         resign(pages["black"])

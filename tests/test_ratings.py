@@ -3,8 +3,10 @@ the limits against manipulation. The storage tests run on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -13,6 +15,7 @@ from sqlalchemy import func, select
 
 from chuhan.server import glicko2
 from chuhan.server.ratings import (
+    MIN_PLIES,
     PROVISIONAL_OPPONENT_FACTOR,
     RATED_GAMES_PER_PAIR_PER_DAY,
     RatingStore,
@@ -228,36 +231,85 @@ def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: St
     assert other is not None and other[0].options["rated"]["counted"] is True
 
 
-# ---------------------------------------------------------------------- through a room
+# ---------------------------------------------------------------------- paired games
 
 
-def test_a_paired_room_game_rates_its_players_at_the_end_and_on_the_profile_B2(
-    tmp_path: Any,
-) -> None:
-    """A real server whose rooms make paired games (the test-only switch): the end of the
-    game is followed by a ``rated`` event on both sockets, the state keeps it, and the
-    profile shows the new ratings, provisional."""
-    from rooms_client import running_server
-    from test_rooms_protocol import end_of, new_game, play
+@pytest.fixture
+def site(database: tuple[str, str | None]) -> Any:
+    from test_pairing import Site
 
-    with running_server(tmp_path, CHUHAN_TEST_PAIRED_ROOMS="1") as url:
-        sockets, _, (red, black) = new_game(url)
-        play(sockets, OPENING[:2])
-        assert sockets["black"].request("resign")["type"] == "ack"
-        end_of(sockets["red"])
+    running = Site(database)
+    yield running
+    running.close()
+
+
+def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any) -> None:
+    """Two strangers paired on two instances play; Black resigns on the second instance: the
+    game's ``rated`` event and options say the change, the profile shows the ratings, and
+    the first instance meeting the same end rates nothing more."""
+
+    async def scenario() -> None:
+        first, second = await site.player(), await site.player()
+        await site.pairing[0].seek(first, "xiangqi", {}, "c1", "10.0.0.1")
+        paired = await site.pairing[1].seek(second, "xiangqi", {}, "c2", "10.0.0.2")
+        room = await site.rooms[0].read_room(paired.room_id)
+        red_id, black_id = room.sides
+        by_id = {first.id: first, second.id: second}
+        red, black = by_id[red_id], by_id[black_id]
+        await site.rooms[0].move(red, room.id, 0, OPENING[0])
+        await site.rooms[1].move(black, room.id, 1, OPENING[1])
+        ended = await site.rooms[1].resign(black, room.id)
+
         winner = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 1)])
-        for side, sock in sockets.items():
-            rated_event = sock.wait_for(lambda m: m.get("type") == "rated")
-            shown = rated_event["rated"]
-            assert shown["red"]["after"] == round(winner.rating)
-            assert shown["black"]["after"] == 1500 - (round(winner.rating) - 1500)
-            assert sock.state()["options"]["rated"] == shown, side  # type: ignore[index]
-        mine = red.me()["ratings"]
-        assert mine["xiangqi"] == {
+        shown = ended.options["rated"]
+        assert shown["red"]["after"] == round(winner.rating) and shown["red"]["provisional"]
+        assert shown["black"]["delta"] == -shown["red"]["delta"] < 0
+        events = await site.rooms[1].db(site.stores[1].events_after, ended.id, 0)
+        assert [e.type for e in events][-2:] == ["end", "rated"]
+        # The other instance meets the finished game: nothing is rated twice.
+        again = await site.rooms[0].games.ratings.settle(ended)
+        assert again.seq == ended.seq
+        profile = await site.rooms[0].games.profile(red)
+        assert profile["ratings"]["xiangqi"] == {
             "rating": round(winner.rating),
             "deviation": round(winner.deviation),
             "provisional": True,
             "games": 1,
         }
-        assert mine["janggi"]["games"] == 0
-        assert black.me()["ratings"]["xiangqi"]["rating"] < 1500
+        assert profile["ratings"]["janggi"]["games"] == 0
+        await asyncio.gather(*(rooms.stop() for rooms in site.rooms))
+
+    asyncio.run(scenario())
+
+
+def test_a_game_an_instance_ended_but_never_rated_is_rated_at_the_next_profile_read_B2(
+    site: Any,
+) -> None:
+    """An instance commits a paired game's end and dies before rating it: the players' next
+    profile read (on any instance) rates it."""
+
+    async def scenario() -> None:
+        first, second = await site.player(), await site.player()
+        await site.pairing[0].seek(first, "jieqi", {}, "c1", "10.0.0.1")
+        paired = await site.pairing[1].seek(second, "jieqi", {}, "c2", "10.0.0.2")
+        room = await site.rooms[0].read_room(paired.room_id)
+        game = await site.rooms[0].core.current_game(room)
+        games = site.rooms[0].games
+        # The end committed straight through the game service (no room step after it).
+        finished = replace(
+            game,
+            moves=["e1e2", "e10e9"][:MIN_PLIES],  # the generals: no piece turned up
+            status="finished",
+            result={"winner": "red", "reason": "timeout", "points": None},
+            seq=game.seq + 1,
+        )
+        await games.db(games.store.commit_change, game, finished, [{"type": "end"}])
+        assert "rated" not in (await games.current_game(game.id)).options
+
+        profile = await site.rooms[1].games.profile(first)
+
+        assert profile["ratings"]["jieqi"]["games"] == 1
+        assert "rated" in (await games.current_game(game.id)).options
+        await asyncio.gather(*(rooms.stop() for rooms in site.rooms))
+
+    asyncio.run(scenario())

@@ -112,9 +112,6 @@ class RoomSettings:
     probe_seconds: float = 60.0
     # R6, against farming: the same two players score for at most this many games a day.
     scored_games_per_pair: int = 3
-    # Test-only (CHUHAN_TEST_PAIRED_ROOMS=1): every new room's games are paired games, rated
-    # as "Play someone now" games are (B2), so tests can rate games through rooms.
-    test_paired_rooms: bool = False
     # B1, Z7: seeks (play a stranger) per address block and minute, every instance counted.
     seeks_per_address: int = 60
 
@@ -139,7 +136,6 @@ class RoomSettings:
             dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
             probe_seconds=_env_float("CHUHAN_ROOM_PROBE_SECONDS", 60.0),
             scored_games_per_pair=_env_int("CHUHAN_SCORED_GAMES_PER_PAIR", 3),
-            test_paired_rooms=os.environ.get("CHUHAN_TEST_PAIRED_ROOMS") == "1",
             seeks_per_address=_env_int("CHUHAN_SEEKS_PER_ADDRESS", 60),
         )
 

@@ -133,10 +133,7 @@ class Lobby:
             password=normalized,
             open_password=normalized,
             variant=variant,
-            options={
-                **({"bikjang": bikjang} if variant == "janggi" else {"rules": rules}),
-                **({"paired": True} if self.core.settings.test_paired_rooms else {}),
-            },
+            options={"bikjang": bikjang} if variant == "janggi" else {"rules": rules},
             status="open",
             seats=[new_seat(player.id)],
             sides=None,
