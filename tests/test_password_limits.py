@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from chuhan.server.connections import address_block
+from chuhan.server.connections import address_block, network_block
 from rooms_client import Player, running_server
 
 LIMITS = {
@@ -38,6 +38,30 @@ def test_address_blocks_are_ipv4_addresses_and_ipv6_slash_64s_Z3() -> None:
     assert address_block("2001:db8:1:2::1") != address_block("2001:db8:1:3::1")
     assert address_block("::ffff:203.0.113.7") == address_block("203.0.113.7") == "203.0.113.7"
     assert address_block("203.0.113.7") != address_block("203.0.113.8")
+    # Issue 27 #6: IPv6 is counted per /48 as well; IPv4 has no wider block.
+    assert network_block("2001:db8:1:2::1") == network_block("2001:db8:1:ff00::1")
+    assert network_block("2001:db8:1::1") != network_block("2001:db8:2::1")
+    assert network_block("203.0.113.7") is None
+    assert network_block("::ffff:203.0.113.7") is None
+
+
+def test_one_ipv6_slash_48_shares_one_budget_also_under_attack_Z3(tmp_path: Path) -> None:
+    """Issue 27 #6: the /64s of one /48 share its budget (8 here), and once the site's
+    budget (9) is spent, its under-attack budget (6) however many /64s it guesses from."""
+    settings = {
+        **LIMITS,
+        "CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK": "8",
+        "CHUHAN_PASSWORD_TRIES_SITE": "9",
+    }
+    with running_server(tmp_path, **settings) as url:
+        answers = []
+        for number in range(12):  # a new /64 and a new cookie every time
+            guesser = visitor(url, f"2001:db8:7:{number + 1:x}::1")
+            answers.append(code_of(guesser.post("/api/rooms/join", json={"password": "zz9"})))
+        assert answers == ["wrong_password"] * 8 + ["too_many_attempts"] * 4
+        # Another /48: its first guess spends the site's last; then 3 per /64, 6 per /48.
+        flood = [guesses_until_refused(url, f"2001:db8:8:{n + 1:x}::1") for n in range(4)]
+        assert flood == [4, 3, 0, 0]
 
 
 def test_creating_a_room_is_no_password_oracle_and_shares_the_join_budget_Z3(
@@ -76,15 +100,46 @@ def test_fresh_identities_and_addresses_of_one_ipv6_block_share_one_budget_Z3(
         assert answers[6:] == ["too_many_attempts"] * 6
 
 
-def test_the_whole_site_slows_every_guesser_when_it_is_under_attack_Z3(tmp_path: Path) -> None:
+def guesses_until_refused(url: str, address: str, most: int = 10) -> int:
+    """Wrong guesses from ``address``, each with a fresh cookie (a guesser rotating
+    identities), until one is refused; how many were answered."""
+    for answered in range(most):
+        guesser = visitor(url, address)
+        answer = code_of(guesser.post("/api/rooms/join", json={"password": f"zz{answered}x"}))
+        if answer != "wrong_password":
+            assert answer == "too_many_attempts"
+            return answered
+    return most
+
+
+def test_a_distributed_flood_slows_guessers_but_never_shuts_out_the_right_password_Z3(
+    tmp_path: Path,
+) -> None:
+    """Issue 27 #6: a site-wide budget of 8 spent by guessers from 20 addresses. Each address
+    then has only its under-attack budget (3), so the flood is held to 8 + 3 per address;
+    friends with the right password and a fresh creator, each from a new address and
+    cookie, still get in."""
     settings = {**LIMITS, "CHUHAN_PASSWORD_TRIES_SITE": "8"}
     with running_server(tmp_path, **settings) as url:
-        answers = []
-        for number in range(12):  # every guess from another address and cookie
-            guesser = visitor(url, f"198.51.100.{number + 1}")
-            answers.append(code_of(guesser.post("/api/rooms/join", json={"password": "zz9"})))
-        assert answers.count("wrong_password") == 8
-        assert answers[8:] == ["too_many_attempts"] * 4
+        passwords = ("q7z", "k4t", "m2w")
+        for password in passwords:
+            Player(url).create_room(password=password)
+        flood = [guesses_until_refused(url, f"203.0.113.{n + 1}") for n in range(20)]
+        friends = [
+            code_of(visitor(url, f"198.51.100.{70 + n}").post(
+                "/api/rooms/join", json={"password": password.upper()}
+            ))
+            for n, password in enumerate(passwords)
+        ]  # fmt: skip
+        creator = visitor(url, "198.51.100.80")
+        created = code_of(creator.post("/api/rooms", json={"password": "n8v"}))
+        print(f"wrong guesses answered per address: {flood} (total {sum(flood)});",
+              f"friends' joins: {friends}; a fresh creator: {created}")  # fmt: skip
+        assert friends == ["ok", "ok", "ok"]
+        assert created == "ok"
+        # The three creations and the first address's 5 spend the site's 8; that address
+        # has one more try of its own 6, and every later address its 3 and no more.
+        assert flood == [6] + [3] * 19
 
 
 def test_the_right_password_from_a_fresh_cookie_gets_in_after_others_failures_Z3(

@@ -67,6 +67,19 @@ def trusts(proxies: tuple[str, ...], host: str) -> bool:
     return False
 
 
+def network_block(host: str) -> str | None:
+    """The /48 of an IPv6 address (one site's, often one customer's), counted besides its
+    /64 where one holder of many /64s must not get each one's budget; None for IPv4
+    addresses (an IPv4 /24 is often many unrelated customers) and anything else."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if not isinstance(address, ipaddress.IPv6Address) or address.ipv4_mapped is not None:
+        return None
+    return str(ipaddress.IPv6Network(f"{address}/48", strict=False))
+
+
 @dataclass
 class ConnectionGuard:
     """Open connections per address block, shared by every connection of one server;

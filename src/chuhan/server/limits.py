@@ -13,9 +13,13 @@ instance counts the same uses; one transaction per reservation, rows locked in k
 
 - a *refusing* bucket (a player's own budget) over its limit refuses the use, saying when
   the next one is possible;
-- a *slowing* bucket (an address block's, the whole site's) over its limit makes the use
-  wait for its turn, up to ``max_wait_seconds`` (longer: refused, with when to retry). A
-  bucket shared by strangers thus slows everyone in it down instead of shutting them out.
+- a *slowing* bucket (an address block's) over its limit makes the use wait for its turn,
+  up to ``max_wait_seconds`` (longer: refused, with when to retry). A bucket shared by
+  strangers thus slows everyone in it down instead of shutting them out;
+- a *gauge* (the whole site's) never refuses nor slows: full, it is not charged, and the
+  use draws instead on the ``when_full`` buckets given with it (tighter budgets of the
+  user's own). A budget that strangers anywhere can spend then shuts nobody out: it only
+  makes each user's own budget the tighter one (issue 27).
 
 :meth:`Limiter.refund` gives a reserved use back (a password that was right costs nothing).
 """
@@ -44,11 +48,13 @@ limit_buckets = Table(
 
 @dataclass(frozen=True)
 class Budget:
-    """``limit`` uses per ``window_seconds``; ``slows``: over it, a use waits its turn."""
+    """``limit`` uses per ``window_seconds``; ``slows``: over it, a use waits its turn;
+    ``gauge``: over it, a use is not counted in it and draws on others (module docstring)."""
 
     limit: int
     window_seconds: float
     slows: bool = False
+    gauge: bool = False
 
     @property
     def interval(self) -> float:
@@ -62,8 +68,8 @@ class Budget:
 @dataclass(frozen=True)
 class Reservation:
     """A use taken: ``wait`` seconds before it may go on (slowing buckets), ``left`` uses
-    remaining before the tightest bucket refuses or slows, and what :meth:`Limiter.refund`
-    gives back."""
+    remaining before the tightest bucket refuses or slows (gauges aside: theirs are nobody's
+    own), and what :meth:`Limiter.refund` gives back."""
 
     wait: float
     left: int
@@ -101,10 +107,16 @@ class Limiter:
         dialect = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
         return dialect(limit_buckets)
 
-    def reserve(self, uses: Sequence[tuple[str, Budget]], now: float | None = None) -> Reservation:
-        """Take one use from each ``(key, budget)``, or none. Raises LimitExceeded."""
+    def reserve(
+        self,
+        uses: Sequence[tuple[str, Budget]],
+        now: float | None = None,
+        when_full: Sequence[tuple[str, Budget]] = (),
+    ) -> Reservation:
+        """Take one use from each ``(key, budget)``, or none; when a gauge among them is
+        full, from each of ``when_full`` instead of it. Raises LimitExceeded."""
         now = time.time() if now is None else now
-        keys = sorted({key for key, _ in uses})
+        keys = sorted({key for key, _ in (*uses, *when_full)})
         with self.engine.begin() as conn:
             missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
             conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
@@ -114,15 +126,22 @@ class Limiter:
             if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
                 query = query.with_for_update()
             tat = {row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))}
+
+            def early(key: str, budget: Budget) -> float:
+                """> 0: the bucket is full for that long (the use's turn is that late)."""
+                return max(tat[key], now) - budget.tolerance - now
+
+            full = {key for key, budget in uses if budget.gauge and early(key, budget) > 0}
+            uses = [use for use in uses if use[0] not in full] + (list(when_full) if full else [])
             wait, refused_for, left = 0.0, 0.0, None
             for key, budget in uses:
-                start = max(tat[key], now)  # the use's own turn in this bucket
-                early = start - budget.tolerance - now  # > 0: the bucket is full for that long
-                if early > 0 and not budget.slows:
-                    refused_for = max(refused_for, early)
-                wait = max(wait, early) if budget.slows else wait
-                room = int((now + budget.tolerance - start) // budget.interval)
-                left = room if left is None else min(left, room)
+                late = early(key, budget)
+                if late > 0 and not budget.slows:
+                    refused_for = max(refused_for, late)
+                wait = max(wait, late) if budget.slows else wait
+                if not budget.gauge:  # the site's room is nobody's own number of tries
+                    room = int((now + budget.tolerance - max(tat[key], now)) // budget.interval)
+                    left = room if left is None else min(left, room)
             if refused_for > 0:
                 raise LimitExceeded(refused_for)
             if wait > self.max_wait_seconds:

@@ -24,9 +24,12 @@ Environment variables (all optional):
   ``CHUHAN_ROOM_TURN_SECONDS`` (90), ``CHUHAN_ROOM_AWAY_BUDGET_SECONDS`` (120),
   ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
   ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
+  ``CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK`` (90, an IPv6 /48),
   ``CHUHAN_ROOM_FINDS_PER_ROOM`` (20), ``CHUHAN_PASSWORD_TRIES_SITE`` (600),
+  ``CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS`` (3),
+  ``CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK`` (6: once the site's are spent),
   ``CHUHAN_PASSWORD_MAX_WAIT_SECONDS`` (10), ``CHUHAN_OPEN_ROOMS_PER_PLAYER`` (3): password
-  attempts, joins and creations alike, per player, address block, room and site
+  attempts, joins and creations alike, per player, address block, /48, room and site
   (``rooms/ratelimit.py``),
   ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5),
   ``CHUHAN_ROOM_PROBE_SECONDS`` (60: how often a room socket's lag is measured).
@@ -126,8 +129,15 @@ class RoomSettings:
             limits=JoinLimits(
                 per_player=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER", 10),
                 per_address=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS", 30),
+                per_network=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK", 90),
                 per_room=_env_int("CHUHAN_ROOM_FINDS_PER_ROOM", 20),
                 site=_env_int("CHUHAN_PASSWORD_TRIES_SITE", 600),
+                under_attack_per_address=_env_int(
+                    "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS", 3
+                ),
+                under_attack_per_network=_env_int(
+                    "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK", 6
+                ),
                 window_seconds=_env_float("CHUHAN_ROOM_JOIN_WINDOW_SECONDS", 900.0),
                 max_wait_seconds=_env_float("CHUHAN_PASSWORD_MAX_WAIT_SECONDS", 10.0),
                 open_rooms_per_player=_env_int("CHUHAN_OPEN_ROOMS_PER_PLAYER", 3),

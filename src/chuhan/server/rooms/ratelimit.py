@@ -6,25 +6,31 @@ join's "found" or "wrong"). Budgets (:mod:`chuhan.server.limits`, counted in the
 every instance; defaults per 15 minutes):
 
 - the player (cookie): ``per_player`` (10) attempts, then refused until one is regained;
-- the address block (IPv4 address, IPv6 /64): ``per_address`` (30); a full block *slows*
-  its attempts (each waits its turn, up to ``max_wait_seconds``; longer: refused with when
-  to retry), so strangers behind one address are held back, not shut out;
-- the whole site: ``site`` (600), slowing too: when the site is under attack every guesser
-  waits its turn;
+- the address block (IPv4 address, IPv6 /64): ``per_address`` (30), and for IPv6 its /48:
+  ``per_network`` (90). Full, they *slow* their attempts (each waits its turn, up to
+  ``max_wait_seconds``; longer: refused with when to retry), so strangers behind one
+  address are held back, not shut out;
+- the whole site: ``site`` (600), a *gauge*. While it has room an attempt costs it one;
+  spent (the site is under attack), it refuses nobody, and each attempt costs instead its
+  address block's ``under_attack_per_address`` (3) and its /48's ``under_attack_per_network``
+  (6), refused when spent. A guesser with many addresses gets the site's budget and then 3
+  per address; a friend or a creator from an address that has not been guessing from has 3
+  tries, and needs one (issue 27: the site's budget used to be a lockout, about 20
+  addresses kept every password room shut);
 - the room: ``per_room`` (20) attempts that find it (a join that finds it, seated or full,
   and a creation told its password is taken).
 
-An attempt that finds a room is given back to the player, address and site: the right
-password costs nothing, so a friend typing it from a fresh cookie after others' failures
-waits at most one interval and gets in. A room never tells a stranger more than a join
-would: creation is counted like a join.
+An attempt that finds a room is given back to the player, address, network and site: the
+right password costs nothing, so a friend typing it from a fresh cookie after others'
+failures waits at most one interval and gets in. A room never tells a stranger more than a
+join would: creation is counted like a join.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..connections import address_block
+from ..connections import address_block, network_block
 from ..limits import Budget, Limiter, LimitExceeded, Reservation
 from .store import RoomStore
 
@@ -33,8 +39,11 @@ from .store import RoomStore
 class JoinLimits:
     per_player: int = 10
     per_address: int = 30
+    per_network: int = 90
     per_room: int = 20
     site: int = 600
+    under_attack_per_address: int = 3
+    under_attack_per_network: int = 6
     window_seconds: float = 15 * 60
     max_wait_seconds: float = 10.0
     open_rooms_per_player: int = 3
@@ -50,18 +59,25 @@ class JoinLimiter:
         window = limits.window_seconds
         self._player = Budget(limits.per_player, window)
         self._address = Budget(limits.per_address, window, slows=True)
-        self._site = Budget(limits.site, window, slows=True)
+        self._network = Budget(limits.per_network, window, slows=True)
+        self._site = Budget(limits.site, window, gauge=True)
+        self._attacked_address = Budget(limits.under_attack_per_address, window)
+        self._attacked_network = Budget(limits.under_attack_per_network, window)
         self._room = Budget(limits.per_room, window)
 
     def attempt(self, player_id: str, address: str) -> Reservation:
         """Take one attempt for this player from this address. Raises LimitExceeded."""
-        return self.limiter.reserve(
-            [
-                (f"password:player:{player_id}", self._player),
-                (f"password:address:{address_block(address)}", self._address),
-                ("password:site", self._site),
-            ]
-        )
+        block, network = address_block(address), network_block(address)
+        uses = [
+            (f"password:player:{player_id}", self._player),
+            (f"password:address:{block}", self._address),
+            ("password:site", self._site),
+        ]
+        attacked = [(f"password:under-attack:address:{block}", self._attacked_address)]
+        if network is not None:
+            uses.append((f"password:network:{network}", self._network))
+            attacked.append((f"password:under-attack:network:{network}", self._attacked_network))
+        return self.limiter.reserve(uses, when_full=attacked)
 
     def found(self, attempt: Reservation, room_id: str) -> None:
         """The attempt found ``room_id``: it costs the player nothing, and counts against the
