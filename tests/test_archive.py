@@ -249,3 +249,23 @@ def test_a_jieqi_game_shows_only_public_facts_in_the_archive_Z2_B3(tmp_path):
         answer = client.get("/api/archive")
         assert [g["id"] for g in answer.json()["games"]] == [done]
         assert secret.secret["salt"] not in answer.text and "arrangement" not in answer.text
+
+
+def test_a_download_holds_at_most_the_newest_max_download_games_and_says_so_B3_Z7(
+    tmp_path, monkeypatch
+):
+    from chuhan.server import archive
+
+    monkeypatch.setattr(archive, "MAX_DOWNLOAD", 3)
+    with server(tmp_path) as (client, _, _):
+        client.get("/api/me")
+        played = [_play_local(client, CANNON_MATE)["id"] for _ in range(4)]
+        answer = client.get("/api/archive/records")
+        assert answer.headers["x-archive-games"] == "3"
+        assert answer.headers["x-archive-truncated"] == "1"
+        assert len(read_records(answer.text)) == 3
+        # The archive's own order, newest first (the download keeps the newest MAX_DOWNLOAD).
+        dates = client.get("/api/archive", params={"limit": 4}).json()["games"]
+        assert [g["id"] for g in dates] == played[::-1]
+        one = client.get("/api/archive/records", params={"kind": "local", "variant": "janggi"})
+        assert one.headers["x-archive-truncated"] == "0" and one.text == ""

@@ -212,3 +212,27 @@ def test_a_paired_game_changes_both_ratings_shown_after_the_game_and_at_home_B1_
         expect(red.locator("[data-analysis=start]")).to_be_visible()
     finally:
         friends.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "heading", "empty", "download"),
+    [
+        ("pt-BR", "Minhas partidas", "Ainda não há partidas aqui.", "Baixar (.pgn)"),
+        ("es-ES", "Mis partidas", "Todavía no hay partidas aquí.", "Descargar (.pgn)"),
+    ],
+)
+def test_my_games_speaks_the_players_language_B3_U8(
+    chromium: Browser, server: str, locale: str, heading: str, empty: str, download: str
+) -> None:
+    context = chromium.new_context(base_url=server, viewport=PHONE, locale=locale)
+    try:
+        page = context.new_page()
+        open_page(page, "/")
+        page.click("[data-action=my-games]")
+        page.wait_for_selector("[data-archive][data-loaded]")
+        assert page.inner_text("#archive-heading") == heading
+        expect(page.locator("[data-archive-empty]")).to_have_text(empty)
+        expect(page.locator("[data-action=download-all]")).to_have_text(download)
+        assert "archive." not in page.inner_text("[data-archive]")  # no raw keys
+    finally:
+        context.close()
