@@ -14,7 +14,19 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import game_data, open_page, play, server_state  # noqa: E402
+from web_fixtures import (  # noqa: E402
+    Friends,
+    create_room,
+    game_data,
+    invite_link,
+    move,
+    open_page,
+    play,
+    ready_both,
+    resign,
+    server_state,
+    wait_end,
+)
 
 pytest_plugins = ["web_fixtures"]
 
@@ -53,8 +65,7 @@ def test_the_home_page_names_online_play_and_every_points_rule_P4_R6(
 def test_captured_pieces_have_a_heading_U6(web_page: Page) -> None:
     open_page(web_page, "/play/local?variant=xiangqi")
     expect(web_page.locator("[data-captured] h2")).to_have_count(0)  # nothing captured yet
-    for move in ["h3h10"]:  # the cannon takes the horse
-        play(web_page, move)
+    play(web_page, "h3h10")  # the cannon takes the horse
     expect(web_page.locator("[data-captured] h2")).to_have_text("Captured pieces")
     expect(web_page.locator("[data-captured-side=black]")).to_have_attribute("data-letters", "n")
 
@@ -111,3 +122,120 @@ def test_offering_a_draw_to_the_ai_asks_first_P4_A5(web_page: Page) -> None:
     web_page.wait_for_timeout(300)  # nothing was sent: the game goes on, as it was
     assert game_data(web_page)["status"] == "ongoing"
     assert server_state(web_page)["status"] == "ongoing"
+
+
+# ---------------------------------------------------------------- rooms on a phone (R4, R5, R7)
+
+ANNOUNCEMENTS = """
+window.said = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  new MutationObserver(() => {
+    if (region.textContent) window.said.push(region.textContent);
+  }).observe(region, { childList: true, characterData: true, subtree: true });
+});
+"""
+
+
+def set_name(page: Page, name: str) -> None:
+    """S1: the display name, set in the settings dialog (in any language)."""
+    page.click("[data-action=settings]")
+    dialog = page.locator("dialog[data-settings-dialog]")
+    dialog.locator("#settings-name").fill(name)
+    dialog.locator("[data-action=save-name]").click()
+    expect(dialog.locator("[data-name-status]")).not_to_be_empty()
+    dialog.locator("[data-action=close]").click()
+
+
+def named_room(
+    browser: Browser, url: str, variant: str, locale: str = "en-US"
+) -> tuple[Friends, dict[str, Page]]:
+    """Ana creates a room, Beto joins by its invite link; both on phones, both ready."""
+    pair = Friends(browser, url, viewport=PHONE, locale=locale)
+    for page, name in zip(pair.pages, ("Ana", "Beto"), strict=True):
+        page.add_init_script(ANNOUNCEMENTS)
+        open_page(page, "/")
+        set_name(page, name)
+    creator, friend = pair.pages
+    create_room(creator, variant)
+    friend.goto(invite_link(creator))
+    friend.wait_for_selector("[data-room] [data-seat=friend]")
+    pages = ready_both([creator, friend], variant)
+    for page in pages.values():  # looking at the board, as a player waiting does
+        page.evaluate("window.scrollTo(0, 0)")
+    return pair, pages
+
+
+def test_a_draw_offer_on_a_phone_does_not_move_the_board_and_names_the_player_R5(
+    chromium: Browser, web_server: str
+) -> None:
+    pair, pages = named_room(chromium, web_server, "xiangqi", locale="es-ES")
+    try:
+        red, black = pages["red"], pages["black"]
+        red_name = red.inner_text("[data-players] [data-you=true] [data-name]").split(" ")[0]
+        before = black.locator("svg.board").bounding_box()
+        red.click("[data-action=draw]")
+        offer = black.locator("[data-offer]")
+        expect(offer).to_be_visible()
+        expect(offer).to_be_in_viewport()
+        after = black.locator("svg.board").bounding_box()
+        assert before and after and abs(after["y"] - before["y"]) < 1, (before, after)
+        expect(offer).to_contain_text(red_name)
+        expect(offer).not_to_contain_text("Tu amigo")
+        black.screenshot(path=str(SHOTS / "chuhan-polish-room-offer-phone.png"))
+        # The winner hears "¡Has ganado!" without a stray full stop after it.
+        resign(black)
+        wait_end(red, "resignation")
+        red.wait_for_function("window.said.some(text => text.includes('Has ganado'))")
+        said = red.evaluate("window.said")
+        assert not any("!." in text for text in said), said
+    finally:
+        pair.close()
+
+
+def test_the_janggi_setup_choice_is_brought_to_the_player_R4_J3(
+    chromium: Browser, web_server: str
+) -> None:
+    """The choice runs on the turn clock: it shows in view beside the board, not two
+    screens below it."""
+    pair, pages = named_room(chromium, web_server, "janggi")
+    try:
+        han, cho = pages["han"], pages["cho"]
+        han.wait_for_selector("[data-action=choose-setup]")
+        han.click("[data-action=choose-setup]")
+        # Cho's turn comes while Cho looks at the board: the choice is brought into view.
+        expect(cho.locator("[data-action=choose-setup]")).to_be_in_viewport()
+        cho.screenshot(path=str(SHOTS / "chuhan-polish-room-setup-phone.png"))
+        cho.click("[data-action=choose-setup]")
+        cho.wait_for_selector("[data-room][data-phase=playing]")
+    finally:
+        pair.close()
+
+
+def test_a_second_device_sees_the_live_game_and_either_device_takes_the_seat_back_R7(
+    chromium: Browser, web_server: str
+) -> None:
+    pair, pages = named_room(chromium, web_server, "xiangqi")
+    try:
+        red, black = pages["red"], pages["black"]
+        move(red, "h3e3")
+        second = black.context.new_page()
+        second.set_default_timeout(15000)
+        second.goto(black.url)
+        # The live game, not an empty board asking for Ready.
+        second.wait_for_selector('[data-point="e3"] [data-piece=C]')
+        expect(second.locator(".status-line")).not_to_contain_text("Ready")
+        expect(second.locator("[data-action=take-seat]")).to_be_in_viewport()
+        second.screenshot(path=str(SHOTS / "chuhan-polish-room-second-device-phone.png"))
+        second.click("[data-action=take-seat]")
+        second.wait_for_selector("[data-room][data-my-turn=true]")
+        black.wait_for_selector("[data-detached]")
+        # The first device takes it back without a reload.
+        black.click("[data-action=take-seat]")
+        black.wait_for_selector("[data-room][data-ply='1'][data-my-turn=true]")
+        second.wait_for_selector("[data-detached]")
+        move(black, "h10g8")
+        red.wait_for_selector("[data-room][data-ply='2']")
+    finally:
+        pair.close()

@@ -193,6 +193,7 @@ class RoomConnection:
         self.connection = new_id("c")
         self.device = f"anonymous/{self.connection}"
         self.holds_seat = False
+        self.greeted = False  # its hello was answered: from then on it follows the room's game
         self.game_id: str | None = None
         self.sent_seq: int | None = None
         self._side: tuple[str, int] | None = None  # (game id, this player's side in it)
@@ -291,7 +292,11 @@ class RoomConnection:
         then the room's game if this socket holds the seat and does not follow it yet.
         Not ``again``: nothing is sent when this socket was last sent the same (the
         announcement of a change it already showed, e.g. its own seat taken).
-        Returns the room (None: none, or this socket was closed)."""
+        Returns the room (None: none, or this socket was closed).
+
+        R7: a socket that does not hold the seat (another device of the same player) follows
+        the game too, read-only, so that it shows the live game beside "Continue on this
+        device" (its player's own side: nothing hidden from them, Z2)."""
         room = await self._room(version)
         if room is None:
             return None
@@ -319,7 +324,7 @@ class RoomConnection:
             self._room_shown = shown
         if (
             follow
-            and self.holds_seat
+            and self.greeted
             and room.game_id
             and (room.game_id != self.game_id or self.sent_seq is None)
         ):
@@ -443,12 +448,12 @@ class RoomConnection:
             async with self._lock:
                 # The room as attach left it (or later): changes from now on are announced.
                 room = await self._send_room(follow=False, version=0)
-                if self.holds_seat:
-                    if room is not None and room.game_id is not None:
-                        same = isinstance(message, RoomHello) and message.game_id == room.game_id
-                        last_seq = message.last_seq if isinstance(message, RoomHello) else None
-                        await self._follow(room.game_id, last_seq if same else None)
-                else:
+                self.greeted = True
+                if room is not None and room.game_id is not None:
+                    same = isinstance(message, RoomHello) and message.game_id == room.game_id
+                    last_seq = message.last_seq if isinstance(message, RoomHello) else None
+                    await self._follow(room.game_id, last_seq if same else None)
+                if not self.holds_seat:
                     await self._send(
                         {"type": "elsewhere", "message": "this room is open on another device"}
                     )

@@ -193,7 +193,7 @@ export class RoomScreen {
       playerBadges: (side) => this.playerBadges(side),
       clockText: (side) => this.clockText(side),
       statusText: () => this.statusText(),
-      waitingText: () => t("room.their_turn"),
+      waitingText: () => sentence(t("room.their_turn", { name: this.opponentName() })),
       pointsText: (s) => (s.result?.winner && s.result.winner === s.you && s.points_awarded
         ? t("room.points_won", { points: s.points_awarded }) : ""),
       heading: () => t("room.heading", { variant: t(`variant.${this.room.variant}`) }),
@@ -201,7 +201,13 @@ export class RoomScreen {
       placeholder: () => this.setupPreview(),
     });
     this.build();
-    this.socket = new PlaySocket(`/ws/rooms/${encodeURIComponent(room.id)}`, {
+    this.connect();
+    this.ticker = setInterval(() => this.tick(), 250);
+    this.view.render();
+  }
+
+  connect() {
+    this.socket = new PlaySocket(`/ws/rooms/${encodeURIComponent(this.room.id)}`, {
       room: true, hello: () => ({ device: deviceId() }),
     }, {
       onEvent: (event, state) => this.onEvent(event, state),
@@ -209,8 +215,19 @@ export class RoomScreen {
       onStatus: (status) => this.view.setLink(status === "closed" ? "online" : status),
     });
     this.socket.start();
-    this.ticker = setInterval(() => this.tick(), 250);
-    this.view.render();
+  }
+
+  /** R7 "Continue on this device", also on a device whose seat moved elsewhere: it connects
+   * again and takes the seat back, without a reload. */
+  continueHere() {
+    if (this.detached) {
+      this.detached = false;
+      this.takingSeat = true;
+      this.connect();
+      this.view.render();
+      return;
+    }
+    this.act("take_seat");
   }
 
   get state() {
@@ -246,8 +263,13 @@ export class RoomScreen {
     this.lobby = el("div", { class: "room-lobby", "data-lobby": "" });
     this.leaveButton = view.button("room.leave", () => this.leave(), { "data-action": "leave" });
     view.panelMiddle.append(this.seats, this.lobby, this.leaveButton);
-    this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "" });
-    view.topSlot.append(this.offerBar);
+    // Below the board, so that nothing moves the board mid-turn: a draw offer (kept in view,
+    // R5), the seat on another device (R7) and the janggi setup choice, which runs on the
+    // turn clock (R4, J3).
+    this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "", role: "alert" });
+    this.seatBox = el("div", { class: "room-board-slot", "data-seat-box": "" });
+    this.setupBox = el("div", { class: "room-board-slot", "data-setup-box": "" });
+    view.boardBox.after(this.offerBar, this.seatBox, this.setupBox);
     this.drawButton = view.button("action.draw", () => this.act("draw_offer"), { "data-action": "draw" });
     view.addControls(this.drawButton);
   }
@@ -307,6 +329,7 @@ export class RoomScreen {
 
   statusText() {
     if (this.detached) return t("room.detached");
+    if (!this.holds) return t("room.status_elsewhere");
     if (this.room.setup) return t("room.status_setup");
     if (!this.state) return this.room.seats.length < 2 ? t("room.waiting_friend") : t("room.status_ready");
     return null;
@@ -365,6 +388,8 @@ export class RoomScreen {
     this.lobbyKey = key;
     this.seats.innerHTML = "";
     this.lobby.innerHTML = "";
+    this.seatBox.innerHTML = "";
+    this.setupBox.innerHTML = "";
     // Once a game is on the board its players' rows name the seats, with their sides.
     this.seats.hidden = Boolean(this.state);
     for (const seat of room.seats) {
@@ -377,13 +402,11 @@ export class RoomScreen {
       this.seats.append(row);
     }
     if (room.seats.length < 2) this.seats.append(el("p", { class: "muted", "data-waiting": "" }, t("room.waiting_friend")));
-    if (this.detached) {
-      this.lobby.append(el("p", { class: "notice", "data-detached": "" }, t("room.detached")));
-      return;
-    }
-    if (!this.holds) {
-      this.lobby.append(el("p", {}, t("room.elsewhere")),
-        this.view.button("room.continue_here", () => this.act("take_seat"), { "data-action": "take-seat", class: "button primary" }));
+    if (this.detached || !this.holds) {
+      this.seatBox.append(this.detached
+        ? el("p", { class: "notice", "data-detached": "" }, t("room.detached"))
+        : el("p", {}, t("room.elsewhere")),
+      this.view.button("room.continue_here", () => this.continueHere(), { "data-action": "take-seat", class: "button primary" }));
       return;
     }
     if (room.setup) {
@@ -401,7 +424,7 @@ export class RoomScreen {
       this.lobby.append(this.view.button("room.ready", () => this.act("ready"), {
         "data-action": "ready", class: "button primary", disabled: mine?.ready || room.seats.length < 2 ? "" : null,
       }));
-      if (mine?.ready) this.lobby.append(el("p", { class: "muted" }, t("room.waiting_ready")));
+      if (mine?.ready) this.lobby.append(el("p", { class: "muted" }, sentence(t("room.waiting_ready", { name: this.opponentName() }))));
     }
   }
 
@@ -463,8 +486,13 @@ export class RoomScreen {
       event.preventDefault();
       this.act("setup", { setup: new FormData(form).get("room-setup") });
     });
-    this.lobby.append(form);
+    this.setupBox.append(form);
     if (!this.state) this.view.board.setPieces(this.setupPreview());
+    // The choice runs on the turn clock: once per turn it is brought into view.
+    if (this.setupShown !== setup.deadline) {
+      this.setupShown = setup.deadline;
+      form.scrollIntoView({ block: "nearest" });
+    }
   }
 
   /** J3: while the setups are chosen, the board shows the janggi start with each setup
@@ -484,7 +512,7 @@ export class RoomScreen {
     }
     pieces.set("e2", "K").set("e9", "k").set("b3", "C").set("h3", "C").set("b8", "c").set("h8", "c");
     for (const file of "acegi") pieces.set(`${file}4`, "P").set(`${file}7`, "p");
-    const picking = this.lobby?.querySelector("input[name=room-setup]:checked")?.value;
+    const picking = this.setupBox?.querySelector("input[name=room-setup]:checked")?.value;
     const mine = setup.turn === this.room.you ? picking : null;
     const han = setup.han || (this.room.you === "han" ? mine : null);
     const cho = this.room.you === "cho" ? mine : null;
@@ -518,7 +546,8 @@ export class RoomScreen {
     this.offerBar.innerHTML = "";
     this.offerBar.hidden = !(draw.offer_by && draw.offer_by !== me);
     if (!this.offerBar.hidden) {
-      this.offerBar.append(el("span", {}, myTurn ? t("room.offer_received") : t("room.offer_received_wait")));
+      const name = this.opponentName();
+      this.offerBar.append(el("span", {}, sentence(t(myTurn ? "room.offer_received" : "room.offer_received_wait", { name }))));
       const accept = this.view.button("room.accept_draw", () => this.act("draw_accept"), {
         "data-action": "accept-draw", class: "button primary", disabled: myTurn ? null : "",
       });
@@ -558,7 +587,9 @@ export class RoomScreen {
   // ------------------------------------------------------------------ messages
 
   onEvent(event, state) {
-    if (event.type === "draw_offered" && event.by !== state?.you) announce(t("room.offer_received"));
+    if (event.type === "draw_offered" && event.by !== state?.you) {
+      announce(sentence(t("room.offer_received", { name: this.opponentName() })));
+    }
     if (event.type === "draw_rejected") announce(t("room.offer_rejected"));
     this.view.update(state, event);
   }
@@ -575,6 +606,10 @@ export class RoomScreen {
         break;
       case "elsewhere":
         this.holds = false;
+        if (this.takingSeat) {
+          this.takingSeat = false;
+          this.act("take_seat");
+        }
         break;
       case "detached":
         this.detached = true;
