@@ -64,3 +64,47 @@ def test_a_uci_engine_analyses_janggi_with_passes_in_the_moves(tmp_path: Path) -
     assert found.engine.startswith("uci:") and board.parse_move(found.best or "")
     jieqi = make_board("jieqi", seed=3)
     assert evaluate(jieqi, 500, engine).engine == "chuhan"  # jieqi: always ours
+
+
+@pytest.mark.parametrize("kind", [None, UCI])
+def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n_issue29(
+    kind: str | None, tmp_path: Path
+) -> None:
+    """Issue 29: the engine's line (at most five moves, each legal in turn, from its best
+    move) in coordinates, WXF and Chinese, and a mate counted in moves for the side to move."""
+    from chuhan.rules.notation import write_moves
+
+    engine = uci_program(tmp_path) if kind == UCI else None
+    board = make_board("xiangqi")
+    board.push_many(BEFORE_MATE[:2])
+    found = evaluate(board, 3_000, engine)
+    assert 2 <= len(found.pv) <= 5 and found.pv[0] == found.best
+    assert found.mate is None
+    for notation in ("coords", "wxf", "chinese"):
+        assert found.line[notation] == write_moves(board, found.pv, notation)
+    board.push_many(BEFORE_MATE[2:])
+    mate = evaluate(board, 3_000, engine)
+    assert mate.mate == 1 and mate.pv == ("g5g10",)
+    assert mate.line == {"coords": ["g5-g10"], "wxf": ["C3+5"], "chinese": ["炮三进五"]}
+    board.push("g5g10")
+    mated = evaluate(board, 3_000, engine)
+    assert mated.mate == 0 and mated.pv == () and mated.as_json()["line"] == {}
+
+
+def test_a_jieqi_line_ends_at_the_first_piece_turned_up_and_never_names_it_z2() -> None:
+    """Issue 29, Z2: on a player's view the line stops at a move that turns a piece face up,
+    written without what it turns into (the full board would name it)."""
+    from chuhan.rules.jieqi import JieqiBoard
+    from chuhan.rules.notation import write_move
+
+    full = make_board("jieqi", seed=11)
+    view = JieqiBoard.from_view(full.view(0, game_over=False))
+    found = evaluate(view, 2_000)
+    assert found.pv
+    for move in found.pv[:-1]:
+        assert view.parse_move(move).from_point not in view.face_down
+        view.push(move)
+        full.push(move)
+    assert view.parse_move(found.pv[-1]).from_point in view.face_down
+    assert "(" in write_move(full, found.pv[-1], "wxf")  # the secret board knows the piece
+    assert not any("(" in text for texts in found.line.values() for text in texts)

@@ -289,6 +289,83 @@ def test_an_analysis_runs_to_done_and_marks_the_blunder(tmp_path):
         assert shared["plies"] == plies
 
 
+BLACK_MATES = ["a1a2", "b8b6", "f1e2", "b6c6", "c4c5", "c6c1"]  # 3. c4c5?? 3... C3+5#
+
+
+def _check_lines(variant: str, moves: list[str], plies: list[dict[str, Any]]) -> None:
+    """Each position's line is legal in turn from it, starts with its best move, and is
+    written in each notation of the variant like the game's move list."""
+    from chuhan.rules.notation import write_moves
+
+    board = make_board(variant)
+    for entry, move in zip(plies, [*moves, None], strict=True):
+        assert entry["pawns"] == round(entry["score"] / 100, 1)
+        assert len(entry["pv"]) <= 5
+        assert entry["pv"][:1] == ([entry["best"]] if entry["best"] else [])
+        assert set(entry["line"]) == ({"coords", "wxf", "chinese"} if entry["pv"] else set())
+        for notation, texts in entry["line"].items():
+            assert texts == write_moves(board, entry["pv"], notation)
+        if move:
+            board.push(move)
+
+
+def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue29(tmp_path):
+    """Issue 29: every position's evaluation in pawns (first mover), mate in N signed for the
+    first mover, the engine's line in each notation, and for a marked move the better move
+    and what it keeps."""
+    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=600) as (client, _, _):
+        game = _play_local(client, CANNON_MATE)
+        plies = _analysis_done_after_post(client, game["id"])["plies"]
+        _check_lines("xiangqi", CANNON_MATE, plies)
+        mating = plies[4]  # Red to move mates at once: 5. C3+5#
+        assert mating["mate"] == 1 and mating["pv"] == ["g5g10"]
+        assert mating["line"] == {"coords": ["g5-g10"], "wxf": ["C3+5"], "chinese": ["炮三进五"]}
+        assert plies[5]["mate"] == 0 and plies[5]["line"] == {} and plies[5]["pawns"] == 15.0
+        assert all(entry["mate"] is None for entry in plies[:4])
+        blunder = plies[4]  # 2... g7g6?? (the position it led to)
+        assert blunder["class"] == "blunder" and blunder["gain"] == blunder["loss"] >= 300
+        before = plies[3]
+        assert before["best"] != "g7g6"
+        assert blunder["better"] == {name: texts[0] for name, texts in before["line"].items()}
+        for entry in plies:  # a better move for each marked move, and only for those
+            assert (entry["better"] is None) == (entry["class"] is None)
+            assert entry["gain"] == (entry["loss"] if entry["class"] else 0)
+
+        other = _play_local(client, BLACK_MATES)
+        black = _analysis_done_after_post(client, other["id"])["plies"]
+        _check_lines("xiangqi", BLACK_MATES, black)
+        assert black[5]["mate"] == -1 and black[5]["pv"] == ["c6c1"]  # Black mates in 1
+        assert black[5]["line"]["wxf"] == ["C3+5"] and black[5]["pawns"] == -15.0
+        assert black[5]["class"] == "blunder" and black[5]["better"]["coords"] != "c4-c5"
+
+
+def test_older_stored_analyses_without_lines_still_answer_issue29():
+    """An analysis stored before issue 29 (score and best only) is read as before, with
+    empty lines and no better move."""
+    from chuhan.server.review import analysis_plies
+
+    now = utcnow()
+    game = GameRecord(
+        id="g_old_analysis",
+        kind="local",
+        variant="xiangqi",
+        start_fen=make_board("xiangqi").fen(),
+        moves=["a1a2"],
+        status="finished",
+        result={"winner": None, "reason": "agreement"},
+        created_at=now,
+        expires_at=now,
+        updated_at=now,
+    )
+    old = [
+        {"ply": 0, "view": None, "score": 30, "best": "h3e3"},
+        {"ply": 1, "view": None, "score": 400, "best": "h10g8"},
+    ]
+    plies = analysis_plies(game, old)
+    assert [p["pawns"] for p in plies] == [0.3, -4.0] and plies[1]["class"] == "blunder"
+    assert plies[1]["line"] == {} and plies[1]["better"] is None and plies[1]["gain"] == 430
+
+
 def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2(tmp_path):
     ai = AnalysingAI()
     with server(tmp_path, ai=ai, analysis_nodes=200) as (client, _, store):
@@ -308,6 +385,39 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
             assert "arrangement" not in job.view and "hidden" not in job.view
 
 
+def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_issue29_z2(tmp_path):
+    """Issue 29, Z2: each jieqi line is the mover's view's: legal there, ending at the first
+    piece it turns up, never naming what a face-down piece is (the arrangement would)."""
+    from chuhan.rules.jieqi import JieqiBoard
+    from chuhan.rules.notation import write_move
+
+    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=300) as (client, _, store):
+        red = client.get("/api/me").json()["id"]
+        _stranger(client)
+        black = client.get("/api/me").json()["id"]
+        game_id = _online_game(store, red, black, JIEQI_MOVES, "finished")
+        plies = _analysis_done_after_post(client, game_id)["plies"]
+        full = make_board("jieqi", seed=11)
+        turned_up = 0
+        for entry, move in zip(plies, [*JIEQI_MOVES, None], strict=True):
+            view = JieqiBoard.from_view(full.view(full.turn, game_over=False))
+            assert set(entry["line"]) == {"coords", "wxf", "chinese"}
+            texts = [t for line in entry["line"].values() for t in line]
+            texts += list((entry["better"] or {}).values())
+            assert texts and not any("(" in text for text in texts)  # no reveal mark
+            for index, pv_move in enumerate(entry["pv"]):
+                for notation, line in entry["line"].items():
+                    assert line[index] == write_move(view, pv_move, notation)
+                if view.parse_move(pv_move).from_point in view.face_down:
+                    assert index == len(entry["pv"]) - 1  # the line ends there
+                    turned_up += 1
+                    break
+                view.push(pv_move)
+            if move:
+                full.push(move)
+        assert turned_up  # lines that turn a piece up were shown, each without naming it
+
+
 def _analysis_done_after_post(client: TestClient, game_id: str) -> dict[str, Any]:
     assert client.post(f"/api/games/{game_id}/analysis").status_code == 202
     return _analysis_done(client, game_id)
@@ -320,6 +430,8 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatc
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
+        _check_lines("xiangqi", CANNON_MATE, done["plies"])  # issue 29: its line too
+        assert done["plies"][4]["mate"] == 1 and done["plies"][4]["line"]["wxf"] == ["C3+5"]
 
 
 def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders(tmp_path):

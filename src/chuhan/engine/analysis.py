@@ -15,6 +15,12 @@ its class:
 Scores are clamped to ±:data:`SCORE_CAP` first, so a missed mate counts as a blunder and a
 mate already on the board makes no difference between two winning moves. The server decides
 which views are evaluated (jieqi: the mover's own, Z2) and where the work runs.
+
+An evaluation explains itself (issue 29): ``mate`` (moves to mate, signed, for the side to
+move) and the engine's line ``pv`` (at most :data:`LINE_MOVES` moves, each legal in turn),
+written on the evaluated board in each notation of the variant (``line``). On a jieqi view
+the line ends with the first move that turns a piece face up: what it turns into is chance
+to the viewer, and the line is written on the viewer's board, so it never names it (Z2).
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import contextlib
 import os
 import subprocess
 import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..rules import make_board
+from ..rules import RulesError, make_board
 from ..rules.board import Board, Move
 from ..rules.jieqi import JieqiBoard
+from ..rules.notation import write_move
 from ..rules.record import push_played
 from .search import MATE, MATE_BOUND, Limits
 
@@ -38,20 +46,85 @@ SCORE_CAP = 1_500
 UCI_VARIANTS = {"xiangqi": "xiangqi", "janggi": "janggicasual"}
 UCI_VARIANTS_BIKJANG = {"janggi": "janggi"}
 OURS = "chuhan"
+LINE_MOVES = 5
+# The notations a line is written in: those of the game's move list (its state's
+# ``notation``) and coordinates.
+LINE_NOTATIONS = {
+    "xiangqi": ("coords", "wxf", "chinese"),
+    "jieqi": ("coords", "wxf", "chinese"),
+    "janggi": ("coords", "korean"),
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """One position: ``score`` in centipawns for the side to move (``±SCORE_CAP`` or more for
     a mate), ``best`` the engine's move (canonical text; None when the game is over there),
-    ``engine`` who said so."""
+    ``engine`` who said so, ``pv`` the line it expects from ``best`` on (canonical texts) and
+    ``line`` that line in each notation of the variant."""
 
     score: int
     best: str | None
     engine: str
+    pv: tuple[str, ...] = ()
+    line: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def mate(self) -> int | None:
+        return mate_in(self.score)
 
     def as_json(self) -> dict[str, Any]:
-        return {"score": self.score, "best": self.best, "engine": self.engine}
+        return {
+            "score": self.score,
+            "best": self.best,
+            "engine": self.engine,
+            "mate": self.mate,
+            "pv": list(self.pv),
+            "line": self.line,
+        }
+
+
+def mate_in(score: int) -> int | None:
+    """Moves to mate for the side to move scored ``score``: N when it mates in N, -N when it
+    is mated in N, 0 when it is mated (or stalemated, X5) already; None for no mate."""
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None
+
+
+def playable_line(board: Board, moves: Sequence[str]) -> tuple[str, ...]:
+    """The longest start of ``moves`` legal in turn from ``board`` (left unchanged), at most
+    :data:`LINE_MOVES`; it ends with the first jieqi move that turns a piece face up (Z2)."""
+    replay = board.copy()
+    line: list[str] = []
+    for text in moves[:LINE_MOVES]:
+        try:
+            move = replay.parse_move(text)
+        except RulesError:
+            break
+        line.append(str(move))
+        if move.from_point in replay.face_down:
+            break  # what turns up is chance to the viewer: nothing after it is known
+        push_played(replay, move)
+    return tuple(line)
+
+
+def write_line(board: Board, line: Sequence[str]) -> dict[str, list[str]]:
+    """``line`` (from :func:`playable_line`) written from ``board``'s position in each notation
+    of the variant. A jieqi view board cannot know what a face-down piece turns into, so its
+    lines carry no reveal mark (Z2)."""
+    out: dict[str, list[str]] = {}
+    for notation in LINE_NOTATIONS[board.variant]:
+        replay = board.copy()
+        texts = []
+        for index, text in enumerate(line):
+            texts.append(write_move(replay, text, notation))
+            if index + 1 < len(line):
+                push_played(replay, text)
+        out[notation] = texts
+    return out
 
 
 def clamp(score: int) -> int:
@@ -109,11 +182,17 @@ def evaluate(
     if not board.legal_moves:
         return Evaluation(-MATE, None, OURS)
     if engine_path and board.variant in UCI_VARIANTS:
-        return _uci_engine(engine_path).evaluate(board, nodes)
-    from .ai import search  # the search, with the variant's profile (jieqi: expectimax)
+        found = _uci_engine(engine_path).evaluate(board, nodes)
+    else:
+        from .ai import search  # the search, with the variant's profile (jieqi: expectimax)
 
-    result = search(board, Limits(depth=48, nodes=nodes))
-    return Evaluation(result.score, str(result.move), OURS)
+        result = search(board, Limits(depth=48, nodes=nodes))
+        found = Evaluation(result.score, str(result.move), OURS, tuple(result.pv))
+    if found.best is None:
+        return found
+    expected = found.pv if found.pv[:1] == (found.best,) else (found.best,)
+    pv = playable_line(board, expected)
+    return replace(found, pv=pv, line=write_line(board, pv))
 
 
 def run_position(job: dict[str, Any], engine_path: str | None = None) -> dict[str, Any]:
@@ -214,13 +293,22 @@ class UciAnalyser:
             self._send(f"go nodes {nodes}")
             lines = self._lines_until("bestmove")
         score = 0
+        pv: list[str] = []
         for line in lines:
             words = line.split()
             if "score" in words:
                 kind, value = words[words.index("score") + 1 : words.index("score") + 3]
                 score = int(value) if kind == "cp" else _mate_score(int(value))
+            if "pv" in words:  # the line of the deepest search so far
+                pv = words[words.index("pv") + 1 :]
         best = lines[-1].split()[1]
-        return Evaluation(score, _our_move(board, best), f"uci:{self.name}")
+        expected: list[str] = []
+        for text in pv:
+            move = _our_move(text)
+            if move is None:
+                break
+            expected.append(move)
+        return Evaluation(score, _our_move(best), f"uci:{self.name}", tuple(expected))
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -251,9 +339,9 @@ def _uci_move(board: Board, move: Move) -> str:
     return uci_move_text(board, move.code)
 
 
-def _our_move(board: Board, text: str) -> str | None:
-    """The engine's ``bestmove`` as our canonical text (a janggi pass is the general's point
-    twice in UCI); None for ``(none)``."""
+def _our_move(text: str) -> str | None:
+    """A move of the engine (``bestmove``, a ``pv`` move) as our canonical text (a janggi
+    pass is the general's point twice in UCI); None for ``(none)``."""
     if len(text) < 4 or text == "(none)":
         return None
     half = len(text) // 2

@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from ..engine.analysis import ANALYSIS_NODES, clamp, judge
+from ..engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
 from ..rules import RulesError, make_board
 from ..rules.jieqi import JieqiBoard
 from ..rules.record import (
@@ -355,8 +355,15 @@ def analysis_tasks(game: GameRecord) -> list[Task]:
 
 def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The answer's ``plies`` from the evaluations made so far: for each position reached,
-    its ``score`` (centipawns for the first mover, within ±SCORE_CAP), the engine's ``best``
-    move there, and for the move that led to it its ``loss`` and ``class``."""
+    its ``score`` (centipawns for the first mover, within ±SCORE_CAP) and the same in
+    ``pawns`` (one decimal), ``mate`` (moves to mate: N when the first mover mates, -N when
+    it is mated, 0 when the game ended in mate there; else None), the engine's ``best`` move
+    there and its line (``pv``, canonical, and ``line``, ``{notation: [texts]}``), and for the
+    move that led to it its ``loss`` and ``class``; a marked move (``class``) also gets the
+    ``better`` move, the best one of the position before in each notation (else None), and
+    the centipawns it keeps over the one played (``gain``, = ``loss``; else 0). Analyses
+    stored before lines were (issue 29) have no ``pv``: their lines are empty and ``better``
+    is None."""
     first = rules_of.first_turn(game.start_fen)
     own: dict[int, dict[str, Any]] = {}
     after: dict[int, dict[str, Any]] = {}
@@ -370,14 +377,21 @@ def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[
     plies = []
     for ply in sorted(own):
         item = own[ply]
-        to_move = (first + ply) % 2
-        score = clamp(item["score"])
+        sign = 1 if (first + ply) % 2 == 0 else -1
+        score = sign * clamp(item["score"])
+        mate = item["mate"] if "mate" in item else mate_in(item["score"])
         entry: dict[str, Any] = {
             "ply": ply,
-            "score": score if to_move == 0 else -score,
+            "score": score,
+            "pawns": round(score / 100, 1),
+            "mate": None if mate is None else sign * mate,
             "best": item["best"],
+            "pv": list(item.get("pv") or []),
+            "line": dict(item.get("line") or {}),
             "class": None,
             "loss": 0,
+            "better": None,
+            "gain": 0,
         }
         before = own.get(ply - 1)
         seen_after = after.get(ply, item if game.variant != "jieqi" else None)
@@ -386,6 +400,10 @@ def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[
                 before["score"], -seen_after["score"], game.moves[ply - 1], before["best"]
             )
             entry["loss"], entry["class"] = loss, kind
+            if kind is not None:
+                written = before.get("line") or {}
+                better = {name: texts[0] for name, texts in written.items() if texts}
+                entry["better"], entry["gain"] = better or None, loss
         plies.append(entry)
     return plies
 
@@ -547,6 +565,11 @@ class AnalysisRunner:
                     "view": task.view,
                     "score": answer["score"],
                     "best": answer["best"],
+                    # Issue 29: the line, written on the board evaluated (a jieqi player's
+                    # view, Z2) by the worker, so that reading an analysis replays nothing.
+                    "mate": answer.get("mate"),
+                    "pv": answer.get("pv", []),
+                    "line": answer.get("line", {}),
                 }
             )
             # Progress is stored about once a second (not per position): each save is a
