@@ -23,7 +23,9 @@ from web_fixtures import (  # noqa: E402
     open_page,
     play,
     ready_both,
+    rematch_both,
     resign,
+    room_data,
     server_state,
     wait_end,
 )
@@ -239,3 +241,32 @@ def test_a_second_device_sees_the_live_game_and_either_device_takes_the_seat_bac
         red.wait_for_selector("[data-room][data-ply='2']")
     finally:
         pair.close()
+
+
+def test_a_rematch_between_two_paired_strangers_swaps_colours_B1_B4(
+    chromium: Browser, web_server: str
+) -> None:
+    """B4 in a paired room (B1): after the game, the same two play again, colours swapped."""
+    strangers = Friends(chromium, web_server, viewport={"width": 1366, "height": 900})
+    try:
+        for page in strangers.pages:
+            page.goto("/")
+            page.wait_for_selector("body[data-ready=true]")
+            page.check("#seek-variant-xiangqi")
+            page.click("[data-action=seek]")
+        for page in strangers.pages:
+            page.wait_for_url("**/room/r*")
+            page.wait_for_selector("[data-room][data-phase=playing]")
+        pages = {room_data(page)["you"]: page for page in strangers.pages}
+        move(pages["red"], "h3e3")
+        resign(pages["black"])
+        for page in pages.values():
+            wait_end(page, "resignation")
+        again = rematch_both(pages)
+        assert again["red"] is pages["black"] and again["black"] is pages["red"]
+        expect(again["red"].locator("[data-paired]")).to_be_visible()  # still the paired room
+        again["red"].screenshot(path=str(SHOTS / "chuhan-polish-paired-rematch-desktop.png"))
+        move(again["red"], "h3e3")
+        again["black"].wait_for_selector("[data-room][data-ply='1']")
+    finally:
+        strangers.close()
