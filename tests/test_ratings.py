@@ -313,3 +313,16 @@ def test_a_game_an_instance_ended_but_never_rated_is_rated_at_the_next_profile_r
         await asyncio.gather(*(rooms.stop() for rooms in site.rooms))
 
     asyncio.run(scenario())
+
+
+def test_an_unrated_paired_game_is_found_among_many_private_room_games_B2(store: Store) -> None:
+    """The catch-up of unrated games looks at paired games only: 25 private room games
+    finished the same week do not hide one paired game left unrated."""
+    red, black = new_players(store)
+    for _ in range(25):
+        finished_game(store, red, black, paired=False)
+    paired = finished_game(store, red, black)
+    since = utcnow() - timedelta(days=7)
+    assert [g.id for g in RatingStore(store).unrated_games(red, since)] == [paired.id]
+    RatingStore(store).rate(paired.id)
+    assert RatingStore(store).unrated_games(red, since) == []

@@ -150,13 +150,14 @@ class RatingStore:
             .join(game_players, game_players.c.game_id == games.c.id)
             .where(game_players.c.player_id == player_id)
             .where(games.c.kind == "online", games.c.status != "ongoing")
+            .where(games.c.options["paired"].as_boolean().is_(True))  # private rooms: never
             .where(games.c.updated_at >= since)
             .where(
                 ~select(rating_changes.c.game_id)
                 .where(rating_changes.c.game_id == games.c.id)
                 .exists()
             )
-            .order_by(games.c.updated_at)
+            .order_by(games.c.updated_at)  # the oldest first: ratings follow the games' order
             .limit(20)
         )
         with self.store.reader.connect() as conn:
