@@ -118,6 +118,7 @@ class Servers:
             CHUHAN_AI_WORKERS="1",
             # Every simulated player connects from loopback: one address, thousands of sockets.
             CHUHAN_CONNECTIONS_PER_ADDRESS="1000000",
+            CHUHAN_NEW_PLAYERS_PER_ADDRESS="0",  # thousands of identities from one address
             CHUHAN_STALL_LOG_MS=str(stall_ms),  # each instance logs its loop's pauses
         )
         self.log_dir = log_dir

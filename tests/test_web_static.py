@@ -40,6 +40,7 @@ FAMILIES = {
         "too_many_attempts", "too_many_rooms", "pending_game", "bad_password",
         "bad_password_length", "bad_password_characters", "bad_password_repeated",
         "bad_password_consecutive", "analysis_queue_full", "playing_online",
+        "too_many_players", "too_many_games", "too_many_imports", "too_many_analyses",
     ],
     "settings.notation": ["coordinates", "wxf", "chinese", "korean"],
     "settings.style": ["characters", "illustrations"],

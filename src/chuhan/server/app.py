@@ -30,6 +30,7 @@ from .limits import TooManyError
 from .metrics import CONTENT_TYPE, Metrics
 from .protocol import error_body
 from .redis_hub import RedisHub
+from .retention import RetentionJob
 from .service import GameService, NewGame, PendingGameError
 from .settings import Settings
 from .stalls import StallWatch
@@ -134,6 +135,9 @@ def create_app(
     redis_hub = RedisHub(settings.redis_url, settings.redis_prefix) if settings.redis_url else None
     hub: Hub = redis_hub or LocalHub()
     service = GameService(store, hub, pool, settings)
+    retention = RetentionJob(
+        store, settings.retention_days, settings.retention_interval_seconds, service.db
+    )
     metrics = Metrics()
     metrics.watch(service, pool)
 
@@ -146,11 +150,13 @@ def create_app(
             await redis_hub.start()
         await pool.start()
         await service.start()
+        retention.start()  # issue 27 #8: what nobody can reach is deleted (retention.py)
         if collector is not None:
             collector.start()
         yield
         if collector is not None:
             collector.stop()
+        await retention.stop()
         await service.stop()
         await pool.close()
         if redis_hub is not None:
@@ -170,7 +176,9 @@ def create_app(
         if isinstance(exc, PendingGameError):
             return _error(exc.code, exc.message, pending=await service.state(exc.pending))
         if isinstance(exc, TooManyError):
-            return _error(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
+            refused = _error(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
+            refused.headers["Retry-After"] = str(exc.retry_after)
+            return refused
         return _error(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)

@@ -125,7 +125,9 @@ class Limiter:
             )
             if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
                 query = query.with_for_update()
-            tat = {row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))}
+            # A bucket the retention job deleted meanwhile (a full one) reads as full.
+            tat = dict.fromkeys(keys, 0.0)
+            tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
 
             def early(key: str, budget: Budget) -> float:
                 """> 0: the bucket is full for that long (the use's turn is that late)."""

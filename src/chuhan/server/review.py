@@ -486,10 +486,13 @@ class AnalysisRunner:
         """Queue the game's analysis (idempotent) for ``owner`` asking from ``block`` and make
         sure it runs here. Raises TooManyError when they have their share queued already
         (asking again for one queued or done costs nothing)."""
-        if self._lost(game.id, await self.service.db(self.reviews.analysis, game.id)):
+        before = await self.service.db(self.reviews.analysis, game.id)
+        if self._lost(game.id, before):
             refused = self._refusal(owner, block)
             if refused is not None:
                 raise refused
+        if before is None:  # a new analysis: the asker's budget (issue 27 #8)
+            await self.service.spend("analyses", owner or None)
         tasks = analysis_tasks(game)
         await self.service.db(self.reviews.begin_analysis, game.id, self.nodes, len(tasks))
         stored = await self.service.db(self.reviews.analysis, game.id)
@@ -735,6 +738,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
     @router.post("/api/records", status_code=201, response_model=None)
     async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
         await service.refuse_advice_while_online(player.id)  # issue 27 #9
+        await service.spend("imports", player.id)  # issue 27 #8: a bad record counts too
         limit = service.settings.max_body_bytes  # the app's guard refuses more before this
         data = b""
         async for chunk in request.stream():
@@ -787,10 +791,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         if game.ongoing:
             return _refuse("game_ongoing", "a game is analysed once it is over", 409)
         await service.refuse_advice_while_online(player.id)  # issue 27 #9
-        try:
-            stored = await runner.start(game, player.id, CLIENT_BLOCK.get())
-        except TooManyError as exc:
-            return _refuse(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
+        stored = await runner.start(game, player.id, CLIENT_BLOCK.get())  # may be 429
         fresh = await service.db(reviews.analysis, game.id)
         return analysis_answer(game, fresh or stored)
 

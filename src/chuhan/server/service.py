@@ -30,6 +30,8 @@ from ..rules.janggi import SETUPS
 from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, AIPool
+from .budgets import CreationBudgets
+from .connections import CLIENT_BLOCK
 from .games import Change, GameActionError
 from .hub import Hub, News
 from .known import KnownGames
@@ -101,6 +103,7 @@ class GameService:
         # per call than anyio's limiter (a move makes one call), and the store's functions
         # read no context variables. An in-memory database is one thread's.
         threads = 1 if store.in_memory else POOL_SIZE + POOL_OVERFLOW
+        self.budgets = CreationBudgets(store.engine, settings.creation)
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="db")
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -150,8 +153,18 @@ class GameService:
             return None
         return await self.db(self.store.player_by_token_hash, hash_token(token))
 
+    async def spend(self, kind: str, player_id: str | None) -> None:
+        """Take one use of a creation budget (``budgets.py``: ``players``, ``games``,
+        ``imports``, ``analyses``) for the player, from the client's address block, waiting
+        for its turn when the block is busy. Raises TooManyError (429)."""
+        taken = await self.db(self.budgets.spend, kind, player_id, CLIENT_BLOCK.get())
+        if taken is not None and taken.wait > 0:
+            await asyncio.sleep(taken.wait)
+
     async def new_player(self) -> tuple[Player, str]:
-        """A new player and the cookie token that identifies them (only its hash is stored)."""
+        """A new player and the cookie token that identifies them (only its hash is stored).
+        Raises TooManyError when the client's address block made too many (issue 27 #8)."""
+        await self.spend("players", None)
         token = secrets.token_urlsafe(32)
         player = await self.db(self.store.create_player, new_id("p"), hash_token(token))
         log.info("player created", extra={"player": player.id})
@@ -282,7 +295,8 @@ class GameService:
         raise GameActionError("busy", "the game is changing too fast; retry")
 
     async def create_game(self, player: Player, request: NewGame) -> GameRecord:
-        """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or :class:`PendingGameError`."""
+        """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or :class:`PendingGameError`,
+        TooManyError when the player (or address block) started too many (issue 27 #8)."""
         _validate_new_game(request)
         if request.kind != "ai":
             return await self._create_game(player, request)
@@ -303,6 +317,7 @@ class GameService:
                 self._create_locks.pop(player.id, None)
 
     async def _create_game(self, player: Player, request: NewGame) -> GameRecord:
+        await self.spend("games", player.id)  # not before: a pending game's question is free
         game_id = new_id("g")
         names = rules_of.side_names(request.variant)
         human_side: int | None = None

@@ -42,6 +42,20 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   game analyses one player / one address block may have waiting or running at once on an
   instance; one more is refused with 429 ``analysis_queue_full`` (issue 27 #7). Positions
   of the queued analyses are served round-robin over address blocks, then players.
+- What one client may create (issue 27 #8, ``budgets.py``; per
+  ``CHUHAN_CREATION_WINDOW_SECONDS``, 3600; 0 turns a budget off): new players per address
+  block ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` (100); games against the AI or on one device
+  ``CHUHAN_GAMES_PER_PLAYER`` (100) / ``CHUHAN_GAMES_PER_ADDRESS`` (500); record imports
+  ``CHUHAN_IMPORTS_PER_PLAYER`` (60) / ``CHUHAN_IMPORTS_PER_ADDRESS`` (240); new analyses
+  ``CHUHAN_ANALYSES_PER_PLAYER`` (60) / ``CHUHAN_ANALYSES_PER_ADDRESS`` (240). A player's
+  budget refuses when spent, an address block's slows its uses (up to 10 s), then refuses:
+  429 with ``retry_after``.
+- Retention (issue 27 #8, ``retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
+  never played anything (no game of any kind, no points, no rating, not seated in a room or
+  seeking a game) is deleted this many days after they were created, and a local game left
+  unfinished is deleted once its 24 hours are over (ongoing or expired, unless share-linked);
+  every other game and every player with a game are kept. ``0`` turns the job off.
+  ``CHUHAN_RETENTION_INTERVAL_SECONDS`` (3600): how often each instance runs it.
 - ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
 - ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64
   (a trusted proxy's are not counted: behind it, each client's open WebSockets are).
@@ -70,6 +84,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .budgets import CreationLimits
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
 
@@ -171,6 +186,9 @@ class Settings:
     rooms: RoomSettings = field(default_factory=RoomSettings)
     ai_per_player: int | None = 2
     ai_per_address: int | None = 8
+    creation: CreationLimits = field(default_factory=CreationLimits)
+    retention_days: float = 30.0
+    retention_interval_seconds: float = 3600.0
     analyses_queued_per_player: int = 3
     analyses_queued_per_address: int = 10
     max_body_bytes: int = 64 * 1024
@@ -203,6 +221,18 @@ class Settings:
             analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
             ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
+            creation=CreationLimits(
+                players_per_address=_env_int("CHUHAN_NEW_PLAYERS_PER_ADDRESS", 100),
+                games_per_player=_env_int("CHUHAN_GAMES_PER_PLAYER", 100),
+                games_per_address=_env_int("CHUHAN_GAMES_PER_ADDRESS", 500),
+                imports_per_player=_env_int("CHUHAN_IMPORTS_PER_PLAYER", 60),
+                imports_per_address=_env_int("CHUHAN_IMPORTS_PER_ADDRESS", 240),
+                analyses_per_player=_env_int("CHUHAN_ANALYSES_PER_PLAYER", 60),
+                analyses_per_address=_env_int("CHUHAN_ANALYSES_PER_ADDRESS", 240),
+                window_seconds=_env_float("CHUHAN_CREATION_WINDOW_SECONDS", 3600.0),
+            ),
+            retention_days=_env_float("CHUHAN_RETENTION_DAYS", 30.0),
+            retention_interval_seconds=_env_float("CHUHAN_RETENTION_INTERVAL_SECONDS", 3600.0),
             analyses_queued_per_player=_env_int("CHUHAN_ANALYSES_QUEUED_PER_PLAYER", 3),
             analyses_queued_per_address=_env_int("CHUHAN_ANALYSES_QUEUED_PER_ADDRESS", 10),
             max_body_bytes=_env_int("CHUHAN_MAX_BODY_BYTES", 64 * 1024),

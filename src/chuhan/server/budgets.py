@@ -1,0 +1,122 @@
+"""What one client may create (issue 27 #8, SPEC Z5, Z7): identities, games, imports, analyses.
+
+Every one of these is a database row (an analysis is also engine time), so each has a budget
+(:mod:`.limits`: so many per window, spent and regained evenly, counted in the database for
+every instance). Defaults per hour, far above what a person does by hand:
+
+- new players (identities) per address block: 100 — a classroom behind one address all get
+  in at once; a cookie-less flood gets 100 and then one more every 36 s;
+- games against the AI or on one device: 100 per player, 500 per address block;
+- record imports: 60 per player, 240 per address block;
+- new analyses (asking again for one that exists costs nothing): 60 per player, 240 per
+  address block.
+
+A player's own budget *refuses* when spent; an address block's *slows* (each use waits its
+turn, up to ``max_wait_seconds``), so strangers behind one address are held back, not shut
+out, as the password budget does (``rooms/ratelimit.py``). A refusal is ``429`` with a code
+(``too_many_players``, ``too_many_games``, ``too_many_imports``, ``too_many_analyses``), a
+message and ``retry_after``. Online games are not counted here: rooms have budgets of their
+own (open rooms per player, password attempts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from .limits import Budget, Limiter, LimitExceeded, Reservation, TooManyError
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class CreationLimits:
+    """Budgets per ``window_seconds`` (settings: ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` …);
+    0 turns one off."""
+
+    players_per_address: int = 100
+    games_per_player: int = 100
+    games_per_address: int = 500
+    imports_per_player: int = 60
+    imports_per_address: int = 240
+    analyses_per_player: int = 60
+    analyses_per_address: int = 240
+    window_seconds: float = HOUR
+    max_wait_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class _Kind:
+    code: str
+    mine: str  # the refusal when the player's own budget is spent
+    ours: str  # when the address block's is
+
+
+KINDS = {
+    "players": _Kind(
+        "too_many_players",
+        "",
+        "too many new players from your network; open the site again later",
+    ),
+    "games": _Kind(
+        "too_many_games",
+        "you started too many games; wait a little before starting another",
+        "too many games were started from your network; wait a little",
+    ),
+    "imports": _Kind(
+        "too_many_imports",
+        "you imported too many records; wait a little before importing another",
+        "too many records were imported from your network; wait a little",
+    ),
+    "analyses": _Kind(
+        "too_many_analyses",
+        "you asked for too many analyses; wait a little before asking for another",
+        "too many analyses were asked for from your network; wait a little",
+    ),
+}
+
+
+class CreationBudgets:
+    """The budgets of :class:`CreationLimits` (blocking: run off the event loop)."""
+
+    def __init__(self, engine: Engine, limits: CreationLimits) -> None:
+        self.limits = limits
+        self.limiter = Limiter(engine, limits.max_wait_seconds)
+
+    def _budgets(self, kind: str) -> tuple[int, int]:
+        limits = self.limits
+        return {
+            "players": (0, limits.players_per_address),
+            "games": (limits.games_per_player, limits.games_per_address),
+            "imports": (limits.imports_per_player, limits.imports_per_address),
+            "analyses": (limits.analyses_per_player, limits.analyses_per_address),
+        }[kind]
+
+    def spend(self, kind: str, player_id: str | None, block: str) -> Reservation | None:
+        """Take one ``kind`` use for the player (None: a new player) from address ``block``
+        (empty: the server's own). Returns the reservation (its ``wait``: how long the use
+        must wait for its turn), None when nothing is counted. Raises TooManyError."""
+        per_player, per_address = self._budgets(kind)
+        window = self.limits.window_seconds
+        uses = []
+        if player_id and per_player:
+            uses.append((f"{kind}:player:{player_id}", Budget(per_player, window)))
+        if block and per_address:
+            uses.append((f"{kind}:address:{block}", Budget(per_address, window, slows=True)))
+        if not uses:
+            return None
+        try:
+            return self.limiter.reserve(uses)
+        except LimitExceeded as exc:
+            texts = KINDS[kind]
+            # Refused by the address block only when the player's own budget had room.
+            mine = bool(player_id and per_player and self._own_spent(kind, player_id))
+            raise TooManyError(
+                texts.code, texts.mine if mine else texts.ours, exc.retry_after
+            ) from None
+
+    def _own_spent(self, kind: str, player_id: str) -> bool:
+        per_player, _ = self._budgets(kind)
+        budget = Budget(per_player, self.limits.window_seconds)
+        return self.limiter.left(f"{kind}:player:{player_id}", budget) <= 0
