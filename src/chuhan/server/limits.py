@@ -125,7 +125,7 @@ class Limiter:
             )
             if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
                 query = query.with_for_update()
-            # A bucket the retention job deleted meanwhile (a full one) reads as full.
+            # A bucket the retention job deleted meanwhile had regained every use: unused.
             tat = dict.fromkeys(keys, 0.0)
             tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
 

@@ -10,7 +10,8 @@ What is deleted, each pass (``CHUHAN_RETENTION_DAYS`` = N, 30 by default):
   (their own AI, local or imported games, a seat in an online game), no points, no rating,
   not seated in a room that is not closed and not seeking a game. Their cookie then opens a
   new identity; nothing of theirs was visible anywhere.
-- **limit buckets** (``limit_buckets``) that are full again: a missing bucket is a full one.
+- **limit buckets** (``limit_buckets``) that have regained every use: a missing bucket is an
+  unused one.
 
 Everything else is kept: every finished game (AI, online, imported, local) of a player who
 exists, every ongoing AI or online game, every share-linked game, and every player with a
@@ -56,7 +57,7 @@ from .tables import (
 log = logging.getLogger("chuhan.retention")
 T = TypeVar("T")
 BATCH = 500  # rows chosen per transaction: short enough that live writes never wait long
-BUCKET_GRACE_SECONDS = 60.0  # a bucket full again this long ago is surely not in use
+BUCKET_GRACE_SECONDS = 60.0  # a bucket whole again this long ago is surely not in use
 
 
 class Retention:
