@@ -270,3 +270,43 @@ def test_a_rematch_between_two_paired_strangers_swaps_colours_B1_B4(
         again["black"].wait_for_selector("[data-room][data-ply='1']")
     finally:
         strangers.close()
+
+
+# ---------------------------------------------------------------------- records (N4)
+
+
+def test_an_unfinished_imported_record_reads_unfinished_not_a_draw_N4_E5(web_page: Page) -> None:
+    open_page(web_page, "/review/import")
+    web_page.fill("[data-import-text]", '[Result "*"]\n\n1. h3e3 h10g8\n')
+    web_page.click("[data-import-submit]")
+    web_page.wait_for_url("**/review/game/*")
+    result = web_page.locator("[data-result]")
+    expect(result).to_contain_text("Unfinished")
+    expect(result).not_to_contain_text("Draw")
+    expect(result).not_to_contain_text("reason.")
+    web_page.screenshot(path=str(SHOTS / "chuhan-polish-unfinished-desktop.png"))
+
+
+def test_an_import_error_is_translated_and_names_its_line_N4_U8(
+    chromium: Browser, web_server: str
+) -> None:
+    context = chromium.new_context(base_url=web_server, locale="es-ES", viewport=PHONE)
+    page = context.new_page()
+    try:
+        open_page(page, "/review/import")
+        text_box = page.locator("[data-import-text]").bounding_box()
+        assert text_box and text_box["width"] > 340, text_box  # the form's own styles, on a phone
+        record = "1. h3e3 h10g8\n2. h1g3 R9+9\n"
+        page.fill("[data-import-text]", record)
+        page.click("[data-import-submit]")
+        error = page.locator("[data-import-error]")
+        expect(error).to_contain_text("línea 2")
+        english = page.request.post("/api/records", data=record.encode()).json()["error"]
+        assert english["message"] not in error.inner_text()
+        assert "line" not in error.inner_text()
+        page.fill("[data-import-text]", "")
+        page.click("[data-import-submit]")
+        expect(error).to_contain_text("línea 1")  # an empty record
+        page.screenshot(path=str(SHOTS / "chuhan-polish-import-error-phone.png"))
+    finally:
+        context.close()

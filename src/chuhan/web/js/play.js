@@ -9,7 +9,7 @@
 // names, clocks, its own buttons and panels.
 import { boardDiagram, BoardView } from "./board.js";
 import { refusal } from "./errors.js";
-import { t } from "./i18n.js";
+import { hasText, t } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
 import { onSettingsChange, settings } from "./settings.js";
@@ -585,10 +585,13 @@ export class PlayView {
     let title;
     if (result.reason === "interrupted") title = t("result.interrupted");
     else if (result.reason === "abandoned" || result.reason === "expired") title = t(`status.${result.reason}`);
+    else if (result.reason === "unfinished") title = t("result.unfinished"); // an imported "*" record
     else if (!result.winner) title = t("result.draw");
     else if (this.isLocal || !s.you) title = t("result.side_wins", { side: t(`side.${result.winner}`) });
     else title = result.winner === s.you ? t("result.you_win") : t("result.you_lose");
-    let reason = result.reason ? t(`reason.${result.reason}`) : "";
+    // An imported record may name its own ending (its Termination tag): shown as written.
+    let reason = "";
+    if (result.reason) reason = hasText(`reason.${result.reason}`) ? t(`reason.${result.reason}`) : String(result.reason);
     if (result.points && typeof result.points === "object") {
       const parts = Object.entries(result.points).map(([side, value]) => `${t(`side.${side}`)} ${value}`);
       reason += ` (${parts.join(" – ")})`;

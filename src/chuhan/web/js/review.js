@@ -19,7 +19,7 @@ const CLASS_MARKS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const CLASS_NAMES = { inaccuracy: "analysis.inaccuracy", mistake: "analysis.mistake", blunder: "analysis.blunder" };
 const POLL_MS = 500;
 
-function loadStyles() {
+export function loadStyles() {
   if (document.querySelector("link[data-review-css]")) return;
   document.head.append(el("link", { rel: "stylesheet", href: "/static/css/review.css", "data-review-css": "" }));
 }

@@ -6,6 +6,7 @@ import { api, ApiError } from "./connection.js";
 import { apiErrorText } from "./errors.js";
 import { t } from "./i18n.js";
 import { PlayView } from "./play.js";
+import { loadStyles } from "./review.js";
 import { sideNames } from "./position.js";
 import { el } from "./ui.js";
 
@@ -70,8 +71,21 @@ export async function openReviewRoute(root) {
   }
 }
 
+/** N4, U8: an import refused, in the player's language by its code, with the line the
+ * server names (never the server's English sentence with its FEN). */
+function importErrorText(status, answer) {
+  const { error } = answer;
+  const line = Number.isInteger(error.line) ? error.line : null;
+  if (error.code === "bad_record") {
+    return line ? t("review.import_bad_line", { line }) : t("review.import_bad_format");
+  }
+  if (error.code === "too_many_moves") return t("review.import_too_long", { line: line ?? "?" });
+  return apiErrorText(new ApiError(status, answer));
+}
+
 function importForm(root) {
   root.innerHTML = "";
+  loadStyles(); // the form's own layout (no review on this page loads it)
   const text = el("textarea", { id: "record-text", rows: "14", "data-import-text": "", spellcheck: "false" });
   const file = el("input", { type: "file", id: "record-file", accept: ".pgn,.gib,.txt", "data-import-file": "" });
   const error = el("p", { class: "notice", role: "alert", "data-import-error": "", hidden: "" });
@@ -97,8 +111,7 @@ function importForm(root) {
     const response = await fetch("/api/records", { method: "POST", body, credentials: "same-origin" });
     const answer = await response.json().catch(() => null);
     if (!response.ok) {
-      error.textContent = answer?.error?.message
-        ? t("review.import_bad", { message: answer.error.message }) : t("error.network");
+      error.textContent = answer?.error ? importErrorText(response.status, answer) : t("error.network");
       error.hidden = false;
       error.focus?.();
       return;
