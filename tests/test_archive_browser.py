@@ -236,3 +236,44 @@ def test_my_games_speaks_the_players_language_B3_U8(
         assert "archive." not in page.inner_text("[data-archive]")  # no raw keys
     finally:
         context.close()
+
+
+def test_a_paired_game_across_two_instances_shows_both_players_their_rating_B1_B2(
+    chromium: Browser, tmp_path: Path
+) -> None:
+    """The players sit on two instances (PostgreSQL + Redis): the instance that ends the game
+    rates it, and the other one's player sees the change at once, through Redis."""
+    from test_scale_support import cluster
+
+    with cluster(tmp_path) as running:
+        contexts = [
+            chromium.new_context(base_url=instance.url, viewport=WIDE, locale="en-US")
+            for instance in running.instances
+        ]
+        errors: list[str] = []
+        try:
+            pages = [context.new_page() for context in contexts]
+            for one in pages:
+                one.set_default_timeout(15000)
+                one.on("pageerror", lambda error: errors.append(str(error)))
+            seek(pages[0], "jieqi")
+            # The second is paired at once: its page may go to the room before any wait.
+            pages[1].goto("/")
+            pages[1].wait_for_selector("body[data-ready=true]")
+            pages[1].check("#seek-variant-jieqi")
+            pages[1].click("[data-action=seek]")
+            by_side = paired_pages(pages)
+            move(by_side["red"], "e1e2")  # the generals: no face-down piece turned up
+            move(by_side["black"], "e10e9")
+            resign(by_side["red"])
+            lost = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 0)])
+            for side, page in by_side.items():
+                wait_end(page, "resignation")
+                mine = round(lost.rating) if side == "red" else 3000 - round(lost.rating)
+                expect(page.locator("[data-rating-change]")).to_contain_text(
+                    f"Your rating: {mine}?"
+                )
+        finally:
+            for context in contexts:
+                context.close()
+        assert not errors, errors
