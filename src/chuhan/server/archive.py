@@ -33,6 +33,7 @@ from . import views
 from .app import current_player
 from .games import GameActionError, side_names
 from .review import record_text
+from .service import GameService
 from .storage import GameRecord, Player, Store, _aware, _game_from_row
 from .tables import game_players, games, players
 
@@ -183,7 +184,7 @@ def outcome_of(entry: ArchivedGame) -> str:
     return "won" if winner == side_names(game.variant)[entry.side] else "lost"
 
 
-def opponent_of(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
+def opponent_of(entry: ArchivedGame) -> dict[str, Any]:
     """Who the player faced: the AI and its level, a player's name (None: no name), both
     sides on one device, or an imported record's players (its tags)."""
     game = entry.game
@@ -202,7 +203,7 @@ def opponent_of(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
     return {"type": "player", "name": entry.opponent}
 
 
-def entry_json(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
+def entry_json(entry: ArchivedGame) -> dict[str, Any]:
     """One line of the archive. Public facts only (Z2): nothing of ``secret``."""
     game = entry.game
     names = side_names(game.variant)
@@ -214,7 +215,7 @@ def entry_json(entry: ArchivedGame, my_name: str | None) -> dict[str, Any]:
         "variant": game.variant,
         "rules": game.options.get("rules") if game.variant != "janggi" else None,
         "side": names[entry.side] if entry.side is not None else None,
-        "opponent": opponent_of(entry, my_name),
+        "opponent": opponent_of(entry),
         "status": game.status,
         "outcome": outcome_of(entry),
         "winner": result.get("winner"),
@@ -280,8 +281,8 @@ Variant = Literal["xiangqi", "janggi", "jieqi"]
 Kind = Literal["ai", "local", "room", "paired", "imported"]
 
 
-def archive_router(service: Any) -> APIRouter:
-    """The archive's routes on ``service`` (a :class:`~.service.GameService`)."""
+def archive_router(service: GameService) -> APIRouter:
+    """The archive's routes on ``service``'s store."""
     archive = ArchiveStore(service.store)
     router = APIRouter()
 
@@ -296,9 +297,8 @@ def archive_router(service: Any) -> APIRouter:
         cursor = _parse_cursor(before) if before else None
         found = await service.db(archive.page, player.id, limit + 1, variant, kind, cursor)
         page = found[:limit]
-        fresh = await service.db(service.store.player, player.id) or player
         return {
-            "games": [entry_json(entry, fresh.name) for entry in page],
+            "games": [entry_json(entry) for entry in page],
             "next": _cursor(page[-1].game) if len(found) > limit else None,
         }
 
@@ -324,8 +324,7 @@ def archive_router(service: Any) -> APIRouter:
             archive.page, player.id, MAX_DOWNLOAD + 1, variant, kind, None, True
         )
         entries = found[:MAX_DOWNLOAD]
-        fresh = await service.db(service.store.player, player.id) or player
-        text = await asyncio.to_thread(records_text, entries, fresh.name, notation)
+        text = await asyncio.to_thread(records_text, entries, player.name, notation)
         headers = {
             "Content-Disposition": 'attachment; filename="chuhan-games.pgn"',
             "X-Archive-Games": str(len(entries)),
