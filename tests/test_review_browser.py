@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -238,3 +239,123 @@ def test_a_jieqi_game_reveals_nothing_before_its_end_z2_q5_q7(
         assert "[Arrangement " in record and json.dumps(read_record(record).result) == '"0-1"'
     finally:
         stranger.close()
+
+
+SHOTS = Path("/tmp")
+PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1366, "height": 900}
+GRID_LABELS = {5: "+5", 2.5: "+2.5", 0: "0", -2.5: "\u22122.5", -5: "\u22125"}
+
+
+def pawns_text(pawns: float) -> str:
+    """As the review writes pawns: a sign (a true minus), one decimal."""
+    text = f"{abs(pawns):.1f}"
+    return text if text == "0.0" else ("+" if pawns > 0 else "\u2212") + text
+
+
+def evaluation_text(entry: dict) -> str:
+    if entry["mate"] == 0:
+        return f"Game over: {'Red' if entry['score'] > 0 else 'Black'} wins"
+    if entry["mate"]:
+        return f"{'Red' if entry['mate'] > 0 else 'Black'} mates in {abs(entry['mate'])}"
+    return pawns_text(entry["pawns"])
+
+
+def gain_text(entry: dict, before: dict) -> str:
+    """What the better move keeps: a mate (given, or allowed by the move played), or pawns.
+    From a start with Red to move, Red plays the odd moves; mates are signed for Red."""
+    sign = 1 if entry["ply"] % 2 else -1
+    if before["mate"] and before["mate"] * sign > 0:
+        return f"(mates in {abs(before['mate'])})"
+    if entry["mate"] and entry["mate"] * sign < 0:
+        return f"(avoids mate in {abs(entry['mate'])})"
+    return f"(keeps {entry['gain'] / 100:.1f} pawns)"
+
+
+def analysed(page: Page, game_id: str) -> dict:
+    """The finished analysis as GET /api/games/{id}/analysis gives it (started over HTTP)."""
+    assert page.request.post(f"/api/games/{game_id}/analysis").status == 202
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        answer = page.request.get(f"/api/games/{game_id}/analysis").json()
+        if answer["status"] == "done":
+            return dict(answer)
+        page.wait_for_timeout(100)
+    raise AssertionError("the analysis did not finish")
+
+
+def test_the_review_explains_each_position_as_the_analysis_api_says_issue29(page: Page) -> None:
+    """Issue 29: stepping through an analysed game shows each position's evaluation (pawns
+    for Red, or mate in N), the engine's line in the player's notation (WXF here) and for a
+    marked move the better move, what it keeps and its line: the numbers the analysis API
+    gives; the graph's y-axis labels sit on its gridlines, and its points on that scale."""
+    game_id = local_game(page, "xiangqi", CANNON_MATE)
+    plies = analysed(page, game_id)["plies"]
+    assert any(entry["mate"] for entry in plies) and any(entry["class"] for entry in plies)
+    assert "avoids mate in 1" in gain_text(plies[4], plies[3])  # 2... g7g6?? allowed 3. C3+5#
+    page.evaluate("localStorage.setItem('chuhan.settings', JSON.stringify({notation: 'wxf'}))")
+    page.set_viewport_size(WIDE)
+    open_page(page, f"/review/game/{game_id}")
+    expect(page.locator("[data-game]")).to_have_attribute("data-analysis", "done")
+    page.keyboard.press("Home")
+    for entry in plies:
+        ply = entry["ply"]
+        if ply:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("[data-game]")).to_have_attribute("data-review-ply", str(ply))
+        expect(page.locator("[data-eval-value]")).to_have_text(evaluation_text(entry))
+        legend = page.locator("[data-eval-legend]")
+        if entry["mate"] is None:
+            expect(legend).to_contain_text("pawns for Red: + Red is better")
+        else:
+            expect(legend).to_be_hidden()  # the mate names its side
+        line = page.locator("[data-eval-line]")
+        if entry["line"]:
+            expect(line).to_have_text(" ".join(entry["line"]["wxf"]))
+        else:
+            expect(line).to_be_hidden()  # the game is over here: no line
+        better = page.locator("[data-eval-better]")
+        if entry["class"]:
+            expect(better).to_be_visible()
+            expect(page.locator("[data-eval-better-move]")).to_have_text(entry["better"]["wxf"])
+            gain = gain_text(entry, plies[ply - 1])
+            expect(page.locator("[data-eval-better-gain]")).to_have_text(gain)
+            before = " ".join(plies[ply - 1]["line"]["wxf"])
+            expect(page.locator("[data-eval-better-line]")).to_have_text(before)
+        else:
+            expect(better).to_be_hidden()
+    check_scale(page, plies)
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")  # the blunder, the mate in 1 for Red
+    expect(page.locator("[data-eval-better]")).to_be_visible()
+    page.locator("[data-analysis-explain]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "chuhan-analysis-explain-desktop.png"))
+    page.set_viewport_size(PHONE)
+    page.locator("[data-analysis-explain]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "chuhan-analysis-explain-phone.png"))
+    page.locator("[data-analysis-graph]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "chuhan-analysis-graph-phone.png"))
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    check_scale(page, plies)
+
+
+def check_scale(page: Page, plies: list[dict]) -> None:
+    """Each y-axis label is centred on its gridline, and each point of the graph is where
+    the labelled scale puts its pawns (a mate or more than 5 pawns at the edge)."""
+    grid = {}
+    for label in page.locator(".graph-scale [data-grid-pawns]").all():
+        pawns = float(str(label.get_attribute("data-grid-pawns")))
+        line = page.locator(f'[data-analysis-graph] line[data-grid-pawns="{pawns:g}"]')
+        label_box, line_box = label.bounding_box(), line.bounding_box()
+        assert label_box and line_box
+        middle = label_box["y"] + label_box["height"] / 2
+        assert abs(middle - (line_box["y"] + line_box["height"] / 2)) <= 2, pawns
+        assert label.inner_text() == GRID_LABELS[pawns]
+        grid[pawns] = float(str(line.get_attribute("y1")))
+    assert sorted(grid) == sorted(GRID_LABELS)
+    points = str(page.get_attribute("[data-analysis-graph] polyline", "points")).split()
+    per_pawn = (grid[-5] - grid[5]) / 10
+    for entry, point in zip(plies, points, strict=True):
+        drawn = (grid[0] - float(point.split(",")[1])) / per_pawn
+        assert abs(drawn - max(-5, min(5, entry["pawns"]))) <= 0.06, (entry, drawn)

@@ -1,6 +1,8 @@
 // After the game (issue 17, SPEC U6, U9, N1–N4, Q5, Q7): step through any game of the play
 // view, copy the FEN of the position shown, download the record, copy a share link, and run
-// the engine analysis of a finished game (evaluation graph, best move, marked moves).
+// the engine analysis of a finished game (evaluation graph, best move, marked moves), which
+// explains itself (issue 29): the evaluation of the position shown in pawns or "mate in N",
+// the engine's line in the player's notation, and for a marked move the better one.
 //
 // The review plugs into play.js's PlayView: the view asks shown() what to draw (a past
 // position, or null for the present), tells onUpdate() about every confirmed state and
@@ -14,7 +16,10 @@ import { settings } from "./settings.js";
 import { announce, el } from "./ui.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const GRAPH = { width: 300, height: 90, cap: 1000 };
+// The graph's scale: ±5 pawns (a mate or more is drawn at the edge), gridlines labelled.
+const GRAPH = { width: 300, height: 120, cap: 500, pad: 8 };
+const GRID_PAWNS = [5, 2.5, 0, -2.5, -5];
+const VOICES = { chinese: "zh", korean: "ko" }; // Chinese and Korean moves read by their voice
 const CLASS_MARKS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const CLASS_NAMES = { inaccuracy: "analysis.inaccuracy", mistake: "analysis.mistake", blunder: "analysis.blunder" };
 const POLL_MS = 500;
@@ -24,11 +29,25 @@ export function loadStyles() {
   document.head.append(el("link", { rel: "stylesheet", href: "/static/css/review.css", "data-review-css": "" }));
 }
 
+/** A number of pawns as shown: "+1.3", "−0.4" (a true minus sign), "0.0". */
+export function pawnsText(pawns) {
+  const text = Math.abs(pawns).toFixed(1);
+  if (text === "0.0") return text;
+  return `${pawns > 0 ? "+" : "\u2212"}${text}`;
+}
+
 /** The server's name of the notation the player chose for the variant (N1–N3). */
 export function recordNotation(variant) {
   const chosen = variant === "janggi" ? settings.janggiNotation : settings.notation;
   if (!chosen || chosen === "coordinates") return variant === "janggi" ? "korean" : "coords";
   return chosen;
+}
+
+/** The notation of an analysis line: the one of the player's move list (coordinates unless
+ * they chose WXF, Chinese or Korean). */
+function lineNotation(variant) {
+  const chosen = variant === "janggi" ? settings.janggiNotation : settings.notation;
+  return !chosen || chosen === "coordinates" ? "coords" : chosen;
 }
 
 function typingInto(target) {
@@ -111,11 +130,22 @@ export class Review {
       role: "img", preserveAspectRatio: "none",
     })) this.graph.setAttribute(name, value);
     this.graph.addEventListener("click", (event) => this.graphClick(event));
+    this.graphScale = el("div", { class: "graph-scale", "aria-hidden": "true" });
+    for (const pawns of GRID_PAWNS) {
+      const sign = pawns > 0 ? "+" : pawns < 0 ? "\u2212" : "";
+      const label = el("span", { "data-grid-pawns": String(pawns) }, `${sign}${Math.abs(pawns)}`);
+      label.style.top = `${((this.graphY(pawns * 100) / GRAPH.height) * 100).toFixed(2)}%`; // CSSOM: the CSP allows it
+      this.graphScale.append(label);
+    }
+    this.graphLegend = el("p", { class: "note graph-legend", "data-analysis-legend": "" });
     this.graphBox = el("div", { class: "graph-box", hidden: "" });
-    this.graphBox.append(this.graph);
+    this.graphBox.append(this.graphScale, this.graph);
+    this.explain = this.buildExplain();
     this.heading = el("h2", { class: "review-heading" }, t("review.heading"));
     this.section = el("section", { class: "review-panel", "data-review-panel": "" },
-      this.heading, this.tools, this.output, this.analyse, this.progress, this.analysisNote, this.graphBox);
+      this.heading, this.tools, this.output, this.analyse, this.progress, this.analysisNote, this.graphBox,
+      this.graphLegend);
+    this.bar.after(this.explain); // beside the position shown, under the step buttons
     view.moveList.after(this.section);
     view.moveList.addEventListener("click", (event) => {
       const move = event.target.closest?.(".move[data-ply]");
@@ -127,6 +157,30 @@ export class Review {
       event.preventDefault();
       this.go(Number(move.dataset.ply));
     });
+  }
+
+  /** The evaluation of the position shown, its line and a marked move's better one: text,
+   * for every reader (issue 29). */
+  buildExplain() {
+    const part = (name) => el("span", { [`data-eval-${name}`]: "" });
+    this.evalLabel = el("span", { class: "eval-label" });
+    this.evalValue = el("strong", { class: "eval-value", "data-eval-value": "" });
+    this.evalLegend = el("span", { class: "note", "data-eval-legend": "" });
+    this.lineLabel = el("span", { class: "eval-label" });
+    this.lineText = part("line");
+    this.playedText = part("played");
+    this.betterLabel = el("span", { class: "eval-label" });
+    this.betterMove = part("better-move");
+    this.betterGain = part("better-gain");
+    this.betterLineLabel = el("span", { class: "eval-label" });
+    this.betterLine = part("better-line");
+    this.evalRow = el("p", { class: "eval-row", "data-eval": "" }, this.evalLabel, " ", this.evalValue, " ", this.evalLegend);
+    this.lineRow = el("p", { class: "eval-row", "data-eval-line-row": "" }, this.lineLabel, " ", this.lineText);
+    this.betterRow = el("p", { class: "eval-row eval-better", "data-eval-better": "" },
+      this.playedText, " ", this.betterLabel, " ", this.betterMove, " ", this.betterGain,
+      el("br"), this.betterLineLabel, " ", this.betterLine);
+    return el("section", { class: "eval-explain", "data-analysis-explain": "", hidden: "" },
+      this.evalRow, this.lineRow, this.betterRow);
   }
 
   // ------------------------------------------------------------------ what the view shows
@@ -206,6 +260,8 @@ export class Review {
     if (checked) text += `, ${t("status.check")}`;
     const judged = this.plyAnalysis(ply)?.class;
     if (judged) text += `, ${t(CLASS_NAMES[judged])}`;
+    const evaluation = this.plyAnalysis(ply);
+    if (evaluation) text += `. ${t("analysis.evaluation")} ${this.evaluationText(evaluation)}`;
     announce(t("review.at_ply", { ply, total, move: text }));
   }
 
@@ -399,29 +455,100 @@ export class Review {
     this.analysisNote.textContent = note;
     this.analysisNote.hidden = !note;
     const plies = a?.plies || [];
-    this.graphBox.hidden = plies.length < 2;
+    this.graphBox.hidden = this.graphLegend.hidden = plies.length < 2;
     if (plies.length >= 2) this.drawGraph(plies, shown);
     const best = status === "done" || plies.length ? this.plyAnalysis(shown)?.best : null;
     const move = parseMove(best);
     this.view.board.setArrow(move && !move.pass ? move : null);
+    this.renderExplain(shown);
+  }
+
+  /** The evaluation as shown: "+1.3", "Red mates in 3", "Game over: Black wins". */
+  evaluationText(entry) {
+    const names = sideNames(this.view.variant);
+    const side = (index) => t(`side.${names[index]}`);
+    if (entry.mate === 0) return t("analysis.won", { side: side(entry.score > 0 ? 0 : 1) });
+    if (entry.mate) return t("analysis.mate", { side: side(entry.mate > 0 ? 0 : 1), moves: Math.abs(entry.mate) });
+    return pawnsText(entry.pawns ?? entry.score / 100);
+  }
+
+  /** A line in the player's notation (coordinates when it was not written in theirs). */
+  lineOf(written) {
+    const wanted = lineNotation(this.view.variant);
+    const texts = written?.[wanted] ?? written?.coords;
+    return { text: (texts ?? []).join(" "), lang: written?.[wanted] ? VOICES[wanted] ?? null : null };
+  }
+
+  setLine(target, written) {
+    const { text, lang } = this.lineOf(written);
+    target.textContent = text;
+    if (lang) target.setAttribute("lang", lang);
+    else target.removeAttribute("lang");
+  }
+
+  renderExplain(shown) {
+    const entry = this.plyAnalysis(shown);
+    this.explain.hidden = !entry;
+    if (!entry) return;
+    const names = sideNames(this.view.variant);
+    this.evalLabel.textContent = `${t("analysis.evaluation")}:`;
+    this.evalValue.textContent = this.evaluationText(entry);
+    this.evalLegend.textContent = t("analysis.legend", { first: t(`side.${names[0]}`), second: t(`side.${names[1]}`) });
+    this.evalLegend.hidden = entry.mate !== null && entry.mate !== undefined; // a mate names its side
+    this.lineRow.hidden = !entry.line || !Object.keys(entry.line).length;
+    this.lineLabel.textContent = `${t("analysis.line")}:`;
+    this.setLine(this.lineText, entry.line);
+    const better = entry.class && entry.better;
+    this.betterRow.hidden = !better;
+    this.betterRow.dataset.class = entry.class ?? "";
+    if (!better) return;
+    const played = this.view.notationOf(shown - 1, this.state.moves?.[shown - 1]);
+    this.playedText.textContent = `${played.text}${CLASS_MARKS[entry.class]} (${t(CLASS_NAMES[entry.class])}).`;
+    this.betterLabel.textContent = `${t("analysis.better")}:`;
+    this.setLine(this.betterMove, Object.fromEntries(Object.entries(better).map(([name, text]) => [name, [text]])));
+    this.betterGain.textContent = this.gainText(entry, this.plyAnalysis(shown - 1));
+    this.betterLineLabel.textContent = `${t("analysis.better_line")}:`;
+    this.setLine(this.betterLine, this.plyAnalysis(shown - 1)?.line);
+  }
+
+  /** The side (0: Red/Cho) that played move ``ply``: a game from a FEN may start with either. */
+  moverOf(ply) {
+    const now = sideNames(this.view.variant).indexOf(this.state.turn);
+    return (((now < 0 ? this.total : now) - this.total + ply - 1) % 2 + 2) % 2;
+  }
+
+  /** What the better move keeps over the move played: a mate it gives or one the move played
+   * allowed (a mate is past any number of pawns), else the pawns. */
+  gainText(entry, before) {
+    const sign = this.moverOf(entry.ply) === 0 ? 1 : -1; // mates are signed for Red/Cho
+    if (before?.mate && before.mate * sign > 0) return t("analysis.keeps_mate", { moves: Math.abs(before.mate) });
+    if (entry.mate && entry.mate * sign < 0) return t("analysis.avoids_mate", { moves: Math.abs(entry.mate) });
+    return t("analysis.keeps", { pawns: (entry.gain / 100).toFixed(1) });
+  }
+
+  graphY(score) {
+    const { height, cap, pad } = GRAPH;
+    return height / 2 - (Math.max(-cap, Math.min(cap, score)) / cap) * (height / 2 - pad);
   }
 
   drawGraph(plies, shown) {
-    const { width, height, cap } = GRAPH;
+    const { width, height } = GRAPH;
     const last = Math.max(1, this.total);
     const x = (ply) => (ply / last) * width;
-    const y = (score) => height / 2 - (Math.max(-cap, Math.min(cap, score)) / cap) * (height / 2 - 4);
+    const y = (score) => this.graphY(score);
+    const grid = GRID_PAWNS.map((pawns) => `<line class="graph-grid${pawns ? "" : " graph-axis"}" data-grid-pawns="${pawns}" `
+      + `x1="0" y1="${y(pawns * 100).toFixed(1)}" x2="${width}" y2="${y(pawns * 100).toFixed(1)}"/>`).join("");
     const points = plies.map((p) => `${x(p.ply).toFixed(1)},${y(p.score).toFixed(1)}`);
     const area = `0,${height / 2} ${points.join(" ")} ${x(plies[plies.length - 1].ply).toFixed(1)},${height / 2}`;
     const marks = plies
       .filter((p) => p.class)
       .map((p) => `<circle class="graph-mark is-${p.class}" cx="${x(p.ply).toFixed(1)}" cy="${y(p.score).toFixed(1)}" r="2.6"/>`)
       .join("");
-    const [first] = sideNames(this.view.variant);
+    const [first, second] = sideNames(this.view.variant);
     this.graph.setAttribute("aria-label", t("analysis.graph", { side: t(`side.${first}`) }));
+    this.graphLegend.textContent = t("analysis.scale", { first: t(`side.${first}`), second: t(`side.${second}`) });
     this.graph.innerHTML = `<rect class="graph-back" width="${width}" height="${height}"/>
-      <polygon class="graph-area" points="${area}"/>
-      <line class="graph-axis" x1="0" y1="${height / 2}" x2="${width}" y2="${height / 2}"/>
+      <polygon class="graph-area" points="${area}"/>${grid}
       <polyline class="graph-line" points="${points.join(" ")}"/>${marks}
       <line class="graph-cursor" data-graph-cursor="${shown}" x1="${x(shown)}" y1="0" x2="${x(shown)}" y2="${height}"/>`;
   }
