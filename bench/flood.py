@@ -105,7 +105,9 @@ def backlog(url: str) -> None:
             break
         time.sleep(0.2)
     waited = time.monotonic() - asked_at
-    outcome = f"done in {waited:.1f} s" if status == "done" else f"still {status} after {waited:.0f} s"
+    outcome = f"done in {waited:.1f} s"
+    if status != "done":
+        outcome = f"still {status} after {waited:.0f} s"
     print(
         f"backlog: the flood's analyses taken {taken} of {FLOOD_ANALYSES} in {flooded:.1f} s; "
         f"another player's 5-position analysis: {outcome}"
