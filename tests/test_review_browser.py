@@ -338,6 +338,19 @@ def test_the_review_explains_each_position_as_the_analysis_api_says_issue29(page
     page.screenshot(path=str(SHOTS / "chuhan-analysis-graph-phone.png"))
     assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     check_scale(page, plies)
+    page.evaluate(
+        "localStorage.setItem('chuhan.settings', JSON.stringify({notation: 'wxf', language: 'es'}))"
+    )
+    open_page(page, f"/review/game/{game_id}")  # in Spanish: the same numbers, translated
+    expect(page.locator("[data-eval-value]")).to_have_text("Partida terminada: gana Rojo")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-eval-value]")).to_have_text("Rojo da mate en 1")
+    expect(page.locator("[data-eval-better-gain]")).to_have_text("(evita el mate en 1)")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-eval-value]")).to_have_text(pawns_text(plies[3]["pawns"]))
+    expect(page.locator("[data-eval-legend]")).to_contain_text("peones para Rojo")
+    page.locator("[data-analysis-explain]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "chuhan-analysis-explain-phone-es.png"))
 
 
 def check_scale(page: Page, plies: list[dict]) -> None:
