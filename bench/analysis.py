@@ -135,6 +135,7 @@ def main() -> None:
             replies(url, 3, seed=99)  # warm the workers up
             alone = replies(url, args.replies, seed=1)
             analyst = httpx.Client(base_url=url, timeout=30)
+            analyst.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
             games = [
                 analyst.post("/api/records", content=record.encode()).json()["id"]
                 for _ in range(args.analyses)

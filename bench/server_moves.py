@@ -55,6 +55,7 @@ def server_seconds_per_move(moves: list[str], url: str, schema: str | None) -> f
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(data_dir=Path(folder), database_url=url, db_schema=schema)
         with TestClient(create_app(settings)) as client:
+            client.get("/api/me")  # the first visit: the player identity (SPEC Z6)
             game = client.post("/api/games", json={"kind": "local", "variant": "xiangqi"}).json()
             with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
                 ws.send_json({"id": "h", "type": "hello", "last_seq": None})

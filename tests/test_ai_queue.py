@@ -254,6 +254,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def new_ai_game(instance: Instance, level: str = "beginner") -> tuple[httpx.Client, str]:
     """An AI game where the player is red; the player's client and the game id."""
     owner = httpx.Client(base_url=instance.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     body = {"kind": "ai", "variant": "xiangqi", "level": level, "color": "red"}
     game = owner.post("/api/games", json=body)
     assert game.status_code == 201, game.text
@@ -351,6 +352,7 @@ def test_a_web_instance_with_workers_of_its_own_serves_the_shared_queue(
     }
     with running_server(tmp_path, **env) as url:
         owner = httpx.Client(base_url=url, timeout=10)
+        owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
         wait_until(lambda: owner.get("/health").json()["ai"]["shared"]["workers"] == 1)
         body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
         game_id = owner.post("/api/games", json=body).json()["id"]

@@ -97,6 +97,7 @@ def _started_workers(process: ServerProcess, workers: set[int]) -> set[int]:
 
 def test_a_sigkilled_server_takes_its_ai_workers_with_it_issue27_12_z7(tmp_path):
     with _server(tmp_path) as (process, workers), httpx.Client(base_url=process.url) as client:
+        client.get("/api/me").raise_for_status()  # the first visit: the identity (Z6)
         body = {"kind": "ai", "level": "beginner", "color": "black"}
         created = client.post("/api/games", json=body)
         assert created.status_code == 201, created.text  # the AI (red) moves: a worker runs
@@ -118,6 +119,7 @@ def test_sigterm_during_an_analysis_stops_the_server_and_its_workers_issue27_12_
         _server(tmp_path, **slow) as (process, workers),
         httpx.Client(base_url=process.url) as client,
     ):
+        client.get("/api/me").raise_for_status()  # the first visit: the identity (Z6)
         game = client.post("/api/games", json={"kind": "local"}).json()
         for ply, move in enumerate(CANNON_MATE):
             moved = client.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})

@@ -66,9 +66,12 @@ def _imported_game(client: TestClient, plies: int) -> str:
 
 
 def _as(client: TestClient, cookies: dict[str, str]) -> TestClient:
-    """The client as the player of ``cookies`` (empty: a new player on first request)."""
+    """The client as the player of ``cookies`` (empty: a new player, whose first read gives
+    them their identity, as a browser's first page does: SPEC Z6)."""
     client.cookies.clear()
     client.cookies.update(cookies)
+    if not cookies:
+        client.get("/api/me").raise_for_status()
     return client
 
 

@@ -189,6 +189,7 @@ def test_fuzzing_every_game_socket_message_type_across_instances_Z5(servers: Clu
     """A local game made on one instance, its socket on the other."""
     a, b = servers.instances[:2]
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     game = owner.post("/api/games", json={"kind": "local", "variant": "xiangqi"}).json()
     with game_socket(b, game["id"], owner.cookies["chuhan_player"]) as sock:
         rejected = 0
@@ -257,6 +258,7 @@ def test_reading_another_players_room_or_game_is_refused(servers: Cluster) -> No
     table = Table(servers)
     a, b = servers.instances[:2]
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     own_game = owner.post("/api/games", json={"kind": "local", "variant": "jieqi"}).json()
     for instance in (a, b):
         stranger = player_on(instance)

@@ -62,6 +62,7 @@ def test_no_analysis_hint_or_import_while_seated_in_an_online_game_issue27_9(tmp
         local = create(client, kind="local")
         me, mine = client.get("/api/me").json()["id"], dict(client.cookies)
         client.cookies.clear()
+        client.get("/api/me").raise_for_status()  # the opponent's first visit (Z6)
         opponent_local = create(client, kind="local")
         opponent, theirs = client.get("/api/me").json()["id"], dict(client.cookies)
         online = _online_game(store, me, opponent)

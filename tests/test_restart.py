@@ -68,6 +68,7 @@ def test_sigkill_mid_game_loses_and_doubles_nothing_Z4_P5(tmp_path):
     with running(tmp_path) as server:
         server.start()
         http = httpx.Client(base_url=server.url)
+        http.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
         game = http.post(
             "/api/games",
             json={"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"},

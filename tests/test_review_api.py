@@ -48,7 +48,9 @@ def _play_local(client: TestClient, moves: list[str], variant: str = "xiangqi") 
 
 
 def _stranger(client: TestClient) -> None:
+    """Someone else: a new visitor, whose first page gave them their own identity (Z6)."""
     client.cookies.clear()
+    client.get("/api/me").raise_for_status()
 
 
 def test_a_player_downloads_the_record_in_each_notation_and_it_reimports_n4(tmp_path):

@@ -119,6 +119,7 @@ def test_one_move_sent_to_every_instance_at_once_is_applied_once_Z4(servers: Clu
     """The same move (and a rival move for the same ply) races through three instances."""
     a = servers.instances[0]
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     game = owner.post("/api/games", json={"kind": "local", "variant": "xiangqi"}).json()
     cookies = {"chuhan_player": owner.cookies["chuhan_player"]}
     answers: list[dict[str, Any]] = []
@@ -151,6 +152,7 @@ def test_one_move_sent_to_every_instance_at_once_is_applied_once_Z4(servers: Clu
 def test_ai_game_socket_on_one_instance_move_by_http_on_another(servers: Cluster) -> None:
     a, b, _ = servers.instances
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
     game = owner.post("/api/games", json=body).json()
     cookie = owner.cookies["chuhan_player"]
@@ -193,6 +195,7 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     held = sockets[on_c].state()
     # Also on C: a game against the advanced AI, killed while the AI thinks (about 2 s).
     ai_owner = httpx.Client(base_url=c.url, timeout=10)
+    ai_owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     body = {"kind": "ai", "variant": "xiangqi", "level": "advanced", "color": "red"}
     ai_game = ai_owner.post("/api/games", json=body).json()
     moved = ai_owner.post(f"/api/games/{ai_game['id']}/moves", json={"ply": 0, "move": "h3e3"})
@@ -261,6 +264,7 @@ def test_metrics_count_games_moves_ai_and_latency(servers: Cluster) -> None:
     play(game.sockets, OPENING[:2])
     close(game.sockets)
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "black"}
     owner.post("/api/games", json=body)  # the AI opens: one job in A's pool
     text = ""

@@ -47,6 +47,7 @@ def test_an_instance_receives_only_the_news_of_games_its_sockets_follow(servers:
 
     # An AI game followed on a only: its moves and the AI's replies reach neither b nor c.
     owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
     body = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
     ai_game = owner.post("/api/games", json=body).json()
     quiet = {instance.name: received(instance) for instance in (b, c)}

@@ -18,6 +18,7 @@ def test_the_real_ai_plays_every_variant_from_its_worker_processes_A3_P1(tmp_pat
     settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path}/db.sqlite3")
     pool = AIPool(workers=1, max_jobs=4)
     with TestClient(create_app(settings, pool=pool)) as client:
+        client.get("/api/me").raise_for_status()  # the first visit: the player identity (Z6)
         for variant, color in (("xiangqi", "black"), ("janggi", "han"), ("jieqi", "black")):
             answer = client.post(
                 "/api/games",

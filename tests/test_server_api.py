@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def test_first_visit_creates_a_player_with_a_secure_cookie_stored_hashed_S1(tmp_path):
-    with server(tmp_path) as (client, _, store):
+    with server(tmp_path, visit=False) as (client, _, store):
         answer = client.get("/api/me")
         assert answer.status_code == 200
         cookie = answer.headers["set-cookie"]
@@ -48,7 +48,8 @@ def test_display_name_can_be_set_and_bad_names_are_refused_S1(tmp_path):
 def test_a_stranger_cannot_see_someone_elses_game_Z1(tmp_path):
     with server(tmp_path) as (client, _, _):
         game = create(client, kind="local", variant="xiangqi")
-        client.cookies.clear()
+        client.cookies.clear()  # a stranger, with their own identity (their first visit's)
+        client.get("/api/me").raise_for_status()
         answer = client.get(f"/api/games/{game['id']}")
         assert answer.status_code == 404
         assert answer.json()["error"]["code"] == "not_found"

@@ -71,9 +71,12 @@ def server(
     ai: ScriptedAI | None = None,
     max_jobs: int = 8,
     database: tuple[str, str | None] | None = None,
+    visit: bool = True,
     **settings: Any,
 ) -> Iterator[tuple[TestClient, ScriptedAI, Store]]:
-    """A running app (lifespan started) with its own database and a scripted AI."""
+    """A running app (lifespan started) with its own database and a scripted AI. The client
+    has ``visit``ed the site: a GET gave it its player identity, as a browser's first page
+    does (SPEC Z6: no POST makes one)."""
     ai = ai or ScriptedAI()
     url, schema = database or (f"sqlite:///{tmp_path}/chuhan.sqlite3", None)
     config = Settings(data_dir=tmp_path, database_url=url, db_schema=schema, **settings)
@@ -81,6 +84,8 @@ def server(
     pool = AIPool(2, max_jobs, runner=ai, executor=ThreadPoolExecutor(2))
     app = create_app(config, pool=pool, store=store)
     with TestClient(app) as client:
+        if visit:
+            client.get("/api/me").raise_for_status()
         yield client, ai, store
 
 

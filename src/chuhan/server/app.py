@@ -44,7 +44,9 @@ ERROR_STATUS = {
     "bad_request": 400,
     "pending_game": 409,
     "busy": 503,
+    "no_player": 401,
 }
+SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 SPA_PREFIXES = ("play", "room", "review", "games")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
@@ -98,9 +100,14 @@ def _error(code: str, message: str, status: int | None = None, **extra: Any) -> 
 
 
 async def current_player(request: Request, response: Response) -> Player:
-    """SPEC S1: the cookie's player, or a new player with a new cookie."""
+    """SPEC S1: the cookie's player, or a new player with a new cookie. SPEC Z6: only a safe
+    request makes one (the front end reads /api/me as it opens); an unsafe request without a
+    valid cookie is refused (401 ``no_player``), so no request another site sends replaces
+    the visitor's cookie."""
     service: GameService = request.app.state.service
     player = await service.player_for_token(request.cookies.get(COOKIE))
+    if player is None and request.method not in SAFE_METHODS:
+        raise GameActionError("no_player", "open the home page first to get a player identity")
     if player is None:
         player, token = await service.new_player()
         response.set_cookie(

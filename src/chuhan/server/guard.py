@@ -8,6 +8,13 @@
   ``Content-Length`` says so, else as soon as the bytes read pass the limit.
 - A WebSocket whose ``Origin`` is not this site's own (nor listed in ``allowed_origins``) is
   refused before it is accepted; clients that send no Origin (not browsers) are let in.
+- SPEC Z6 (issue 27): an unsafe request (POST, PUT, PATCH, DELETE) whose ``Origin`` is not
+  this site's own (nor allowed), or, without an Origin, whose ``Sec-Fetch-Site`` is not
+  ``same-origin``, gets 403 ``foreign_origin``: another site's form or ``no-cors`` fetch, and
+  another port of the same host, cannot act as the visitor. An unsafe request with a body
+  type an HTML form can send (urlencoded, multipart, text/plain) also needs the
+  ``X-Chuhan-Client`` header, which only a same-origin script can add (415 ``form_body``):
+  a browser too old to say where a request comes from still cannot post a form here.
 - A WebSocket that sends nothing for ``idle_socket_seconds`` is closed (the front end pings
   every 20 s; room sockets also answer probes).
 - Open WebSockets are counted per client address block, the address a trusted proxy
@@ -56,6 +63,11 @@ SECURITY_HEADERS = [
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
 ]
 OPS_PATHS = ("/metrics", "/docs", "/redoc", "/openapi.json")
+UNSAFE_METHODS = frozenset(("POST", "PUT", "PATCH", "DELETE"))
+FORM_BODY_TYPES = frozenset(
+    ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+)  # what an HTML form can send
+CLIENT_HEADER = b"x-chuhan-client"  # a header no form and no no-cors fetch can send (Z6)
 IDLE_CLOSE = 4408  # the socket said nothing for too long
 ORIGIN_CLOSE = 4403
 TOO_MANY_CLOSE = 4429  # more open sockets than the client's address may have
@@ -101,6 +113,23 @@ def same_site(origin: str, host: str | None, scope_scheme: str, allowed: Iterabl
     )
 
 
+def foreign_request(scope: Scope, allowed: Iterable[str]) -> bool:
+    """SPEC Z6: whether a browser says this request comes from a page of another origin. The
+    ``Origin`` decides when there is one (``null``, e.g. a sandboxed frame, is foreign), else
+    ``Sec-Fetch-Site``; a client that sends neither (not a browser) is not foreign."""
+    origin = _header(scope, b"origin")
+    if origin is not None:
+        return not same_site(origin, _header(scope, b"host"), scope.get("scheme", "http"), allowed)
+    fetch_site = _header(scope, b"sec-fetch-site")
+    return fetch_site is not None and fetch_site not in ("same-origin", "none")
+
+
+def form_body(scope: Scope) -> bool:
+    """SPEC Z6: a body type an HTML form can send, without the header a form cannot add."""
+    content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    return content_type in FORM_BODY_TYPES and _header(scope, CLIENT_HEADER) is None
+
+
 def _is_ops_path(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in OPS_PATHS)
 
@@ -139,6 +168,15 @@ class Guard:
         if _is_ops_path(scope["path"]) and not self._ops_allowed(scope):
             await _plain(send_with_headers, 404, "not_found", "no such page")
             return
+        if scope["method"] in UNSAFE_METHODS:
+            if foreign_request(scope, self.settings.allowed_origins):
+                message = "a page of another site cannot act for this site's players"
+                await _plain(send_with_headers, 403, "foreign_origin", message)
+                return
+            if form_body(scope):
+                message = "a form's body type needs the X-Chuhan-Client header"
+                await _plain(send_with_headers, 415, "form_body", message)
+                return
         limit = self.settings.max_body_bytes
         length = _header(scope, b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):

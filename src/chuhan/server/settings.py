@@ -61,8 +61,8 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   (a trusted proxy's are not counted: behind it, each client's open WebSockets are).
 - ``CHUHAN_HEADER_SECONDS`` (10): a request's headers must arrive within this time.
 - ``CHUHAN_IDLE_SOCKET_SECONDS`` (120): a WebSocket that sends nothing this long is closed.
-- ``CHUHAN_ALLOWED_ORIGINS``: comma-separated origins whose pages may open WebSockets besides
-  the site's own (``https://chuhan.example``).
+- ``CHUHAN_ALLOWED_ORIGINS``: comma-separated origins whose pages may open WebSockets and send
+  unsafe requests (SPEC Z6) besides the site's own (``https://chuhan.example``).
 - ``CHUHAN_TRUSTED_PROXIES``: comma-separated proxy addresses whose ``X-Forwarded-For`` and
   ``X-Forwarded-Proto`` are believed (none by default: the peer address is the client).
 - ``CHUHAN_OPS_PORT``: a second port (on ``CHUHAN_OPS_HOST``, default 127.0.0.1) for

@@ -67,10 +67,14 @@ async function changeLanguage(code) {
 }
 
 async function main() {
+  // A first visit gets its player identity from a read (S1): no POST makes one (SPEC Z6),
+  // whichever page was opened first (a /play/local link, a share link's "Analyse").
+  const identity = fetch("/api/me", { credentials: "same-origin" }).catch(() => null);
   await setLanguage(detectLanguage());
   translateTree();
   renderTopBar();
   const root = document.getElementById("app");
+  await identity;
   const params = new URLSearchParams(location.search);
   if (location.pathname.startsWith("/play/ai")) screen = await openGame(root, "ai", params);
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);

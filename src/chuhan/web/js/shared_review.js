@@ -108,7 +108,11 @@ function importForm(root) {
     event.preventDefault();
     error.hidden = true;
     const body = form.fileData && !text.value.trim() ? form.fileData : text.value;
-    const response = await fetch("/api/records", { method: "POST", body, credentials: "same-origin" });
+    // The record's text is a body type a form could send: the header says this page sent it
+    // (SPEC Z6; only a script of this site's own pages can add it).
+    const response = await fetch("/api/records", {
+      method: "POST", body, credentials: "same-origin", headers: { "x-chuhan-client": "web" },
+    });
     const answer = await response.json().catch(() => null);
     if (!response.ok) {
       error.textContent = answer?.error ? importErrorText(response.status, answer) : t("error.network");

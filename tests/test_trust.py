@@ -1,0 +1,95 @@
+"""Issue 27 (trust round three), at the HTTP API: where a request comes from (SPEC Z6).
+
+The browser side of the same rule (a real page of another origin) is tests/test_web_csrf.py.
+Every test runs a real app (lifespan, migrations, SQLite) with a scripted AI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from chuhan.server.tables import players
+from test_server_support import server
+
+pytestmark = pytest.mark.timeout(60)
+SITE = "http://testserver"  # the TestClient's Host
+
+
+def _player_count(store: object) -> int:
+    with store.engine.connect() as conn:  # type: ignore[attr-defined]
+        return int(conn.execute(select(func.count()).select_from(players)).scalar_one())
+
+
+def test_no_unsafe_request_creates_or_replaces_an_identity_Z6_issue27(tmp_path: Path) -> None:
+    with server(tmp_path, visit=False) as (client, _, store):
+        for method, path, body in (
+            ("POST", "/api/records", None),
+            ("POST", "/api/games", {"kind": "local"}),
+            ("PATCH", "/api/me", {"name": "Mallory"}),
+            ("POST", "/api/rooms", {"variant": "xiangqi"}),
+            ("POST", "/api/rooms/r_x/leave", None),
+        ):
+            answer = client.request(method, path, json=body)
+            assert answer.status_code == 401, (path, answer.text)
+            assert answer.json()["error"]["code"] == "no_player"
+            assert "set-cookie" not in answer.headers
+        assert _player_count(store) == 0
+        # A read (the front end makes one as any of its pages opens) still makes it (S1).
+        me = client.get("/api/me")
+        assert me.status_code == 200 and "chuhan_player=" in me.headers["set-cookie"]
+        assert client.patch("/api/me", json={"name": "Alice"}).json()["name"] == "Alice"
+        assert _player_count(store) == 1
+
+
+def test_unsafe_requests_from_another_origin_are_refused_Z6_issue27(tmp_path: Path) -> None:
+    with server(tmp_path, allowed_origins=("https://friend.example",)) as (client, _, _):
+        me = client.get("/api/me").json()
+        rename = {"name": "Mallory"}
+        for headers in (
+            {"Origin": "https://evil.example"},
+            {"Origin": "http://testserver:8080"},  # another port of the same host
+            {"Origin": "null"},  # a sandboxed frame, a data: page
+            {"Sec-Fetch-Site": "same-site"},  # no Origin, but the browser says where from
+            {"Sec-Fetch-Site": "cross-site"},
+        ):
+            answer = client.patch("/api/me", json=rename, headers=headers)
+            assert answer.status_code == 403, headers
+            assert answer.json()["error"]["code"] == "foreign_origin"
+        assert client.get("/api/me").json() == me  # nothing changed
+        for headers in (
+            {"Origin": SITE, "Sec-Fetch-Site": "same-origin"},  # the site's own page
+            {"Origin": "https://friend.example"},  # CHUHAN_ALLOWED_ORIGINS
+            {},  # not a browser (curl, the tests): nothing says where from
+        ):
+            answer = client.patch("/api/me", json={"name": "Alice"}, headers=headers)
+            assert answer.status_code == 200, headers
+        # Safe requests are not refused: a link from another site opens the page as ever.
+        assert client.get("/api/me", headers={"Origin": "https://evil.example"}).status_code == 200
+
+
+def test_a_form_body_needs_the_client_header_Z6_issue27(tmp_path: Path) -> None:
+    """What an HTML form can send (also from a browser that says nothing of its origin)."""
+    record = b'[Variant "xiangqi"]\n\n1. h2e2 *'
+    with server(tmp_path) as (client, _, _):
+        for content_type in (
+            "text/plain;charset=UTF-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ):
+            answer = client.post(
+                "/api/records", content=record, headers={"Content-Type": content_type}
+            )
+            assert answer.status_code == 415, content_type
+            assert answer.json()["error"]["code"] == "form_body"
+        assert client.get("/api/me").json()["games"] == []
+        sent_by_the_page = client.post(
+            "/api/records",
+            content=record,
+            headers={"Content-Type": "text/plain;charset=UTF-8", "X-Chuhan-Client": "web"},
+        )
+        assert sent_by_the_page.status_code == 201
+        assert client.post("/api/records", content=record).status_code == 201  # no body type
+
