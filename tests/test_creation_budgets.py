@@ -88,3 +88,15 @@ def test_imports_and_new_analyses_have_budgets_per_player_issue27_8(tmp_path):
         client.cookies.clear()  # another player has budgets of their own
         client.get("/api/me").raise_for_status()  # their first visit (Z6)
         assert client.post("/api/records", content=_record(5)).status_code == 201
+
+
+def test_a_refused_new_ai_game_leaves_the_pending_one_alone_issue27_8_p2(tmp_path):
+    from chuhan.server.budgets import CreationLimits
+
+    with server(tmp_path, creation=CreationLimits(games_per_player=1)) as (client, _, _):
+        body = {"kind": "ai", "level": "beginner", "color": "red"}
+        pending = create(client, **body)
+        refused = client.post("/api/games", json={**body, "abandon_pending": True})
+        _too_many(refused, "too_many_games")
+        still = client.get(f"/api/games/{pending['id']}").json()
+        assert still["status"] == "ongoing"  # not abandoned for a game that was refused

@@ -299,15 +299,18 @@ class GameService:
         TooManyError when the player (or address block) started too many (issue 27 #8)."""
         _validate_new_game(request)
         if request.kind != "ai":
+            await self.spend("games", player.id)
             return await self._create_game(player, request)
         # One pending AI game per player (P2): two creations by one player never interleave.
         lock = self._create_locks.setdefault(player.id, asyncio.Lock())
         try:
             async with lock:
                 pending = await self.pending_game(player)
+                if pending is not None and not request.abandon_pending:
+                    raise PendingGameError(pending)
+                # Counted before the pending game is abandoned: a refused creation keeps it.
+                await self.spend("games", player.id)
                 if pending is not None:
-                    if not request.abandon_pending:
-                        raise PendingGameError(pending)
                     await self.apply(
                         pending.id, lambda g: rules_of.abandon(g) if g.ongoing else None
                     )
@@ -317,7 +320,6 @@ class GameService:
                 self._create_locks.pop(player.id, None)
 
     async def _create_game(self, player: Player, request: NewGame) -> GameRecord:
-        await self.spend("games", player.id)  # not before: a pending game's question is free
         game_id = new_id("g")
         names = rules_of.side_names(request.variant)
         human_side: int | None = None
