@@ -125,7 +125,12 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
         assert by_id[room]["rating"] is None
         assert by_id[local]["opponent"] == {"type": "local"} and by_id[local]["outcome"] == "red"
         assert by_id[local]["reason"] == "checkmate"
-        assert by_id[imported]["opponent"]["type"] == "record"
+        assert by_id[imported]["opponent"] == {
+            "type": "record",
+            "first": None,
+            "second": None,
+            "event": "俱乐部快棋赛",
+        }
         assert by_id[imported]["outcome"] == "draw"
         # The unfinished AI game links back to the game; every finished one to its review.
         assert by_id[ai]["outcome"] == "ongoing"

@@ -100,7 +100,8 @@ def test_my_games_lists_every_game_filters_pages_opens_reviews_and_downloads_B3(
     page.click("[data-action=my-games]")
     page.wait_for_selector("[data-archive][data-loaded]")
     assert archive_ids(page) == [imported, local_game, ai_game]
-    assert "Imported record" in page.inner_text(f"[data-archive-game={imported}]")
+    imported_line = page.inner_text(f"[data-archive-game={imported}]")
+    assert "Imported record" in imported_line and "Xiangqi · 俱乐部快棋赛" in imported_line
     local_line = page.inner_text(f"[data-archive-game={local_game}]")
     assert "two players on one device" in local_line and "Red won. Checkmate." in local_line
     ai_line = page.locator(f"[data-archive-game={ai_game}] a")

@@ -199,6 +199,7 @@ def opponent_of(entry: ArchivedGame) -> dict[str, Any]:
             "type": "record",
             "first": tags.get(first) or tags.get("Red"),
             "second": tags.get(second) or tags.get("Black"),
+            "event": tags.get("Event"),
         }
     return {"type": "player", "name": entry.opponent}
 

@@ -43,8 +43,8 @@ function opponentText(game) {
   if (opponent.type === "ai") return t("archive.vs_ai", { level: t(`level.${opponent.level}`) });
   if (opponent.type === "local") return t("archive.one_device");
   if (opponent.type === "record") {
-    if (!opponent.first && !opponent.second) return t("archive.record");
-    return `${opponent.first || "?"} – ${opponent.second || "?"}`;
+    const players = opponent.first || opponent.second ? `${opponent.first || "?"} – ${opponent.second || "?"}` : "";
+    return [players, opponent.event].filter(Boolean).join(", ") || t("archive.record");
   }
   return opponent.name ? t("home.game_vs", { name: opponent.name }) : t("home.game_vs_guest");
 }
