@@ -67,7 +67,7 @@ def test_a_uci_engine_analyses_janggi_with_passes_in_the_moves(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("kind", [None, UCI])
-def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n_issue29(
+def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n_issue30(
     kind: str | None, tmp_path: Path
 ) -> None:
     """Issue 29: the engine's line (at most five moves, each legal in turn, from its best

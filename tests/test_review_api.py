@@ -311,7 +311,7 @@ def _check_lines(variant: str, moves: list[str], plies: list[dict[str, Any]]) ->
             board.push(move)
 
 
-def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue29(tmp_path):
+def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue30(tmp_path):
     """Issue 29: every position's evaluation in pawns (first mover), mate in N signed for the
     first mover, the engine's line in each notation, and for a marked move the better move
     and what it keeps."""
@@ -341,8 +341,8 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue29(
         assert black[5]["class"] == "blunder" and black[5]["better"]["coords"] != "c4-c5"
 
 
-def test_older_stored_analyses_without_lines_still_answer_issue29():
-    """An analysis stored before issue 29 (score and best only) is read as before, with
+def test_older_stored_analyses_without_lines_still_answer_issue30():
+    """An analysis stored before issue 30 (score and best only) is read as before, with
     empty lines and no better move."""
     from chuhan.server.review import analysis_plies
 
@@ -387,7 +387,7 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
             assert "arrangement" not in job.view and "hidden" not in job.view
 
 
-def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_issue29_z2(tmp_path):
+def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_issue30_z2(tmp_path):
     """Issue 29, Z2: each jieqi line is the mover's view's: legal there, ending at the first
     piece it turns up, never naming what a face-down piece is (the arrangement would)."""
     from chuhan.rules.jieqi import JieqiBoard
@@ -432,7 +432,7 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatc
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
-        _check_lines("xiangqi", CANNON_MATE, done["plies"])  # issue 29: its line too
+        _check_lines("xiangqi", CANNON_MATE, done["plies"])  # issue 30: its line too
         assert done["plies"][4]["mate"] == 1 and done["plies"][4]["line"]["wxf"] == ["C3+5"]
 
 

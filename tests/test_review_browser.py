@@ -284,7 +284,7 @@ def analysed(page: Page, game_id: str) -> dict:
     raise AssertionError("the analysis did not finish")
 
 
-def test_the_review_explains_each_position_as_the_analysis_api_says_issue29(page: Page) -> None:
+def test_the_review_explains_each_position_as_the_analysis_api_says_issue30(page: Page) -> None:
     """Issue 29: stepping through an analysed game shows each position's evaluation (pawns
     for Red, or mate in N), the engine's line in the player's notation (WXF here) and for a
     marked move the better move, what it keeps and its line: the numbers the analysis API

@@ -362,7 +362,7 @@ def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[
     move that led to it its ``loss`` and ``class``; a marked move (``class``) also gets the
     ``better`` move, the best one of the position before in each notation (else None), and
     the centipawns it keeps over the one played (``gain``, = ``loss``; else 0). Analyses
-    stored before lines were (issue 29) have no ``pv``: their lines are empty and ``better``
+    stored before lines were (issue 30) have no ``pv``: their lines are empty and ``better``
     is None."""
     first = rules_of.first_turn(game.start_fen)
     own: dict[int, dict[str, Any]] = {}
