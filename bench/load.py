@@ -103,9 +103,10 @@ def _free_port() -> int:
 
 
 class Servers:
-    """Two ``chuhan serve`` on a fresh schema and Redis prefix; removed afterwards."""
+    """Two ``chuhan serve`` on a fresh schema and Redis prefix; removed afterwards
+    (``env_extra``: more settings for them, e.g. bench/pairing.py's seek limit)."""
 
-    def __init__(self, count: int, log_dir: Path, stall_ms: float = 0.0) -> None:
+    def __init__(self, count: int, log_dir: Path, stall_ms: float = 0.0, **env_extra: str) -> None:
         run = uuid.uuid4().hex[:10]
         self.schema = f"load_{run}"
         self.app_name = f"chuhan_load_{run}"
@@ -120,6 +121,7 @@ class Servers:
             CHUHAN_CONNECTIONS_PER_ADDRESS="1000000",
             CHUHAN_NEW_PLAYERS_PER_ADDRESS="0",  # thousands of identities from one address
             CHUHAN_STALL_LOG_MS=str(stall_ms),  # each instance logs its loop's pauses
+            **env_extra,
         )
         self.log_dir = log_dir
         self.processes: list[subprocess.Popen[bytes]] = []

@@ -16,7 +16,7 @@ from chuhan.server import games as rules_of
 from chuhan.server.ai import AIPool
 from chuhan.server.hub import LocalHub
 from chuhan.server.pairing.rules import Seek, SeekError, compatible, nearest, pairs, wish
-from chuhan.server.pairing.service import STALE_SECONDS, PairingService
+from chuhan.server.pairing.service import GONE_SECONDS, STALE_SECONDS, PairingService
 from chuhan.server.pairing.store import SeekStore
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
@@ -163,6 +163,14 @@ class Site:
         ]
         self.pairing = [PairingService(rooms, settings.seeks_per_address) for rooms in self.rooms]
 
+    async def start(self) -> None:
+        """The instances join the site (their heartbeats say their seeks are live)."""
+        for rooms in self.rooms:
+            await rooms.start()
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(rooms.stop() for rooms in self.rooms))
+
     async def player(self) -> Player:
         player, _ = await self.rooms[0].games.new_player()
         return player
@@ -181,6 +189,7 @@ def site(database: tuple[str, str | None]) -> Any:
 
 def test_two_players_on_two_instances_are_paired_into_a_private_room_game_B1(site: Site) -> None:
     async def scenario() -> None:
+        await site.start()
         first, second = await site.player(), await site.player()
         waiting = await site.pairing[0].seek(first, "jieqi", {"rules": "wxf"}, "c1", "10.0.0.1")
         assert waiting.status == "waiting"
@@ -198,13 +207,14 @@ def test_two_players_on_two_instances_are_paired_into_a_private_room_game_B1(sit
         assert game is not None and game.kind == "online" and game.ongoing
         assert game.options["paired"] is True and game.options["rules"] == "wxf"
         assert game.options["unscored"] == "paired"  # no R6 points for paired games
-        await asyncio.gather(*(r.stop() for r in site.rooms))
+        await site.stop()
 
     asyncio.run(scenario())
 
 
 def test_a_player_is_never_paired_with_themselves_two_tabs_are_one_seek_B1(site: Site) -> None:
     async def scenario() -> None:
+        await site.start()
         me = await site.player()
         tab_one = await site.pairing[0].seek(me, "xiangqi", {}, "tab1", "10.0.0.1")
         tab_two = await site.pairing[1].seek(me, "xiangqi", {}, "tab2", "10.0.0.1")
@@ -217,12 +227,14 @@ def test_a_player_is_never_paired_with_themselves_two_tabs_are_one_seek_B1(site:
         still = await site.pairing[0].state(me)
         assert still is not None and still.status == "waiting"
         assert await site.pairing[1].cancel(me) is None
+        await site.stop()
 
     asyncio.run(scenario())
 
 
 def test_many_seeking_at_once_on_two_instances_are_each_paired_once_B1(site: Site) -> None:
     async def scenario() -> None:
+        await site.start()
         players = [await site.player() for _ in range(16)]
         variants = ["xiangqi", "janggi"]
 
@@ -238,7 +250,7 @@ def test_many_seeking_at_once_on_two_instances_are_each_paired_once_B1(site: Sit
         for room_id in rooms:
             room = await site.rooms[0].read_room(str(room_id))
             assert room is not None and room.sides is not None and len(set(room.sides)) == 2
-        await asyncio.gather(*(r.stop() for r in site.rooms))
+        await site.stop()
 
     asyncio.run(scenario())
 
@@ -247,6 +259,7 @@ def test_a_paired_player_seeking_again_goes_back_to_their_game_until_it_ends_B1(
     site: Site,
 ) -> None:
     async def scenario() -> None:
+        await site.start()
         first, second = await site.player(), await site.player()
         await site.pairing[0].seek(first, "xiangqi", {}, "c1", "10.0.0.1")
         paired = await site.pairing[1].seek(second, "xiangqi", {}, "c2", "10.0.0.2")
@@ -256,13 +269,14 @@ def test_a_paired_player_seeking_again_goes_back_to_their_game_until_it_ends_B1(
         await site.rooms[0].resign(first, paired.room_id)
         after = await site.pairing[0].seek(first, "jieqi", {}, "c3", "10.0.0.1")
         assert after.status == "waiting" and after.variant == "jieqi"
-        await asyncio.gather(*(r.stop() for r in site.rooms))
+        await site.stop()
 
     asyncio.run(scenario())
 
 
 def test_a_player_in_a_room_game_with_a_friend_cannot_seek_B1(site: Site) -> None:
     async def scenario() -> None:
+        await site.start()
         host, friend = await site.player(), await site.player()
         room = await site.rooms[0].create(host, "xiangqi", "off", None)
         await site.rooms[0].take_seat(friend, room.id)
@@ -271,7 +285,7 @@ def test_a_player_in_a_room_game_with_a_friend_cannot_seek_B1(site: Site) -> Non
         with pytest.raises(SeekError) as refused:
             await site.pairing[1].seek(host, "xiangqi", {}, "c1", "10.0.0.1")
         assert refused.value.code == "already_playing" and refused.value.extra["room"] == room.id
-        await asyncio.gather(*(r.stop() for r in site.rooms))
+        await site.stop()
 
     asyncio.run(scenario())
 
@@ -280,6 +294,7 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
     site: Site,
 ) -> None:
     async def scenario() -> None:
+        await site.start()
         rooms = site.rooms[0]
 
         async def paired_game() -> tuple[Any, Player, Player]:
@@ -309,20 +324,29 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
         assert game is not None and game.result is not None
         assert game.result["winner"] == "black" and game.result["reason"] == "resignation"
         assert game.points_awarded == 0  # paired games score no R6 points
-        await asyncio.gather(*(r.stop() for r in site.rooms))
+        await site.stop()
 
     asyncio.run(scenario())
 
 
-def test_a_seek_of_a_dead_instance_is_dropped_not_paired_B1(site: Site) -> None:
+def test_a_seek_of_a_dead_instance_is_never_paired_and_dropped_once_old_B1(site: Site) -> None:
     async def scenario() -> None:
-        ghost, alive = await site.player(), await site.player()
+        await site.start()
+        ghost, old_ghost, alive = await site.player(), await site.player(), await site.player()
         store: SeekStore = site.pairing[0].store
-        old = datetime.now(UTC) - timedelta(seconds=STALE_SECONDS + 5)
-        await site.rooms[0].db(store.put, ghost.id, wish("xiangqi", {}), "c0", "deadbeef", old)
-        state = await site.pairing[1].seek(alive, "xiangqi", {}, "c1", "10.0.0.1")
-        assert state.status == "waiting"
-        assert await site.pairing[0].state(ghost) is None
+        # Both ghosts' seeks are held by an instance with no heartbeat (it died with them).
+        now = datetime.now(UTC)
+        xiangqi = wish("xiangqi", {})
+        await site.rooms[0].db(store.put, ghost.id, xiangqi, "c0", "deadbeef", now)
+        long_ago = now - timedelta(seconds=GONE_SECONDS + 1)
+        await site.rooms[0].db(store.put, old_ghost.id, xiangqi, "c1", "deadbeef", long_ago)
+        state = await site.pairing[1].seek(alive, "xiangqi", {}, "c2", "10.0.0.1")
+        assert state.status == "waiting"  # nobody is paired with a ghost
+        assert await site.pairing[0].fresh_counts() == {"xiangqi": 1}  # nor counts them
+        kept = await site.pairing[0].state(ghost)  # its instance may only be late
+        assert kept is not None and kept.status == "waiting"
+        assert await site.pairing[0].state(old_ghost) is None  # long gone: dropped
+        await site.stop()
 
     asyncio.run(scenario())
 
@@ -331,6 +355,7 @@ def test_seeking_is_limited_per_address_Z7(database: tuple[str, str | None]) -> 
     running = Site(database, seeks_per_address=3)
 
     async def scenario() -> None:
+        await running.start()
         me = await running.player()
         for _ in range(3):
             await running.pairing[0].seek(me, "xiangqi", {}, "c1", "10.9.9.9")
@@ -340,6 +365,7 @@ def test_seeking_is_limited_per_address_Z7(database: tuple[str, str | None]) -> 
         assert refused.value.extra["retry_after"] >= 1
         other = await running.player()  # another address is not held back
         assert (await running.pairing[0].seek(other, "janggi", {}, "c2", "10.1.1.1")).status
+        await running.stop()
 
     try:
         asyncio.run(scenario())
@@ -353,6 +379,7 @@ def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Si
     from chuhan.server.tables import ratings
 
     async def scenario() -> None:
+        await site.start()
         first, strong, close = await site.player(), await site.player(), await site.player()
         store: SeekStore = site.pairing[0].store
         now = datetime.now(UTC)
@@ -370,12 +397,15 @@ def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Si
                     )
                 )
         for offset, player in enumerate((first, strong, close)):
-            store.put(player.id, wish("xiangqi", {}), "c", "i", now + timedelta(seconds=offset))
+            when = now + timedelta(seconds=offset)
+            store.put(player.id, wish("xiangqi", {}), "c", site.rooms[0].instance_id, when)
         fresh = now - timedelta(seconds=STALE_SECONDS)
-        [pairing] = store.match("xiangqi:rules=casual", fresh, site.pairing[0]._new_room)
+        gone = now - timedelta(minutes=10)
+        [pairing] = store.match("xiangqi:rules=casual", fresh, gone, site.pairing[0]._new_room)
         assert {pairing.first.player_id, pairing.second.player_id} == {first.id, close.id}
         assert pairing.second.rating == 1480.0
         left = store.state(strong.id)
         assert left is not None and left.status == "waiting"
+        await site.stop()
 
     asyncio.run(scenario())

@@ -130,7 +130,8 @@ class RoomSettings:
     probe_seconds: float = 60.0
     # R6, against farming: the same two players score for at most this many games a day.
     scored_games_per_pair: int = 3
-    # B1, Z7: seeks (play a stranger) per address block and minute, every instance counted.
+    # B1, Z7: seeks (play a stranger) per address block and minute, every instance counted
+    # (0: no limit).
     seeks_per_address: int = 60
 
     @classmethod

@@ -180,4 +180,5 @@ class SeekConnection:
         await self.notice({"type": "ack", "reply_to": message.id})
         await self._tell(state)
         if state is not None and state.status == "waiting":
-            await self.notice({"type": "waiting", "counts": await self.pairing.fresh_counts()})
+            counts = await self.pairing.fresh_counts(max_age=0.5)
+            await self.notice({"type": "waiting", "counts": counts})

@@ -19,10 +19,11 @@ Decisions where the issue left them open:
 
 The waiting player hears of the pairing through the hub (topic :func:`seek_key`), so a
 player waiting on another instance is told at once; the hub is a doorbell: the socket then
-reads its seek from the database. Each instance refreshes its own waiting seeks every
-:data:`REFRESH_SECONDS`; a seek not refreshed for :data:`STALE_SECONDS` (its instance died)
-is dropped instead of paired. The same beat pairs again any pool that still has two waiting
-(a pairing that failed on a database error) and pushes the waiting counts to the sockets.
+reads its seek from the database. A seek of an instance whose heartbeat is
+:data:`STALE_SECONDS` old is not paired (its instance may have died with its sockets) and
+is dropped once :data:`GONE_SECONDS` old. Every
+:data:`BEAT_SECONDS` each instance pairs again any pool that still has two waiting (a
+pairing that failed on a database error) and pushes the waiting counts to its sockets.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ..connections import address_block
@@ -49,8 +50,31 @@ from .rules import Seek, SeekError, wish
 from .store import Pairing, SeekState, SeekStore
 
 log = logging.getLogger("chuhan.pairing")
-REFRESH_SECONDS = 2.0
-STALE_SECONDS = 10.0
+BEAT_SECONDS = 2.0
+STALE_SECONDS = 15.0  # an instance this late is not paired for (three times dead_after)
+GONE_SECONDS = 300.0  # a seek this old of an instance not alive is dropped
+
+
+def live_since() -> datetime:
+    """The oldest heartbeat of an instance whose seeks still count."""
+    return utcnow() - timedelta(seconds=STALE_SECONDS)
+
+
+def gone_before() -> datetime:
+    """A seek not sought since then whose instance is not alive is dropped: its instance
+    died (one merely late, taken for dead under load, keeps its seeks meanwhile)."""
+    return utcnow() - timedelta(seconds=GONE_SECONDS)
+
+
+@dataclass
+class _Desk:
+    """One pool's pairing on this instance: runs one at a time, each covering the calls
+    made before it began (``asked``: calls so far; ``covered``: calls the last run
+    covered)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    asked: int = 0
+    covered: int = 0
 
 
 def seek_key(player_id: str) -> str:
@@ -76,10 +100,13 @@ class PairingService:
         self.store = SeekStore(self.games.store)
         self.instance_id = rooms.instance_id
         self.limiter = Limiter(self.games.store.engine)
-        self._per_address = Budget(seeks_per_address, window_seconds)
+        # 0: no limit (a bench whose thousands of players share one address).
+        self._per_address = Budget(seeks_per_address, window_seconds) if seeks_per_address else None
         self.waiters: set[Waiter] = set()
         self._counts: dict[str, int] = {}
+        self._counted_at = -1e9  # time.monotonic() of the last read of the counts
         self._beat: asyncio.Task[None] | None = None
+        self._desks: dict[str, _Desk] = {}
 
     async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.games.db(fn, *args)
@@ -110,10 +137,11 @@ class PairingService:
         ``retry_after``) or ``already_playing`` (with ``room``)."""
         wanted = wish(variant, options)
         try:
-            await self.db(
-                self.limiter.reserve,
-                [(f"seek:address:{address_block(address)}", self._per_address)],
-            )
+            if self._per_address is not None:
+                await self.db(
+                    self.limiter.reserve,
+                    [(f"seek:address:{address_block(address)}", self._per_address)],
+                )
         except LimitExceeded as exc:
             raise SeekError(
                 "too_many_seeks",
@@ -142,19 +170,38 @@ class PairingService:
     # ------------------------------------------------------------------ pairing
 
     async def pair(self, pool: str) -> list[Pairing]:
-        """Pair whoever waits in ``pool`` (site-wide atomic, :meth:`SeekStore.match`), start
-        their games and tell both players, wherever they wait."""
-        fresh_since = utcnow() - timedelta(seconds=STALE_SECONDS)
-        made: list[Pairing] = await self.db(self.store.match, pool, fresh_since, self._new_room)
+        """Pair whoever waits in ``pool`` (site-wide atomic, :meth:`SeekStore.match`), tell
+        both players of each pair, wherever they wait, and start their games.
+
+        Calls for one pool run one at a time on this instance, and a run covers every call
+        made before it began (their seeks were stored by then): a thousand seeks arriving
+        together make a few runs, not a thousand transactions queued on the pool's lock,
+        and the database threads stay free for everything else (moves, heartbeats).
+        Returns the pairings made by the run that covered this call (perhaps another's)."""
+        desk = self._desks.setdefault(pool, _Desk())
+        desk.asked += 1
+        ticket = desk.asked
+        async with desk.lock:
+            if desk.covered >= ticket:
+                return []  # a run that began after this call paired for it
+            covers = desk.asked
+            made: list[Pairing] = await self.db(
+                self.store.match, pool, live_since(), gone_before(), self._new_room
+            )
+            desk.covered = covers
         for pairing in made:
-            try:
-                await self.rooms.begin(pairing.room)
-            except Exception:
-                log.exception("paired game not started", extra={"room": pairing.room.id})
             for seek in (pairing.first, pairing.second):
                 await self.games.hub.publish(seek_key(seek.player_id), 1)
-            log.info("paired", extra={"room": pairing.room.id, "pool": pool})
+        await asyncio.gather(*(self._begin(pairing, pool) for pairing in made))
         return made
+
+    async def _begin(self, pairing: Pairing, pool: str) -> None:
+        try:
+            await self.rooms.begin(pairing.room)
+        except Exception:
+            log.exception("paired game not started", extra={"room": pairing.room.id})
+            return
+        log.info("paired", extra={"room": pairing.room.id, "pool": pool})
 
     def _new_room(
         self, first: Seek, second: Seek, variant: str, options: dict[str, Any]
@@ -198,23 +245,20 @@ class PairingService:
         """How many wait for each variant, site-wide, as of the last beat."""
         return dict(self._counts)
 
-    async def fresh_counts(self) -> dict[str, int]:
-        """How many wait for each variant now (a new seek sees itself counted at once)."""
-        fresh_since = utcnow() - timedelta(seconds=STALE_SECONDS)
-        self._counts = await self.db(self.store.counts, fresh_since)
+    async def fresh_counts(self, max_age: float = 0.0) -> dict[str, int]:
+        """How many wait for each variant now, or as read less than ``max_age`` seconds ago
+        (a new seek sees itself counted at once; a burst of seeks reads them once)."""
+        if time.monotonic() - self._counted_at >= max_age:
+            self._counted_at = time.monotonic()
+            self._counts = await self.db(self.store.counts, live_since())
         return self.counts()
 
     async def beat(self) -> None:
-        """Refresh this instance's waiting seeks, pair any pool left with two waiting, and
-        tell the waiting sockets how many wait for each variant."""
-        now = utcnow()
-        fresh_since = now - timedelta(seconds=STALE_SECONDS)
-        if self.waiters:
-            await self.db(self.store.refresh, self.instance_id, now)
-        for pool in await self.db(self.store.waiting_pools, fresh_since):
+        """Pair any pool left with two waiting, and tell the waiting sockets how many wait
+        for each variant."""
+        for pool in await self.db(self.store.waiting_pools, live_since()):
             await self.pair(pool)
-        self._counts = await self.db(self.store.counts, fresh_since)
-        message = {"type": "waiting", "counts": self.counts()}
+        message = {"type": "waiting", "counts": await self.fresh_counts()}
         for waiter in list(self.waiters):
             with contextlib.suppress(Exception):
                 await waiter.notice(message)
@@ -226,4 +270,4 @@ class PairingService:
                 await self.beat()
             except Exception:
                 log.warning("pairing beat failed", exc_info=True)
-            await asyncio.sleep(max(0.1, REFRESH_SECONDS - (time.monotonic() - started)))
+            await asyncio.sleep(max(0.1, BEAT_SECONDS - (time.monotonic() - started)))

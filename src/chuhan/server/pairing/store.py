@@ -8,9 +8,12 @@ each pair by conditional updates and inserts their room in the same transaction.
 therefore has one seek (the primary key is the player), is never paired with themselves
 (:mod:`.rules`) and never twice (a claimed seek is no longer ``waiting``).
 
-A seek lives while a socket of its player waits: the instance holding it refreshes
-``seen_at``; a seek not refreshed for ``stale`` seconds (its instance died) is dropped
-rather than paired, so nobody is paired with a ghost.
+A seek lives while a socket of its player waits (the socket's close withdraws it) on a live
+instance: a seek held by an instance whose heartbeat (``server_instances``, rooms/
+instances.py) is older than ``live_since`` or that stopped (it may have died with its
+sockets) is not paired, so nobody is paired with a ghost, and is dropped once old.
+Liveness is one row per instance, beaten by its own task: no per-seek refresh that a loaded
+instance could fall behind on.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from ..rooms.instances import server_instances
 from ..rooms.store import RoomRecord, room_values, rooms
 from ..storage import Store
 from ..tables import game_players, games, metadata
@@ -59,9 +63,9 @@ seeks = Table(
     Column("status", String(16), nullable=False),  # "waiting", then "paired"
     Column("room_id", String(32), nullable=True),  # the room of the pairing
     Column("connection", String(64), nullable=False),  # the socket whose close cancels it
-    Column("instance", String(32), nullable=False),  # the instance that refreshes it
+    Column("instance", String(32), nullable=False),  # the instance whose socket holds it
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("seen_at", DateTime(timezone=True), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),  # when it was last sought
     Index("ix_seeks_status_pool", "status", "pool", "created_at"),
 )
 
@@ -180,30 +184,21 @@ class SeekStore:
         row = self.store.row_by(seeks, "player_id", player_id)
         return _state(row) if row is not None else None
 
-    def refresh(self, instance: str, now: datetime) -> None:
-        """The waiting seeks held by ``instance``'s sockets are still wanted."""
-        with self._serial(), self.engine.begin() as conn:
-            conn.execute(
-                update(seeks)
-                .where(seeks.c.instance == instance, seeks.c.status == "waiting")
-                .values(seen_at=now)
-            )
-
-    def counts(self, fresh_since: datetime) -> dict[str, int]:
+    def counts(self, live_since: datetime) -> dict[str, int]:
         """How many players wait for each variant (B1: shown while waiting)."""
         query = (
             select(seeks.c.variant, func.count())
-            .where(seeks.c.status == "waiting", seeks.c.seen_at >= fresh_since)
+            .where(seeks.c.status == "waiting", _held_live(live_since))
             .group_by(seeks.c.variant)
         )
         with self.reader.connect() as conn:
             return {variant: int(count) for variant, count in conn.execute(query)}
 
-    def waiting_pools(self, fresh_since: datetime) -> list[str]:
-        """The pools with at least two fresh waiting seeks (a sweep pairs them)."""
+    def waiting_pools(self, live_since: datetime) -> list[str]:
+        """The pools with at least two live waiting seeks (a sweep pairs them)."""
         query = (
             select(seeks.c.pool)
-            .where(seeks.c.status == "waiting", seeks.c.seen_at >= fresh_since)
+            .where(seeks.c.status == "waiting", _held_live(live_since))
             .group_by(seeks.c.pool)
             .having(func.count() >= 2)
         )
@@ -215,20 +210,24 @@ class SeekStore:
     def match(
         self,
         pool: str,
-        fresh_since: datetime,
+        live_since: datetime,
+        gone_before: datetime,
         make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
     ) -> list[Pairing]:
         """Pair the pool's waiting seeks (:func:`.rules.pairs`), site-wide atomically: the
         pool's lock, the rows locked, each pair's two seeks claimed and its room
         (``make_room(first, second, variant, options)``) inserted in one transaction.
-        Seeks not refreshed since ``fresh_since`` are dropped. Returns the pairings made."""
+        Seeks of instances not alive since ``live_since`` wait (a late instance's are
+        paired once it beats again); those also not sought since ``gone_before`` are
+        dropped. Returns the pairings made."""
         with self._serial():
-            return self._match(pool, fresh_since, make_room)
+            return self._match(pool, live_since, gone_before, make_room)
 
     def _match(
         self,
         pool: str,
-        fresh_since: datetime,
+        live_since: datetime,
+        gone_before: datetime,
         make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
     ) -> list[Pairing]:
         with self.engine.begin() as conn:
@@ -236,14 +235,15 @@ class SeekStore:
                 lock = _LOCK_BASE + zlib.crc32(pool.encode())
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock})
             waiting = and_(seeks.c.pool == pool, seeks.c.status == "waiting")
-            conn.execute(delete(seeks).where(waiting, seeks.c.seen_at < fresh_since))
-            rows = list(
-                conn.execute(
-                    self._locking(
-                        select(seeks).where(waiting).order_by(seeks.c.created_at).limit(MATCH_BATCH)
-                    )
-                )
+            gone = and_(seeks.c.seen_at < gone_before, ~_held_live(live_since))
+            conn.execute(delete(seeks).where(waiting, gone))
+            query = (
+                select(seeks)
+                .where(waiting, _held_live(live_since))
+                .order_by(seeks.c.created_at)
+                .limit(MATCH_BATCH)
             )
+            rows = list(conn.execute(self._locking(query)))
             found = pairs(
                 [Seek(r.player_id, r.pool, r.rating, _aware(r.created_at)) for r in rows]
             )
@@ -276,6 +276,14 @@ class SeekStore:
 
     def _locking(self, query: Any) -> Any:
         return query if self.store.is_sqlite else query.with_for_update()
+
+
+def _held_live(live_since: datetime) -> Any:
+    """The seek's instance is alive: a heartbeat since ``live_since``, not stopped."""
+    live = select(server_instances.c.id).where(
+        server_instances.c.alive_at >= live_since, server_instances.c.stopped.is_(False)
+    )
+    return seeks.c.instance.in_(live)
 
 
 def _still_on(conn: Connection, room_id: str | None) -> bool:
