@@ -310,3 +310,31 @@ def test_an_import_error_is_translated_and_names_its_line_N4_U8(
         page.screenshot(path=str(SHOTS / "chuhan-polish-import-error-phone.png"))
     finally:
         context.close()
+
+
+def test_the_record_download_offers_formats_other_programs_read_ICCS_first_N4(
+    web_page: Page,
+) -> None:
+    """Not `[Format "Coords"]`: ICCS by default, WXF and Chinese on offer; the human's side
+    has its tag beside the AI's."""
+    open_page(web_page, "/play/ai?variant=xiangqi&level=beginner&color=red")
+    web_page.wait_for_selector("[data-game][data-my-turn=true]")
+    play(web_page, "h3e3")
+    choice = web_page.locator("[data-review=record-format]")
+    options = choice.locator("option").evaluate_all("os => os.map(o => o.value)")
+    assert options == ["iccs", "wxf", "chinese"], options
+    link = web_page.locator("[data-review=download]")
+    record = web_page.request.get(str(link.get_attribute("href"))).text()
+    assert '[Format "ICCS"]' in record and "H2-E2" in record, record
+    assert '[Red "' in record and '[Black "Chu-Han AI (beginner)"]' in record, record
+    choice.select_option("wxf")
+    record = web_page.request.get(str(link.get_attribute("href"))).text()
+    assert '[Format "WXF"]' in record and "C2.5" in record, record
+    web_page.screenshot(path=str(SHOTS / "chuhan-polish-record-formats-desktop.png"))
+
+
+def test_a_janggi_record_offers_korean_and_iccs_N4(web_page: Page) -> None:
+    open_page(web_page, "/play/local?variant=janggi")
+    choice = web_page.locator("[data-review=record-format]")
+    options = choice.locator("option").evaluate_all("os => os.map(o => o.value)")
+    assert options == ["korean", "iccs"], options

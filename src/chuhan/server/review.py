@@ -707,7 +707,9 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             return await service.db(reviews.names, game.id)
         if game.kind == "ai" and game.player_id and game.human_side is not None:
             name = await service.db(reviews.player_name, game.player_id)
-            return {game.human_side: name, 1 - game.human_side: f"Chu-Han AI ({game.level})"}
+            # N4: the human's side has its tag too, named or not (issue 28).
+            human = name or "Chu-Han player"
+            return {game.human_side: human, 1 - game.human_side: f"Chu-Han AI ({game.level})"}
         return {}
 
     @router.get("/api/games/{game_id}/record", response_class=PlainTextResponse)

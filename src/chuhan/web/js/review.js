@@ -36,11 +36,15 @@ export function pawnsText(pawns) {
   return `${pawns > 0 ? "+" : "\u2212"}${text}`;
 }
 
-/** The server's name of the notation the player chose for the variant (N1–N3). */
+// N4: the record formats other programs read, by variant (coordinates are our own).
+export const RECORD_FORMATS = { xiangqi: ["iccs", "wxf", "chinese"], jieqi: ["iccs", "wxf", "chinese"], janggi: ["korean", "iccs"] };
+
+/** The record format offered first: the notation the player chose when other programs read
+ * it (WXF, Chinese, Korean), else ICCS (janggi: its own Korean). */
 export function recordNotation(variant) {
+  const formats = RECORD_FORMATS[variant] || RECORD_FORMATS.xiangqi;
   const chosen = variant === "janggi" ? settings.janggiNotation : settings.notation;
-  if (!chosen || chosen === "coordinates") return variant === "janggi" ? "korean" : "coords";
-  return chosen;
+  return formats.includes(chosen) ? chosen : formats[0];
 }
 
 /** The notation of an analysis line: the one of the player's move list (coordinates unless
@@ -115,11 +119,18 @@ export class Review {
 
     this.copyFen = this.button("review.copy_fen", () => this.copyFenText(), { "data-review": "copy-fen" });
     this.download = el("a", { class: "button", "data-review": "download", download: "" });
+    this.formatLabel = el("label", { for: "record-format", class: "sr-only" });
+    this.format = el("select", { id: "record-format", "data-review": "record-format" });
+    this.format.addEventListener("change", () => {
+      this.formatChosen = this.format.value;
+      this.renderTools();
+    });
     this.downloadGib = el("a", { class: "button", "data-review": "download-gib", download: "", hidden: "" });
     this.shareButton = this.button("review.copy_share", () => this.copyShare(), { "data-review": "share" });
     this.output = el("output", { class: "review-output", "data-review-output": "" });
     this.tools = el("div", { class: "review-tools", "data-review-tools": "" },
-      this.copyFen, this.download, this.downloadGib, this.shareButton);
+      this.copyFen, el("div", { class: "record-download" }, this.formatLabel, this.format, this.download),
+      this.downloadGib, this.shareButton);
 
     this.analyse = this.button("analysis.start", () => this.startAnalysis(), { "data-analysis": "start" });
     this.progress = el("progress", { max: "1", value: "0", "data-analysis-progress": "", hidden: "" });
@@ -340,7 +351,16 @@ export class Review {
   renderTools() {
     const s = this.state;
     const id = encodeURIComponent(s.id);
-    const notation = recordNotation(s.variant);
+    const formats = RECORD_FORMATS[s.variant] || RECORD_FORMATS.xiangqi;
+    const key = `${formats.join()}|${document.documentElement.lang}`;
+    if (this.formatKey !== key) {
+      this.formatKey = key;
+      this.format.replaceChildren(...formats.map((f) => el("option", { value: f }, t(`review.format_${f}`))));
+      this.formatLabel.textContent = t("review.format");
+      this.format.setAttribute("title", t("review.format"));
+    }
+    const notation = formats.includes(this.formatChosen) ? this.formatChosen : recordNotation(s.variant);
+    this.format.value = notation;
     this.download.href = `/api/games/${id}/record${this.query({ notation })}`;
     this.download.setAttribute("download", `chuhan-${s.id}.pgn`);
     this.download.textContent = t("review.download");
