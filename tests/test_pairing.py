@@ -409,3 +409,28 @@ def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Si
         await site.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_paired_janggi_room_begins_with_the_setup_choice_at_once_B1_R3_R4(site: Site) -> None:
+    async def scenario() -> None:
+        await site.start()
+        first, second = await site.player(), await site.player()
+        await site.pairing[0].seek(first, "janggi", {"bikjang": "points"}, "c1", "10.0.0.1")
+        paired = await site.pairing[1].seek(
+            second, "janggi", {"bikjang": "points"}, "c2", "10.0.0.2"
+        )
+        room = await site.rooms[0].read_room(str(paired.room_id))
+        assert room is not None and room.options == {"bikjang": "points", "paired": True}
+        assert room.setup is not None and room.setup["turn"] == "han"  # J3, no Ready (R3)
+        assert room.game_id is None and room.sides is not None
+        han = first if room.sides[1] == first.id else second
+        cho = second if han is first else first
+        await site.rooms[1].choose_setup(han, room.id, "EHEH")
+        after = await site.rooms[0].choose_setup(cho, room.id, "HEEH")
+        game = await site.rooms[0].core.current_game(after)
+        assert game is not None and game.options["paired"] is True
+        assert game.options["bikjang"] == "points"
+        assert game.options["setup"] == {"cho": "HEEH", "han": "EHEH"}
+        await site.stop()
+
+    asyncio.run(scenario())
