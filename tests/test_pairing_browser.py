@@ -18,7 +18,14 @@ from rooms_client import running_server
 from test_scale_support import cluster
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import Friends, move, room_data  # noqa: E402
+from web_fixtures import (  # noqa: E402
+    Friends,
+    move,
+    rematch_both,
+    resign,
+    room_data,
+    wait_end,
+)
 
 pytest_plugins = ["web_fixtures"]  # its Chromium
 
@@ -54,7 +61,7 @@ def paired_pages(pages: list[Page]) -> dict[str, Page]:
     return {room_data(page)["you"]: page for page in pages}
 
 
-def test_two_strangers_are_paired_and_play_B1(chromium: Browser, server: str) -> None:
+def test_two_strangers_are_paired_play_and_rematch_B1_B4(chromium: Browser, server: str) -> None:
     strangers = Friends(chromium, server, viewport=DESKTOP)
     try:
         first, second = strangers.pages
@@ -75,6 +82,13 @@ def test_two_strangers_are_paired_and_play_B1(chromium: Browser, server: str) ->
         for page in pages.values():
             page.wait_for_selector("[data-room][data-ply='3']")
         pages["black"].screenshot(path=str(SHOTS / "chuhan-pairing-room-desktop.png"))
+        # Leaving aside, the game ends as a room game does, and a rematch (B4) swaps colours.
+        resign(pages["black"])
+        for page in pages.values():
+            assert wait_end(page, "resignation")["you"] in ("red", "black")
+        again = rematch_both(pages)
+        assert again["red"] is pages["black"] and again["black"] is pages["red"]
+        assert again["red"].is_visible("[data-paired]")  # still the strangers' own room
     finally:
         strangers.close()
 
