@@ -519,3 +519,27 @@ def _stored_evaluations(store: Store, game_id: str) -> list[dict[str, Any]]:
                 select(game_analyses.c.evaluations).where(game_analyses.c.game_id == game_id)
             ).scalar_one()
         )
+
+
+def test_a_move_is_written_in_the_games_notations_before_it_is_played_U4_N2_N3_Z2(tmp_path):
+    """The confirm bar's "Play C2.5?" (issue 28): the server writes a legal move of the
+    position now; an illegal one is refused, a stranger learns nothing, a finished game has
+    no move to write, and a jieqi face-down piece stays face down (Z2)."""
+    with server(tmp_path) as (client, _, _):
+        game = _play_local(client, ["h3e3"])
+        answer = client.get(f"/api/games/{game['id']}/notation", params={"move": "h10g8"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["notation"] == {"wxf": "H8+7", "chinese": "马8进7"}
+        illegal = client.get(f"/api/games/{game['id']}/notation", params={"move": "h10h5"})
+        assert illegal.status_code == 400, illegal.text
+        assert illegal.json()["error"]["code"] == "bad_request"
+        jieqi = _play_local(client, [], "jieqi")
+        written = client.get(f"/api/games/{jieqi['id']}/notation", params={"move": "a1a2"})
+        assert written.status_code == 200, written.text
+        assert "(" not in written.json()["notation"]["wxf"]  # no "(R)": nothing revealed
+        mated = _play_local(client, CANNON_MATE)
+        over = client.get(f"/api/games/{mated['id']}/notation", params={"move": "a1a2"})
+        assert over.json()["error"]["code"] == "game_over"
+        _stranger(client)
+        stranger = client.get(f"/api/games/{game['id']}/notation", params={"move": "h10g8"})
+        assert stranger.status_code == 404

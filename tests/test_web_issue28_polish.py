@@ -338,3 +338,28 @@ def test_a_janggi_record_offers_korean_and_iccs_N4(web_page: Page) -> None:
     choice = web_page.locator("[data-review=record-format]")
     options = choice.locator("option").evaluate_all("os => os.map(o => o.value)")
     assert options == ["korean", "iccs"], options
+
+
+@pytest.mark.parametrize(
+    ("notation", "variant", "move", "written"),
+    [
+        ("wxf", "xiangqi", "h3e3", "C2.5"),
+        ("chinese", "xiangqi", "h3e3", "炮二平五"),
+        ("korean", "janggi", "a4a5", "71卒61"),
+    ],
+)
+def test_the_confirm_bar_writes_the_move_in_the_chosen_notation_U4_N2_N3(
+    web_page: Page, notation: str, variant: str, move: str, written: str
+) -> None:
+    open_page(web_page, "/")
+    key = "janggiNotation" if variant == "janggi" else "notation"
+    settings = json.dumps({"confirmMove": True, key: notation})
+    web_page.evaluate(f"localStorage.setItem('chuhan.settings', {json.dumps(settings)})")
+    open_page(web_page, f"/play/local?variant={variant}")
+    web_page.click(f'[data-point="{move[:2]}"]')
+    web_page.click(f'[data-point="{move[2:]}"]')
+    bar = web_page.locator(".confirm-bar:not([hidden])")
+    expect(bar).to_contain_text(written)
+    expect(bar).not_to_contain_text(f"{move[:2]}-{move[2:]}")
+    web_page.click("[data-action=confirm-move]")
+    expect(web_page.locator(".move-list .move").first).to_have_text(written)

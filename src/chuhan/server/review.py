@@ -38,6 +38,7 @@ from sqlalchemy.exc import IntegrityError
 from ..engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
 from ..rules import RulesError, make_board
 from ..rules.jieqi import JieqiBoard
+from ..rules.notation import write_move
 from ..rules.record import (
     GameRecord as ReadRecord,
 )
@@ -731,6 +732,29 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         extension = "gib" if format == "gib" else "pgn"
         disposition = f'inline; filename="chuhan-{game.id}.{extension}"'
         return PlainTextResponse(text, headers={"Content-Disposition": disposition})
+
+    @router.get("/api/games/{game_id}/notation")
+    async def get_notation(
+        game_id: str, player: Me, move: Annotated[str, Query(max_length=16)]
+    ) -> dict[str, Any]:
+        """U4, N1–N3: a legal move of the game's position now, written in each of its
+        variant's notations before it is played ("Play C2.5?"), on the board as the viewer
+        may know it (a jieqi face-down piece stays face down, Z2). Refused ``game_over``, or
+        ``bad_request`` for a move that is not legal there."""
+        game, viewer = await access(game_id, player, None)
+        if not game.ongoing:
+            raise GameActionError("game_over", "the game is over")
+
+        def written() -> dict[str, str]:
+            board = views.known_board(game, viewer)
+            names = rules_of.NOTATIONS.NOTATIONS[game.variant]
+            return {name: write_move(board, move, name) for name in names}
+
+        try:
+            texts = await asyncio.to_thread(written)
+        except (RulesError, ValueError) as exc:
+            raise GameActionError("bad_request", str(exc)) from None
+        return {"move": move, "notation": texts}
 
     @router.get("/api/games/{game_id}/positions")
     async def get_positions(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@
 // What differs by kind comes from the host (game.js, room.js): how to send, the players'
 // names, clocks, its own buttons and panels.
 import { boardDiagram, BoardView } from "./board.js";
+import { api } from "./connection.js";
 import { refusal } from "./errors.js";
 import { hasText, t } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
@@ -726,7 +727,7 @@ export class PlayView {
     this.preview = move;
     this.render();
     this.confirmBar.innerHTML = "";
-    const text = el("span", {}, t("confirm.move", { move: formatCoordinates(move) }));
+    const text = el("span", { "data-confirm-text": "" }, t("confirm.move", { move: formatCoordinates(move) }));
     const yes = this.button("confirm.play", () => {
       this.hidePreview();
       this.play(move);
@@ -735,6 +736,22 @@ export class PlayView {
     this.confirmBar.append(text, yes, no);
     this.confirmBar.hidden = false;
     yes.focus();
+    this.writeConfirm(move, text);
+  }
+
+  // U4 with N1–N3: the question names the move as the move list will (WXF, Chinese, Korean),
+  // written by the server, which alone writes notations; coordinates until it answers.
+  async writeConfirm(move, span) {
+    const wanted = chosenNotation(this.variant);
+    const id = this.state?.id;
+    if (!wanted || wanted === "coordinates" || !id) return;
+    try {
+      const answer = await api("GET", `/api/games/${encodeURIComponent(id)}/notation?move=${encodeURIComponent(move)}`);
+      const written = answer.notation?.[wanted];
+      if (written && this.preview === move) span.textContent = t("confirm.move", { move: written });
+    } catch {
+      // the coordinates stay
+    }
   }
 
   hidePreview() {
