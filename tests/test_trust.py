@@ -93,3 +93,71 @@ def test_a_form_body_needs_the_client_header_Z6_issue27(tmp_path: Path) -> None:
         assert sent_by_the_page.status_code == 201
         assert client.post("/api/records", content=record).status_code == 201  # no body type
 
+
+# ---------------------------------------------------------------------- names (hole 10)
+
+REFUSED_NAMES = {
+    "\u3164": "invisible",  # Hangul filler: looks like no name
+    "\uffa0\uffa0": "invisible",  # halfwidth Hangul filler
+    "\u2800": "invisible",  # braille blank
+    "Alice\u3164": "invisible",  # looks like "Alice"
+    "Al\u200bice": "invisible",  # zero-width space
+    "Alice\u202e": "invisible",  # right-to-left override
+    "Bob" + "\ufe0f" * 12: "invisible",  # a run of variation selectors
+    "Z" + "\u0336\u0301\u0317\u035c\u0328" * 4 + "algo": "marks",
+    "Chu-Han AI (advanced)": "reserved",
+    "chu han  ai": "reserved",
+    "\uff23\uff48\uff55\uff48\uff41\uff4e": "reserved",  # fullwidth "Chuhan"
+    "12345": "no_letter",
+    "!!!": "no_letter",
+}
+
+
+def test_invisible_look_alike_and_reserved_names_are_refused_issue27(tmp_path: Path) -> None:
+    with server(tmp_path) as (client, _, _):
+        assert client.patch("/api/me", json={"name": "Alice"}).status_code == 200
+        for name, reason in REFUSED_NAMES.items():
+            answer = client.patch("/api/me", json={"name": name})
+            assert answer.status_code == 400, (name, answer.text)
+            body = answer.json()  # the rule broken beside the error, as for passwords (R2)
+            assert (body["error"]["code"], body["reason"]) == ("bad_name", reason), name
+        assert client.get("/api/me").json()["name"] == "Alice"  # nothing was kept
+
+
+def test_names_of_every_script_are_kept_composed_issue27(tmp_path: Path) -> None:
+    with server(tmp_path) as (client, _, _):
+        for given, kept in (
+            ("Nguye\u0302\u0303n Va\u0306n An", "Nguyễn Văn An"),  # decomposed: kept NFC
+            ("ที่รัก", "ที่รัก"),  # Thai: a vowel and a tone mark on one letter
+            ("李雷 2", "李雷 2"),
+            ("  Zoë   Ö  ", "Zoë Ö"),
+            ("Player 7", "Player 7"),
+            ("Huang Chu", "Huang Chu"),
+        ):
+            answer = client.patch("/api/me", json={"name": given})
+            assert answer.status_code == 200, (given, answer.text)
+            assert answer.json()["name"] == kept
+
+
+def _record(**tags: str) -> bytes:
+    lines = [f'[{name} "{value}"]' for name, value in tags.items()]
+    return ("\n".join(['[Variant "xiangqi"]', *lines]) + "\n\n1. h2e2 *\n").encode()
+
+
+def test_record_tags_follow_the_same_rules_issue27(tmp_path: Path) -> None:
+    with server(tmp_path) as (client, _, _):
+        for tags in (
+            {"Red": "Alice\u3164"},
+            {"Black": "\u2800"},
+            {"Event": "Z" + "\u0336\u0301\u0317\u035c\u0328" * 4},
+        ):
+            answer = client.post("/api/records", content=_record(**tags))
+            assert answer.status_code == 400, tags
+            error = answer.json()["error"]
+            assert error["code"] == "bad_record" and next(iter(tags)) in error["message"]
+        assert client.get("/api/me").json()["games"] == []
+        # A record of a game against the AI names it, and a date has no letter: both kept.
+        kept = {"Red": "Chu-Han AI (advanced)", "Black": "Lin Wei", "Date": "2026.12.03"}
+        answer = client.post("/api/records", content=_record(**kept))
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["options"]["record_tags"] == kept

@@ -173,3 +173,33 @@ def test_a_same_site_page_cannot_make_a_seated_player_leave_Z6_issue27(
         sock.close()
     context.close()
 
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "said"),
+    [
+        ("es-ES", {"width": 390, "height": 844}, "Un nombre no puede llevar caracteres invisibles"),
+        ("en-US", DESKTOP, "A name cannot hold invisible characters"),
+    ],
+)
+def test_a_look_alike_name_is_refused_in_the_players_language_issue27(
+    site: tuple[str, Path],
+    chromium: Browser,  # noqa: F811
+    locale: str,
+    viewport: dict[str, int],
+    said: str,
+    tmp_path: Path,
+) -> None:
+    url, _ = site
+    context = chromium.new_context(viewport=viewport, locale=locale)
+    page = context.new_page()
+    page.goto(f"{url}/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("[data-action=settings]")
+    dialog = page.locator("dialog[data-settings-dialog]")
+    dialog.locator("#settings-name").fill("Alice\u3164")  # "Alice" and a Hangul filler
+    dialog.locator("[data-action=save-name]").click()
+    status = dialog.locator("[data-name-status]")
+    status.filter(has_text=said).wait_for()
+    page.screenshot(path=str(tmp_path / f"bad-name-{viewport['width']}.png"))
+    assert _identity(context, url)["name"] is None  # nothing was kept
+    context.close()

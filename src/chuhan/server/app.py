@@ -28,6 +28,7 @@ from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
 from .limits import TooManyError
 from .metrics import CONTENT_TYPE, Metrics
+from .names import BadText
 from .protocol import error_body
 from .redis_hub import RedisHub
 from .retention import RetentionJob
@@ -45,6 +46,7 @@ ERROR_STATUS = {
     "pending_game": 409,
     "busy": 503,
     "no_player": 401,
+    "bad_name": 400,
 }
 SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 SPA_PREFIXES = ("play", "room", "review", "games")
@@ -186,6 +188,8 @@ def create_app(
             refused = _error(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
             refused.headers["Retry-After"] = str(exc.retry_after)
             return refused
+        if isinstance(exc, BadText):  # the rule the name broke: its own text (issue 27)
+            return _error(exc.code, exc.message, reason=exc.reason)
         return _error(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)

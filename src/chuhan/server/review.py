@@ -59,6 +59,7 @@ from .app import current_player
 from .connections import CLIENT_BLOCK
 from .games import GameActionError
 from .limits import TooManyError
+from .names import BadText, readable
 from .service import GameService, new_id
 from .storage import GameRecord, Player, Store, utcnow
 from .tables import game_analyses, game_players, game_shares, players
@@ -299,11 +300,14 @@ def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameReco
         secret = {"arrangement": arrangement, "salt": salt}
     if record.rules_end is not None:
         options["rules_end"] = record.rules_end.as_json(sides)
-    tags = {
-        name: record.tags[name][:MAX_TAG_LENGTH]
-        for name in RECORD_TAGS
-        if record.tags.get(name, "").strip()
-    }
+    tags: dict[str, str] = {}
+    for name in RECORD_TAGS:
+        try:  # issue 27: a tag is shown as a player's name is, and follows its rules
+            value = readable(record.tags.get(name, ""))[:MAX_TAG_LENGTH]
+        except BadText as exc:
+            raise GameActionError("bad_record", f"the [{name}] tag: {exc.message}") from None
+        if value:
+            tags[name] = value
     if tags:
         options["record_tags"] = tags
     winner = {"1-0": sides[0], "0-1": sides[1]}.get(record.result)

@@ -35,6 +35,7 @@ from .connections import CLIENT_BLOCK
 from .games import Change, GameActionError
 from .hub import Hub, News
 from .known import KnownGames
+from .names import display_name
 from .ratings import Ratings
 from .settings import Settings
 from .storage import POOL_OVERFLOW, POOL_SIZE, GameRecord, Player, StaleGameError, Store, utcnow
@@ -42,7 +43,6 @@ from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
 T = TypeVar("T")
-MAX_NAME_LENGTH = 40
 _STALE_RETRIES = 20
 
 
@@ -171,15 +171,10 @@ class GameService:
         return player, token
 
     async def rename(self, player: Player, name: str | None) -> Player:
-        """Set the display name; raises GameActionError ``bad_request`` for a bad one."""
+        """Set the display name (blank: none); raises :class:`~.names.BadText` for a name a
+        reader could be fooled by (issue 27: invisible, look-alike, reserved)."""
         if name is not None:
-            name = " ".join(name.split())
-            if not name:
-                name = None
-            elif len(name) > MAX_NAME_LENGTH or not name.isprintable():
-                raise GameActionError(
-                    "bad_request", f"a name has 1 to {MAX_NAME_LENGTH} characters"
-                )
+            name = display_name(name)
         await self.db(self.store.set_player_name, player.id, name)
         return replace(player, name=name)
 

@@ -4,11 +4,12 @@
 import { ApiError } from "./connection.js";
 import { hasText, t } from "./i18n.js";
 
-/** The player's text for an error reply or HTTP error body: {code, reason?, tries_left?…}. */
+/** The player's text for an error reply or HTTP error body: {code, reason?, tries_left?…}.
+ * A reason (the rule a password or a name broke) has its own text where there is one. */
 export function errorText(error) {
   const code = error?.code || "other";
-  if (code === "bad_password" && hasText(`error.bad_password_${error.reason}`)) {
-    return t(`error.bad_password_${error.reason}`);
+  if (error?.reason && hasText(`error.${code}_${error.reason}`)) {
+    return t(`error.${code}_${error.reason}`);
   }
   if (!hasText(`error.${code}`)) return t("error.other");
   return t(`error.${code}`, { tries: error.tries_left ?? 0 });
