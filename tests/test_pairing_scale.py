@@ -128,3 +128,21 @@ def test_a_seek_socket_without_a_player_is_refused(servers: Cluster) -> None:
         sock = RoomSocket(ws)
         assert sock.wait_for(is_type("error"))["code"] == "no_player"
         sock.wait_closed()
+
+
+def test_a_cancel_from_a_page_that_never_sought_withdraws_nothing_Z7(servers: Cluster) -> None:
+    a, b = servers.instances
+    player = player_on(a)
+    seeking, other_tab = seek_socket(player, a), seek_socket(player, b)
+    seeking.request("seek", variant="xiangqi", options={"rules": "wxf"})
+    seeking.wait_for(is_type("seeking"))
+    for _ in range(20):  # a flood of cancels: answered, and nothing touched
+        assert other_tab.request("cancel")["type"] == "ack"
+    player_id = player.me()["id"]
+    [(status,)] = servers.sql("SELECT status FROM seeks WHERE player_id = :p", p=player_id)
+    assert status == "waiting"
+    assert seeking.request("cancel")["type"] == "ack"  # the page that sought withdraws it
+    seeking.wait_for(is_type("cancelled"))
+    assert not servers.sql("SELECT 1 FROM seeks WHERE player_id = :p", p=player_id)
+    seeking.close()
+    other_tab.close()

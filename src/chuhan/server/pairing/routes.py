@@ -91,6 +91,7 @@ class SeekConnection:
         self.connection = new_id("s")
         self.closed = False
         self.paired_room: str | None = None
+        self.sought = False  # this socket sent a seek that was taken
         self._lock = asyncio.Lock()
 
     async def notice(self, message: dict[str, Any]) -> None:
@@ -165,7 +166,10 @@ class SeekConnection:
                     self.player, message.variant, message.options, self.connection, self.address
                 )
             elif isinstance(message, CancelSeek):
-                state = await self.pairing.cancel(self.player)
+                # Z7: only a socket that sought reaches the database to withdraw (a flood of
+                # cancels from any other costs nothing); seeks are limited per address.
+                state = await self.pairing.cancel(self.player) if self.sought else None
+                self.sought = False
             else:
                 await self.notice({"type": "pong", "reply_to": message.id})
                 return
@@ -177,6 +181,8 @@ class SeekConnection:
             message_text = "the server could not handle this message"
             await self.notice(error_reply("internal", message_text, message.id))
             return
+        if isinstance(message, SeekRequest):
+            self.sought = True
         await self.notice({"type": "ack", "reply_to": message.id})
         await self._tell(state)
         if state is not None and state.status == "waiting":

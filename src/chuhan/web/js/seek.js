@@ -12,6 +12,7 @@ import { announce, el } from "./ui.js";
 
 export const AI_OFFER_SECONDS = 30; // SPEC B1: after 30 s the AI is offered instead
 const RECONNECT_MS = 1500;
+const PING_MS = 20000; // the server closes a socket that says nothing for 120 s
 
 function countsText(counts) {
   return t("seek.counts", Object.fromEntries(VARIANTS.map((v) => [v, counts?.[v] ?? 0])));
@@ -96,8 +97,10 @@ export function seekCard(aiForm) {
     const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/seek`);
     waiting.socket = socket;
     const mine = waiting;
+    let pinger = null;
     socket.addEventListener("open", () => {
       socket.send(JSON.stringify({ id: `s${Date.now()}`, type: "seek", variant: mine.variant, options: mine.options }));
+      pinger = setInterval(() => socket.send(JSON.stringify({ id: `p${Date.now()}`, type: "ping" })), PING_MS);
     });
     socket.addEventListener("message", (frame) => {
       const message = JSON.parse(frame.data);
@@ -119,6 +122,7 @@ export function seekCard(aiForm) {
       }
     });
     socket.addEventListener("close", () => {
+      clearInterval(pinger);
       // A dropped connection withdrew the seek: ask again (the same choice) while waiting.
       if (!mine.closed && waiting === mine) setTimeout(() => { if (!mine.closed && waiting === mine) connect(); }, RECONNECT_MS);
     });
