@@ -468,6 +468,21 @@ def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Pa
     play({"red": back, "black": sockets["black"]}, QUIET[2:4], first_ply=2)
 
 
+def test_the_only_device_is_never_told_its_seat_is_elsewhere_R7(
+    server: tuple[str, Path],
+) -> None:
+    """A room notice that crosses the hello (the seat taken by this very socket) must not
+    say "held elsewhere": the page flashed "Continue on this device" on every opening."""
+    url, _ = server
+    for _ in range(5):
+        creator, _, room = seated_pair(url)
+        sock = creator.open(room["id"])
+        rooms = [m["room"] for m in sock.messages if m.get("type") == "room"]
+        assert rooms and all(r.get("holds_seat") is not False for r in rooms), rooms
+        assert not [m for m in sock.messages if m.get("type") == "elsewhere"]
+        sock.close()
+
+
 def test_continue_on_this_device_moves_the_seat_R7(server: tuple[str, Path]) -> None:
     url, _ = server
     sockets, room, (red_player, _) = new_game(url)

@@ -319,7 +319,9 @@ class RoomConnection:
             names = await self.names_of(room.seats)
             turn_seconds = self.rooms.clock_rules.turn_seconds
             view = views.room_view(room, self.player.id, names, turn_seconds)
-            view["holds_seat"] = self.holds_seat
+            # Unknown (None) until the hello is answered: a notice crossing it (this socket's
+            # own attach announced) must not say the seat is held elsewhere (R7).
+            view["holds_seat"] = self.holds_seat if self.greeted else None
             await self._send({"type": "room", "room": view})
             self._room_shown = shown
         if (
