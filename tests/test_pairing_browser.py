@@ -175,3 +175,25 @@ def test_two_strangers_on_two_instances_are_paired_and_play_B1(
             for context in contexts:
                 context.close()
         assert not errors, errors
+
+
+def test_leaving_a_paired_game_before_ones_first_move_says_it_costs_nothing_B1(
+    chromium: Browser, server: str
+) -> None:
+    strangers = Friends(chromium, server, viewport=PHONE)
+    try:
+        first, second = strangers.pages
+        seek(first)
+        seek(second, waits=False)
+        pages = paired_pages([first, second])
+        move(pages["red"], "h3e3")
+        pages["black"].click("[data-action=leave]")
+        dialog = pages["black"].locator("dialog[data-confirm-dialog]")
+        assert "costs you nothing" in dialog.inner_text()
+        pages["black"].screenshot(path=str(SHOTS / "chuhan-pairing-leave-phone.png"))
+        dialog.locator("[data-action=confirm]").click()
+        pages["black"].wait_for_url(lambda url: "/room" not in url)
+        ended = wait_end(pages["red"], "abandoned")  # no winner: it cost Black nothing
+        assert ended["reason"] == "abandoned"
+    finally:
+        strangers.close()

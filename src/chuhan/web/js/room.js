@@ -567,7 +567,11 @@ export class RoomScreen {
   /** R8: leave the room (resigning a game in progress) and go back to the pending AI game. */
   async leave() {
     if (this.ongoing) {
-      const ok = await confirmDialog(t("room.leave"), t("room.leave_question"), t("room.leave"));
+      // B1: a paired game left before one's own first move ends without a result.
+      const ownFirstPly = sideNames(this.room.variant).indexOf(this.state?.you);
+      const free = this.room.options?.paired && (this.state?.moves || []).length <= ownFirstPly;
+      const question = t(free ? "room.leave_question_free" : "room.leave_question");
+      const ok = await confirmDialog(t("room.leave"), question, t("room.leave"));
       if (!ok) return;
     }
     this.socket.stop();
