@@ -32,7 +32,7 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 from websockets.uri import parse_uri
 
-from rooms_client import WAIT, Player, RoomSocket, free_port
+from rooms_client import WAIT, Player, RoomSocket, free_port, running_server
 from test_scale_support import Cluster, cluster
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "nginx-chuhan.conf"
@@ -56,8 +56,9 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
 
 def site_config(ports: list[int], listen: int, cert: Path, key: Path) -> str:
     """The example file with this machine's ports and certificate, nothing else changed
-    (with one port: the second instance's line left out, a one-instance site)."""
-    text = EXAMPLE.read_text()
+    (with one port: the second instance's line left out, a one-instance site); its logs go
+    beside the certificate, in the test's folder, instead of Debian's /var/log/nginx/."""
+    text = EXAMPLE.read_text().replace("/var/log/nginx/", f"{cert.parent}/")
     if len(ports) == 1:
         second = next(line for line in text.splitlines() if "server 127.0.0.1:8002" in line)
         text = text.replace(second + "\n", "")
@@ -291,3 +292,41 @@ def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
             finally:
                 for sock in held:
                     sock.close()
+
+
+def test_the_proxys_access_log_holds_no_share_or_invite_token_issue27_11(tmp_path: Path) -> None:
+    """Issue 27 hole 11: whoever reads nginx's access log can neither open a shared game nor
+    join a room: the tokens in paths are logged as "..." and query strings not at all, as in
+    the app's own log (src/chuhan/server/logs.py)."""
+    cert, key = make_certificate(tmp_path)
+    listen = free_port()
+    (tmp_path / "app").mkdir()
+    with running_server(tmp_path / "app") as url:
+        port = urlsplit(url).port
+        assert port is not None
+        with nginx(tmp_path, site_config([port], listen, cert, key), listen):
+            site = f"https://127.0.0.1:{listen}"
+            trust = ssl.create_default_context(cafile=str(cert))
+            owner, friend = ProxiedPlayer(site, trust), ProxiedPlayer(site, trust)
+            invite = owner.create_room(variant="xiangqi")["invite"]
+            assert friend.http.get(f"/room/i/{invite}").status_code == 200
+            assert friend.join_invite(invite).status_code == 200
+            game = owner.http.post("/api/games", json={"kind": "local"}).json()
+            share = owner.http.post(f"/api/games/{game['id']}/share").json()["token"]
+            stranger = ProxiedPlayer(site, trust)
+            assert stranger.http.get(f"/review/{share}").status_code == 200
+            assert stranger.http.get(f"/api/shared/{share}").status_code == 409  # not over yet
+            record = f"/api/games/{game['id']}/record"
+            assert stranger.http.get(record, params={"share": share}).status_code == 404
+    logged = "".join(log.read_text() for log in tmp_path.glob("*access*.log"))
+    leaks = [line for line in logged.splitlines() if invite in line or share in line]
+    print(f"access log lines holding a token: {len(leaks)} of {len(logged.splitlines())}")
+    for line in (
+        '"GET /room/i/... HTTP/1.1" 200',
+        '"POST /api/rooms/invite/... HTTP/1.1" 200',
+        '"GET /review/... HTTP/1.1" 200',
+        '"GET /api/shared/... HTTP/1.1" 409',
+        f'"GET {record} HTTP/1.1" 404',
+    ):
+        assert line in logged
+    assert invite not in logged and share not in logged
