@@ -266,8 +266,8 @@ def open_room(pair: Friends, variant: str, names: tuple[str, str] | None = None)
 
 
 def check_setup_panel(page: Page) -> None:
-    """J3 in a room: the four setups as pictures (four pieces each), inside their card, and
-    the board shows the setup being picked."""
+    """J3 in a room: the four setups as pictures (four pieces each), inside their box below
+    the board (issue 28: brought to the player), and the board shows the setup being picked."""
     pills = page.locator("[data-setup] .setup-pill")
     expect(pills).to_have_count(4)
     you = room_data(page)["you"]
@@ -277,7 +277,7 @@ def check_setup_panel(page: Page) -> None:
     assert [(letter or "").upper() for letter in letters] == ["B", "N", "N", "B"], letters
     page.check("[data-setup] input[value=HEHE]")
     assert (piece_at(page, points[0]) or "").upper() == "N"
-    panel = page.locator(".side-panel").bounding_box()
+    panel = page.locator("[data-setup-box]").bounding_box()
     assert panel
     for index in range(4):
         pill = pills.nth(index)
