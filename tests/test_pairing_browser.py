@@ -140,6 +140,9 @@ def test_a_cancelled_wait_pairs_nobody_B1(chromium: Browser, server: str) -> Non
         first.click("[data-action=seek-cancel]")
         first.wait_for_selector("[data-form=seek]:not([hidden])")
         assert first.is_hidden("[data-seek-wait]")
+        # The counts say at once that nobody waits any more.
+        first.wait_for_selector("[data-seek-counts]:has-text('Jieqi 0')")
+        first.screenshot(path=str(SHOTS / "chuhan-pairing-home-phone.png"))
         seek(second, "jieqi")  # the first one no longer waits: nobody to pair with
         second.wait_for_selector("[data-seek-clock]:has-text('0:02')", timeout=10000)
         assert "/room" not in second.url and "/room" not in first.url

@@ -60,8 +60,8 @@ def pairing_router(games: GameService) -> APIRouter:
 
     @router.get("/api/seeks/waiting")
     async def waiting() -> dict[str, Any]:
-        """B1: how many players wait for each variant (as of the last beat)."""
-        return {"counts": holder["service"].counts()}
+        """B1: how many players wait for each variant (read at most every half second)."""
+        return {"counts": await holder["service"].fresh_counts(max_age=0.5)}
 
     @router.websocket("/ws/seek")
     async def socket(websocket: WebSocket) -> None:
@@ -184,6 +184,8 @@ class SeekConnection:
         if isinstance(message, SeekRequest):
             self.sought = True
         await self.notice({"type": "ack", "reply_to": message.id})
+        if state is None:  # withdrawn: the counts without this player, then "cancelled"
+            await self.notice({"type": "waiting", "counts": await self.pairing.fresh_counts()})
         await self._tell(state)
         if state is not None and state.status == "waiting":
             counts = await self.pairing.fresh_counts(max_age=0.5)

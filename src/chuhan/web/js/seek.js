@@ -62,11 +62,13 @@ export function seekCard(aiForm) {
     problem.hidden = false;
   };
 
-  const stop = () => {
+  // keepSocket: the socket stays open for the server's answer to a cancel (the counts
+  // without this player, then "cancelled"), and closes on it.
+  const stop = (keepSocket = false) => {
     if (!waiting) return;
     waiting.closed = true;
     clearInterval(waiting.timer);
-    waiting.socket?.close();
+    if (!keepSocket) waiting.socket?.close();
     waiting = null;
     panel.hidden = true;
     panel.innerHTML = "";
@@ -112,7 +114,10 @@ export function seekCard(aiForm) {
         announce(t("seek.found"));
         mine.closed = true;
         location.href = `/room/${encodeURIComponent(message.room)}`;
-      } else if (message.type === "cancelled" && waiting === mine) stop();
+      } else if (message.type === "cancelled") {
+        if (waiting === mine) stop();
+        else socket.close(); // the answer to this page's cancel
+      }
       else if (message.type === "error" && message.reply_to) {
         stop();
         const link = message.code === "already_playing" && message.room
@@ -152,8 +157,12 @@ export function seekCard(aiForm) {
     aiOffer.querySelector("button").addEventListener("click", playComputer);
     cancel.addEventListener("click", () => {
       const socket = waiting?.socket;
-      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ id: `c${Date.now()}`, type: "cancel" }));
-      stop();
+      const open = socket?.readyState === WebSocket.OPEN;
+      if (open) {
+        socket.send(JSON.stringify({ id: `c${Date.now()}`, type: "cancel" }));
+        setTimeout(() => socket.close(), 3000); // no answer: closing withdraws the seek too
+      }
+      stop(open);
       announce(t("seek.cancelled"));
       form.querySelector("[data-action=seek]").focus();
     });
