@@ -222,6 +222,10 @@ def test_a_second_device_sees_the_live_game_and_either_device_takes_the_seat_bac
     try:
         red, black = pages["red"], pages["black"]
         move(red, "h3e3")
+        move(black, "h10g8")
+        red.click("[data-action=draw]")  # an offer the second device cannot answer
+        move(red, "h1g3")  # the offer stays (R5)
+        black.wait_for_selector("[data-offer]:not([hidden])")
         second = black.context.new_page()
         second.set_default_timeout(15000)
         second.goto(black.url)
@@ -229,16 +233,17 @@ def test_a_second_device_sees_the_live_game_and_either_device_takes_the_seat_bac
         second.wait_for_selector('[data-point="e3"] [data-piece=C]')
         expect(second.locator(".status-line")).not_to_contain_text("Ready")
         expect(second.locator("[data-action=take-seat]")).to_be_in_viewport()
+        expect(second.locator("[data-offer]")).to_be_hidden()
         second.screenshot(path=str(SHOTS / "chuhan-polish-room-second-device-phone.png"))
         second.click("[data-action=take-seat]")
         second.wait_for_selector("[data-room][data-my-turn=true]")
         black.wait_for_selector("[data-detached]")
         # The first device takes it back without a reload.
         black.click("[data-action=take-seat]")
-        black.wait_for_selector("[data-room][data-ply='1'][data-my-turn=true]")
+        black.wait_for_selector("[data-room][data-ply='3'][data-my-turn=true]")
         second.wait_for_selector("[data-detached]")
-        move(black, "h10g8")
-        red.wait_for_selector("[data-room][data-ply='2']")
+        move(black, "b10c8")
+        red.wait_for_selector("[data-room][data-ply='4']")
     finally:
         pair.close()
 

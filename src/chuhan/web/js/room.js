@@ -269,7 +269,7 @@ export class RoomScreen {
     this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "", role: "alert" });
     this.seatBox = el("div", { class: "room-board-slot", "data-seat-box": "" });
     this.setupBox = el("div", { class: "room-board-slot", "data-setup-box": "" });
-    view.boardBox.after(this.offerBar, this.seatBox, this.setupBox);
+    view.boardBox.after(this.seatBox, this.offerBar, this.setupBox);
     this.drawButton = view.button("action.draw", () => this.act("draw_offer"), { "data-action": "draw" });
     view.addControls(this.drawButton);
   }
@@ -544,7 +544,8 @@ export class RoomScreen {
     control.hidden = !note;
     control.toggleAttribute("data-offer-open", draw.offer_by === me && Boolean(me));
     this.offerBar.innerHTML = "";
-    this.offerBar.hidden = !(draw.offer_by && draw.offer_by !== me);
+    // Only the device that holds the seat may answer (R7): the others show the way to it.
+    this.offerBar.hidden = !(draw.offer_by && draw.offer_by !== me) || !this.holds || this.detached;
     if (!this.offerBar.hidden) {
       const name = this.opponentName();
       this.offerBar.append(el("span", {}, sentence(t(myTurn ? "room.offer_received" : "room.offer_received_wait", { name }))));
