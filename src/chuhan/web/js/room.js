@@ -263,9 +263,9 @@ export class RoomScreen {
     this.lobby = el("div", { class: "room-lobby", "data-lobby": "" });
     this.leaveButton = view.button("room.leave", () => this.leave(), { "data-action": "leave" });
     view.panelMiddle.append(this.seats, this.lobby, this.leaveButton);
-    // Below the board, so that nothing moves the board mid-turn: a draw offer (kept in view,
-    // R5), the seat on another device (R7) and the janggi setup choice, which runs on the
-    // turn clock (R4, J3).
+    // Below the board, so that nothing moves the board mid-turn: the seat on another device
+    // (R7), a draw offer (kept in view, R5), and what comes next: the janggi setup choice,
+    // which runs on the turn clock (R4, J3), or the rematch after a game (B4).
     this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "", role: "alert" });
     this.seatBox = el("div", { class: "room-board-slot", "data-seat-box": "" });
     this.setupBox = el("div", { class: "room-board-slot", "data-setup-box": "" });
@@ -463,7 +463,7 @@ export class RoomScreen {
       box.append(el("p", { class: "muted" }, t("room.rematch_lead", { name })),
         this.view.button("room.rematch", act("offer"), { "data-action": "rematch-offer", class: "button primary" }));
     }
-    this.lobby.append(box);
+    this.setupBox.append(box); // below the board, in view when the game ends (phone too)
   }
 
   // J3: Han chooses first, then Cho, who sees Han's choice; the four setups as pictures.
