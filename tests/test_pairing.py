@@ -162,9 +162,13 @@ class Site:
             for store in self.stores
         ]
         self.pairing = [PairingService(rooms, settings.seeks_per_address) for rooms in self.rooms]
+        self.started = False
 
     async def start(self) -> None:
         """The instances join the site (their heartbeats say their seeks are live)."""
+        if self.started:
+            return
+        self.started = True
         for rooms in self.rooms:
             await rooms.start()
 
@@ -172,6 +176,8 @@ class Site:
         await asyncio.gather(*(rooms.stop() for rooms in self.rooms))
 
     async def player(self) -> Player:
+        """A new visitor (the instances join first: a seek counts on a live instance)."""
+        await self.start()
         player, _ = await self.rooms[0].games.new_player()
         return player
 
