@@ -7,12 +7,15 @@ Screenshots (phone 390 px, desktop 1366 px) go to /tmp/chuhan-pairing-*.png.
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import running_server
 from test_scale_support import cluster
@@ -42,15 +45,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def seek(page: Page, variant: str = "xiangqi", waits: bool = True) -> None:
-    """Click "Play someone now"; ``waits``: nobody compatible waits, the panel shows (else
-    the page may be paired and gone to the room at once)."""
+def seek(page: Page, variant: str = "xiangqi", waits: bool = False) -> None:
+    """Click "Play someone now"; returns once the page waits (its panel shows) or, someone
+    compatible waiting already, is on its way to the room. ``waits``: it must wait."""
     page.goto("/")
     page.wait_for_selector("body[data-ready=true]")
     page.check(f"#seek-variant-{variant}")
     page.click("[data-action=seek]")
     if waits:
         page.wait_for_selector("[data-seek-wait]:not([hidden])")
+        return
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if "/room/" in page.url:
+            return
+        with contextlib.suppress(PlaywrightError):  # the page may be navigating away
+            if page.is_visible("[data-seek-wait]"):
+                return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page neither waits nor went to a room")
 
 
 def paired_pages(pages: list[Page]) -> dict[str, Page]:
@@ -65,14 +78,14 @@ def test_two_strangers_are_paired_play_and_rematch_B1_B4(chromium: Browser, serv
     strangers = Friends(chromium, server, viewport=DESKTOP)
     try:
         first, second = strangers.pages
-        seek(first)
+        seek(first, waits=True)
         first.wait_for_selector("[data-seek-clock]:has-text('0:0')")
         assert "Xiangqi" in first.inner_text("[data-seek-choice]")
         first.wait_for_function(
             "() => /Xiangqi 1/.test(document.querySelector('[data-seek-counts]').textContent)"
         )
         first.screenshot(path=str(SHOTS / "chuhan-pairing-waiting-desktop.png"))
-        seek(second, waits=False)
+        seek(second)
         pages = paired_pages([first, second])
         assert pages["red"] is not pages["black"]
         assert "stranger" in pages["red"].inner_text("[data-paired]")
@@ -136,14 +149,14 @@ def test_a_cancelled_wait_pairs_nobody_B1(chromium: Browser, server: str) -> Non
     strangers = Friends(chromium, server, viewport=PHONE)
     try:
         first, second = strangers.pages
-        seek(first, "jieqi")
+        seek(first, "jieqi", waits=True)
         first.click("[data-action=seek-cancel]")
         first.wait_for_selector("[data-form=seek]:not([hidden])")
         assert first.is_hidden("[data-seek-wait]")
         # The counts say at once that nobody waits any more.
         first.wait_for_selector("[data-seek-counts]:has-text('Jieqi 0')")
         first.screenshot(path=str(SHOTS / "chuhan-pairing-home-phone.png"))
-        seek(second, "jieqi")  # the first one no longer waits: nobody to pair with
+        seek(second, "jieqi", waits=True)  # the first one no longer waits: nobody to pair with
         second.wait_for_selector("[data-seek-clock]:has-text('0:02')", timeout=10000)
         assert "/room" not in second.url and "/room" not in first.url
         second.click("[data-action=seek-cancel]")
@@ -167,7 +180,7 @@ def test_two_strangers_on_two_instances_are_paired_and_play_B1(
                 page.set_default_timeout(15000)
                 page.on("pageerror", lambda error: errors.append(str(error)))
             seek(pages[0])
-            seek(pages[1], waits=False)
+            seek(pages[1])
             by_side = paired_pages(pages)
             move(by_side["red"], "h3e3")
             move(by_side["black"], "h8e8")
@@ -187,7 +200,7 @@ def test_leaving_a_paired_game_before_ones_first_move_says_it_costs_nothing_B1(
     try:
         first, second = strangers.pages
         seek(first)
-        seek(second, waits=False)
+        seek(second)
         pages = paired_pages([first, second])
         move(pages["red"], "h3e3")
         pages["black"].click("[data-action=leave]")
