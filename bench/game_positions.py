@@ -72,7 +72,7 @@ def is_quiet(board: Board, last_took: bool) -> bool:
             continue
         gain = _VALUE[abs(victim)]
         risk = _VALUE[abs(squares[move.from_point])]
-        if gain >= risk or not board._attacked(move.to_point, enemy):
+        if gain >= risk or not board.attacked(move.to_point, enemy):
             return False
     return True
 

@@ -51,7 +51,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     while board.ply < 60 and not board.is_game_over():
         board.push(rng.choice(board.legal_moves))
-    generate = per_call(board._legal_codes, args.views)
+    generate = per_call(board.legal_codes, args.views)
     view = per_call(lambda: json.dumps(board.view("red")), args.views)
     data = board.view("red")
     rebuild = per_call(lambda: JieqiBoard.from_view(data), max(1, args.views // 10))

@@ -116,7 +116,7 @@ def play_opening(board: Board, game: int) -> None:
     """A few seeded random plies, the same for both games of a colour-swapped pair."""
     rng = random.Random(game // 2)
     for _ in range(OPENING_RANDOM_PLIES):
-        codes = [c for c in board._legal_codes() if board.squares[c % 90] == 0]
+        codes = [c for c in board.legal_codes() if board.squares[c % 90] == 0]
         code = rng.choice(codes)
         _push(board, code)
 

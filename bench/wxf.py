@@ -63,11 +63,11 @@ def main() -> int:
         board.push_many(lead.split())
         moves = cycle.split()
         board.push_many(moves)
-        codes = [undo.code for undo in board._stack[-len(moves):]]
-        checks = board._checks[-len(moves):]
+        codes = board.code_history()[-len(moves):]
+        checks = board.check_history()[-len(moves):]
         anchor, fast, full = per_call(
             [
-                board._legal_codes,
+                board.legal_codes,
                 lambda: cycle_loser(board, codes, checks),  # noqa: B023
                 lambda: judge(board, codes, checks, explain=True),  # noqa: B023
             ],

@@ -229,9 +229,9 @@ def test_the_quiescence_capture_generator_finds_exactly_the_captures(variant: st
             if turn:
                 board.turn ^= 1
             squares = board.squares
-            expected = [c for c in board._pseudo_codes()
+            expected = [c for c in board.pseudo_codes()
                         if c != PASS_CODE and squares[c % 90]]
-            assert board._capture_codes() == expected, board.fen()
+            assert board.capture_codes() == expected, board.fen()
             seen += len(expected)
             if turn:
                 board.turn ^= 1
@@ -313,7 +313,7 @@ def test_a3_jieqi_a_reveal_is_judged_by_its_average_whatever_the_bar(seed: int) 
     board = JieqiBoard(seed=seed)
     board.push_many(["h3h10", "i10h10", "b1c3"][: 1 + seed % 3])
     view = JieqiBoard.from_view(board.view(board.turn))
-    reveals = [c for c in view._legal_codes() if c // NUM_POINTS in view.face_down]
+    reveals = [c for c in view.legal_codes() if c // NUM_POINTS in view.face_down]
     assert len(reveals) > 10
     wrong = []
     for code in reveals:

@@ -18,25 +18,25 @@ from chuhan.rules.board import Board, Move
 
 def mates_within(board: Board, moves: int) -> bool:
     """Whether the side to move forces mate within ``moves`` of its own moves (X5)."""
-    for code in board._legal_codes():
-        undo = board._make(code)
+    for code in board.legal_codes():
+        undo = board.make(code)
         try:
-            replies = board._legal_codes()
+            replies = board.legal_codes()
             if not replies:
                 return True
             if moves > 1 and all(_after(board, reply, moves - 1) for reply in replies):
                 return True
         finally:
-            board._unmake(undo)
+            board.unmake(undo)
     return False
 
 
 def _after(board: Board, reply: int, moves: int) -> bool:
-    undo = board._make(reply)
+    undo = board.make(reply)
     try:
         return mates_within(board, moves)
     finally:
-        board._unmake(undo)
+        board.unmake(undo)
 
 
 def allows_mate_in_one(board: Board, move: Move) -> bool:

@@ -425,18 +425,18 @@ class FairyStockfishBikjang(JanggiBoard):
     which ends the game.
     """
 
-    def _legal_codes(self) -> list[int]:
-        codes = super()._legal_codes()
+    def legal_codes(self) -> list[int]:
+        codes = super().legal_codes()
         if not codes or not self.generals_facing():
             return codes
         if self.consecutive_passes:
             return []
         kept = []
         for code in codes:
-            undo = self._make(code)
+            undo = self.make(code)
             if code == PASS_CODE or not self.generals_facing():
                 kept.append(code)
-            self._unmake(undo)
+            self.unmake(undo)
         return kept
 
 

@@ -156,8 +156,8 @@ def test_Q3_Q4_advisors_elephants_and_checks_in_random_games() -> None:
         for _ in range(150):
             if board.is_game_over():
                 break
-            board._push_code(rng.choice(board._legal_codes()))
-            pseudo = board._pseudo_codes()
+            board._push_code(rng.choice(board.legal_codes()))
+            pseudo = board.pseudo_codes()
             for point, piece in enumerate(board.squares):
                 if piece * (1 if board.turn == 0 else -1) in (ADVISOR, ELEPHANT):
                     expected = _plain_targets(board, point)
@@ -165,7 +165,7 @@ def test_Q3_Q4_advisors_elephants_and_checks_in_random_games() -> None:
                     assert found == expected, (board.fen(), _name(point))
                     roaming_moves += point not in board.face_down and bool(found)
             board.turn ^= 1
-            threats = {code % NUM_POINTS for code in board._pseudo_codes()}
+            threats = {code % NUM_POINTS for code in board.pseudo_codes()}
             board.turn ^= 1
             in_check = board.kings[board.turn] in threats
             assert board.is_check() == in_check, board.fen()
@@ -209,7 +209,7 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
         for _ in range(30):
             if board.is_game_over():
                 break
-            move = Move.from_code(rng.choice(board._legal_codes()))
+            move = Move.from_code(rng.choice(board.legal_codes()))
             taken: dict[str, str | None] = {side: None for side in SIDES}
             if board.squares[move.to_point]:
                 face_down = move.to_point in board.face_down

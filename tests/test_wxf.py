@@ -133,8 +133,8 @@ def test_the_search_gets_the_same_verdict_from_one_cycle(
     game's explained verdict over the whole span, and the board left as it was."""
     board = play_to_repetition(make_board("xiangqi", fen, rules="wxf"), cycle)
     length = len(cycle.rpartition("|")[2].split())
-    codes = [undo.code for undo in board._stack[-length:]]
-    checks = board._checks[-length:]
+    codes = board.code_history()[-length:]
+    checks = board.check_history()[-length:]
     before = (board.squares[:], board.kings[:], board.fen())
     fast = cycle_loser(board, codes, checks)
     assert (board.squares, board.kings, board.fen()) == before

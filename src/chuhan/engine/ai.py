@@ -89,7 +89,7 @@ def level_plan(
     )
     noise = None
     if spec.noise:
-        noise = {code: int(rng.gauss(0, spec.noise)) for code in board._legal_codes()}
+        noise = {code: int(rng.gauss(0, spec.noise)) for code in board.legal_codes()}
     if spec.slip_chance and rng.random() < spec.slip_chance:
         limits.depth, limits.quiescence = 1, False
     return limits, noise

@@ -73,8 +73,8 @@ class JieqiSearcher(Searcher):
         self.chances = 0
         self.odds_cache: dict[tuple[int, ...], list[tuple[int, float]]] = {}
         assert isinstance(board, JieqiBoard)
-        # The board typed as what it is: its _make takes the revealed identity (compiled, a
-        # call through Board's _make would not pass it).
+        # The board typed as what it is: its make takes the revealed identity (compiled, a
+        # call through Board's make would not pass it).
         self.jieqi_board = board
         pools = [board.unknown_pool(side) for side in (0, 1)]
         # First mover's score of one face-down piece of each side.
@@ -182,11 +182,11 @@ class JieqiSearcher(Searcher):
         """
         board = self.jieqi_board
         turn = board.turn
-        undo = board._make(code, kind)
-        if board._attacked(board.kings[turn], 1 - turn):
-            board._unmake(undo)
+        undo = board.make(code, kind)
+        if board.attacked(board.kings[turn], 1 - turn):
+            board.unmake(undo)
             return None
-        gives_check = board._attacked(board.kings[1 - turn], turn)
+        gives_check = board.attacked(board.kings[1 - turn], turn)
         self.keys.append(board.key)
         self.checks.append(gives_check)
         self.passes.append(False)
@@ -202,7 +202,7 @@ class JieqiSearcher(Searcher):
             self.checks.pop()
             self.passes.pop()
             self.codes.pop()
-            board._unmake(undo)
+            board.unmake(undo)
 
     def _odds(self, side: int) -> list[tuple[int, float]]:
         """:func:`reveal_odds` of ``side``'s unknown pool, cached by the pool's counts."""
@@ -222,13 +222,13 @@ class JieqiSearcher(Searcher):
         board = self.jieqi_board
         turn = board.turn
         to = code % NUM_POINTS
-        undo = board._make(code, odds[0][0])
+        undo = board.make(code, odds[0][0])
         try:
-            if board._attacked(board.kings[turn], 1 - turn):
+            if board.attacked(board.kings[turn], 1 - turn):
                 return None
-            exposed = board._attacked(to, 1 - turn)
+            exposed = board.attacked(to, 1 - turn)
         finally:
-            board._unmake(undo)
+            board.unmake(undo)
         sign = 1 if turn == 0 else -1
         tables = self.tables
         total = 0.0

@@ -1,7 +1,7 @@
 """The search: iterative-deepening principal-variation alpha-beta over a rules board (A1).
 
 One :class:`Searcher` owns one board for one decision. It plays moves on that board in place
-(``_make``/``_unmake``), keys its transposition table by the board's incremental Zobrist key,
+(``make``/``unmake``), keys its transposition table by the board's incremental Zobrist key,
 and carries the evaluation as a single number updated per move (see ``evaluation``). Ordering:
 the table's move, captures by MVV-LVA, two killers per ply, the countermove (the quiet reply
 that last refuted the previous move), then history (raised for a quiet move that cuts off,
@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
 from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
@@ -65,6 +66,37 @@ LMR = [[max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for
 SOFT_SHARE = 0.6
 SETTLED_FACTOR = 0.6
 HARD_SHARE = 0.85
+# Before depth TIME_FACTOR_DEPTH the iterations are too short to read anything from.
+TIME_FACTOR_DEPTH: Final = 5
+UNSETTLED_FACTOR: Final = 1.8  # the best move changed in the last iteration: look deeper
+SETTLED_ITERATIONS: Final = 4  # this many iterations in a row kept it: SETTLED_FACTOR applies
+# A score that fell by more than FALL_MARGIN (from depth TIME_FACTOR_DEPTH) hints at a threat
+# found late: FALL_FACTOR more time to find the answer.
+FALL_MARGIN: Final = 40
+FALL_FACTOR: Final = 1.5
+# In check with at most FORCED_REPLIES evasions the choice is nearly forced: the soft share is
+# cut by FORCED_SHARE.
+FORCED_REPLIES: Final = 3
+FORCED_SHARE: Final = 0.5
+# Null move: the side to move passes and the rest is searched this much shallower (more from
+# NULL_MOVE_DEEP_DEPTH on, where a 2-ply reduction saves too little); below NULL_MOVE_MIN_DEPTH
+# the null search would be quiescence only, which tells nothing the static score does not.
+NULL_MOVE_MIN_DEPTH: Final = 3
+NULL_MOVE_REDUCTION: Final = 2
+NULL_MOVE_DEEP_REDUCTION: Final = 3
+NULL_MOVE_DEEP_DEPTH: Final = 6
+# Aspiration windows: from ASPIRATION_DEPTH on, an iteration searches a window of
+# +-ASPIRATION_WINDOW centipawns around the last score (scores move little from one depth to
+# the next, and a narrow window cuts more); a fail widens it ASPIRATION_GROWTH times, and past
+# ASPIRATION_GIVE_UP the window is the whole range (the score jumped: a tactic).
+ASPIRATION_DEPTH: Final = 4
+ASPIRATION_WINDOW: Final = 40
+ASPIRATION_GROWTH: Final = 4
+ASPIRATION_GIVE_UP: Final = 1000
+# Check extensions stop at ply EXTENSION_CAP_PER_DEPTH * depth + EXTENSION_CAP_BASE: a line of
+# checks (perpetual check, a cannon and chariot battery) would otherwise extend without end.
+EXTENSION_CAP_PER_DEPTH: Final = 2
+EXTENSION_CAP_BASE: Final = 4
 
 
 class SearchAborted(Exception):
@@ -99,7 +131,8 @@ class Iteration:
 class VariantRules:
     """How the search scores rule-decided endings of one variant (xiangqi and jieqi: E1–E3)."""
 
-    draw_halfmoves: int = 120
+    # Half-moves without a capture after which the game is drawn (E2).
+    draw_halfmoves: int = Board.NO_CAPTURE_LIMIT
     # True when the board's only legality rule beyond "the own general is not attacked
     # afterwards" is one the search applies itself (janggi: no move after two passes, J6).
     pseudo_legal_search: bool = False
@@ -127,7 +160,7 @@ def toggle_turn(board: Board) -> None:
 
 def _uses_plain_legality(board: Board) -> bool:
     """True when legality is the core rule "the own general is not attacked afterwards"."""
-    return type(board)._legal_codes is Board._legal_codes
+    return type(board).legal_codes is Board.legal_codes
 
 
 class Searcher:
@@ -174,20 +207,20 @@ class Searcher:
         self.bikjang = getattr(board, "bikjang", "off") == "points"
         self.counts = piece_counts(board.squares)
         # keys[i]: the position after move i (keys[0] the start); checks[i]: move i gave check.
-        keys = list(board._keys)
-        checks = list(board._checks)
+        keys = board.key_history()
+        checks = board.check_history()
+        played = board.code_history()
         if not keys or keys[-1] != board.key:
             keys.append(board.key)
             checks.append(board.is_check())
         checks = [False] * (len(keys) - len(checks)) + checks
-        passes = [undo.code == PASS_CODE for undo in board._stack]
+        passes = [code == PASS_CODE for code in played]
         self.keys = keys
         self.checks = checks
         # passes[i]: move i was a real pass (janggi J6); null moves of the search are not.
         self.passes = [False] * (len(keys) - len(passes)) + passes
         # codes[i]: the move that led to keys[i + 1]; the WXF rules judge a cycle by its moves.
-        codes = [undo.code for undo in board._stack]
-        self.codes = [0] * (len(keys) - 1 - len(codes)) + codes
+        self.codes = [0] * (len(keys) - 1 - len(played)) + played
         self.wxf = getattr(board, "rules", "casual") == "wxf"
         self.repetition_floor = 0
         self.deadline: float | None = None
@@ -242,31 +275,28 @@ class Searcher:
 
     # ------------------------------------------------------------------ rules inside the search
 
-    def _repetition(self) -> int | None:
-        """The score if the position just reached closes a cycle on the search path (E1)."""
+    def _cycle_score(self, j: int) -> int:
+        """The score of the cycle closed by the position just reached, which repeats the one
+        after move ``j`` of the path (E1): a perpetual check (or, by the WXF rules, chase)
+        loses, anything else is drawn."""
         keys = self.keys
         n = len(keys)
-        key = keys[-1]
-        oldest = max(self.repetition_floor, n - 1 - self.board.halfmove)
-        for j in range(n - 3, oldest - 1, -2):
-            if keys[j] == key:
-                checks = self.checks
-                if self.wxf:  # perpetual check and chase judged (issue 18)
-                    loser = cycle_loser(self.board, self.codes[j:], checks[j + 1 :])
-                    score = self.rules.repetition_score(self.board, loser)
-                    return score or self._draw()
-                # Moves j+1 .. n-1 form the cycle; the last one was by the side not to move.
-                last_mover = 1 - self.board.turn
-                always = [True, True]
-                for i in range(j + 1, n):
-                    if not checks[i]:
-                        always[last_mover if (n - 1 - i) % 2 == 0 else 1 - last_mover] = False
-                loser = None
-                if always[0] != always[1]:
-                    loser = 0 if always[0] else 1
-                score = self.rules.repetition_score(self.board, loser)
-                return score or self._draw()
-        return None
+        checks = self.checks
+        if self.wxf:  # perpetual check and chase judged (issue 18)
+            loser = cycle_loser(self.board, self.codes[j:], checks[j + 1 :])
+            score = self.rules.repetition_score(self.board, loser)
+            return score or self._draw()
+        # Moves j+1 .. n-1 form the cycle; the last one was by the side not to move.
+        last_mover = 1 - self.board.turn
+        always = [True, True]
+        for i in range(j + 1, n):
+            if not checks[i]:
+                always[last_mover if (n - 1 - i) % 2 == 0 else 1 - last_mover] = False
+        loser = None
+        if always[0] != always[1]:
+            loser = 0 if always[0] else 1
+        score = self.rules.repetition_score(self.board, loser)
+        return score or self._draw()
 
     def _draw(self) -> int:
         """A drawn ending, from the side to move's view, with the searcher's contempt."""
@@ -288,7 +318,7 @@ class Searcher:
         the capturer (a bigger piece taking a defended one: a cheap exchange test), history."""
         board = self.board
         b = board.squares
-        attacked = board._attacked
+        attacked = board.attacked
         enemy = 1 - board.turn
         value = self.order_value
         history = self.history
@@ -372,12 +402,12 @@ class Searcher:
         b = board.squares
         value = self.order_value
         if in_check:
-            codes = self._ordered(board._legal_codes(), 0, ply)
+            codes = self._ordered(board.legal_codes(), 0, ply)
         else:
             if self.plain_legality:
-                pseudo = board._capture_codes()
+                pseudo = board.capture_codes()
             else:
-                pseudo = [c for c in board._legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
+                pseudo = [c for c in board.legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
             caps = [
                 (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16, c)
                 for c in pseudo
@@ -387,7 +417,7 @@ class Searcher:
             caps.sort(reverse=True)
             codes = [c for _, c in caps]
         tables = self.tables
-        make, unmake, attacked = board._make, board._unmake, board._attacked
+        make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
         check_legal = self.plain_legality and not in_check
         safety, counts = self.safety, self.counts
@@ -459,24 +489,16 @@ class Searcher:
         in_check: bool,
         can_null: bool,
     ) -> int:
+        """The value of the position for the side to move, searched ``depth`` plies in the
+        window (alpha, beta); ``score`` is the first mover's incremental evaluation."""
         board = self.board
         if ply:
             self.nodes += 1
             if self.nodes >= self.next_check:
                 self._check_limits()
-            rep = self._repetition()
-            if rep is not None:
-                return rep
-            if self.passes[-1] and self.passes[-2]:
-                return self.rules.points_score(board)  # J6: two passes in a row
-            if (
-                self.bikjang
-                and board.kings[0] % 9 == board.kings[1] % 9
-                and board.generals_facing()  # type: ignore[attr-defined]
-            ):
-                return self.rules.points_score(board)
-            if board.halfmove >= self.rules.draw_halfmoves:
-                return self.rules.draw_score(board) or self._draw()
+            ending = self._rule_ending()
+            if ending is not None:
+                return ending
             # Mate-distance pruning: nothing here beats a mate already found nearer the root.
             alpha = max(alpha, -MATE + ply)
             beta = min(beta, MATE - ply - 1)
@@ -505,47 +527,29 @@ class Searcher:
 
         turn = board.turn
         static = score if turn == 0 else -score
-        keys, checks = self.keys, self.checks
         if ply and not pv_node and not in_check and abs(beta) < MATE_BOUND:
             if (
                 depth <= REVERSE_FUTILITY_DEPTH
                 and static - REVERSE_FUTILITY_MARGIN * depth >= beta
             ):
                 return static
-            if can_null and depth >= 3 and static >= beta and self._has_pieces():
-                reduction = 3 if depth >= 6 else 2
-                toggle_turn(board)
-                keys.append(board.key)
-                checks.append(False)
-                self.passes.append(False)
-                self.codes.append(0)
-                floor = self.repetition_floor
-                self.repetition_floor = len(keys) - 1
-                try:
-                    v = -self._search(
-                        depth - 1 - reduction, -beta, -beta + 1, ply + 1, score, False, False
-                    )
-                finally:
-                    self.repetition_floor = floor
-                    keys.pop()
-                    checks.pop()
-                    self.passes.pop()
-                    self.codes.pop()
-                    toggle_turn(board)
+            if can_null and depth >= NULL_MOVE_MIN_DEPTH and static >= beta and self._has_pieces():
+                v = self._null_move(depth, beta, ply, score)
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
 
         if ply == 0 or not self.plain_legality:
-            codes = board._legal_codes()
+            codes = board.legal_codes()
             checked = True
         else:
-            codes = board._pseudo_codes()
+            codes = board.pseudo_codes()
             checked = False
         ordered = self._ordered(codes, tt_move, ply)
         b = board.squares
         tables = self.tables
-        make, unmake, attacked = board._make, board._unmake, board._attacked
+        make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
+        keys, checks = self.keys, self.checks
         killers = self.killers[ply]
         noise = self.root_noise if ply == 0 else None
         face_down = board.face_down
@@ -574,28 +578,9 @@ class Searcher:
                 if frontier_futile and not victim and legal:
                     pruned += 1
                     continue
-                if not legal:
-                    hidden = self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
-                else:
-                    # As for the other moves: a null window first, late quiet moves reduced,
-                    # and a full search only for a move that may beat alpha.
-                    reduction = 0
-                    if (
-                        depth >= 3
-                        and legal > 3
-                        and not victim
-                        and not in_check
-                        and code != killers[0]
-                        and code != killers[1]
-                    ):
-                        reduction = min(LMR[depth][min(legal, 127)] - pv_node, depth - 2)
-                    hidden = self._hidden_move(
-                        code, depth - 1 - reduction, alpha, alpha + 1, ply, score, False
-                    )
-                    if hidden is not None and hidden > alpha and (reduction or hidden < beta):
-                        hidden = self._hidden_move(
-                            code, depth - 1, alpha, beta, ply, score, False
-                        )
+                hidden = self._face_down_move(
+                    code, depth, alpha, beta, ply, score, legal, pv_node, in_check, victim
+                )
                 if hidden is None:
                     continue
                 legal += 1
@@ -640,6 +625,8 @@ class Searcher:
                         v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
                                           gives_check, True)
                     else:
+                        # A null window first, late quiet moves reduced; a full search only
+                        # for a move that may beat alpha.
                         reduction = 0
                         if (
                             depth >= 3
@@ -680,32 +667,126 @@ class Searcher:
                     if v >= beta:
                         flag = LOWER
                         if not victim:
-                            if killers[0] != code:
-                                killers[1] = killers[0]
-                                killers[0] = code
-                            history = self.history
-                            bonus = depth * depth
-                            for other in quiets:
-                                if other != code:
-                                    history[other] -= bonus
-                            history[code] += bonus
-                            if self.codes:
-                                self.countermoves[self.codes[-1]] = code
+                            self._reward_quiet_cutoff(code, depth, ply, quiets)
                         break
         if not legal:
-            if pruned and board._legal_codes():
+            if pruned and board.legal_codes():
                 return static
             return -MATE + ply  # X5: checkmate and stalemate both lose
         if best < original_alpha and pruned:
             # The pruned moves are taken to fail low: no better than the window's floor.
             best = max(best, min(static, original_alpha))
-        stored = best
+        stored = best  # mate scores are stored as distances from this node
         if stored >= MATE_BOUND:
             stored += ply
         elif stored <= -MATE_BOUND:
             stored -= ply
         self.tt[key] = (depth, flag, stored, best_move)
         return best
+
+    def _rule_ending(self) -> int | None:
+        """The score when the rules end the game at the position just reached inside the
+        search (a repetition E1/J9, two passes J6, facing generals J7, the no-capture limit
+        E2), from the side to move's view; None when the game goes on."""
+        board = self.board
+        keys = self.keys
+        n = len(keys)
+        key = keys[-1]
+        # Only positions since the last capture (and not across a null move) can repeat.
+        oldest = max(self.repetition_floor, n - 1 - board.halfmove)
+        for j in range(n - 3, oldest - 1, -2):
+            if keys[j] == key:
+                return self._cycle_score(j)
+        if self.passes[-1] and self.passes[-2]:
+            return self.rules.points_score(board)  # J6: two passes in a row
+        if (
+            self.bikjang
+            and board.kings[0] % 9 == board.kings[1] % 9
+            and board.generals_facing()  # type: ignore[attr-defined]
+        ):
+            return self.rules.points_score(board)
+        if board.halfmove >= self.rules.draw_halfmoves:
+            return self.rules.draw_score(board) or self._draw()
+        return None
+
+    def _null_move(self, depth: int, beta: int, ply: int, score: int) -> int:
+        """The value of passing the move (the null move), searched shallower in a null window
+        at ``beta``: a position that stays above beta even then is cut off."""
+        board = self.board
+        keys, checks = self.keys, self.checks
+        reduction = NULL_MOVE_REDUCTION
+        if depth >= NULL_MOVE_DEEP_DEPTH:
+            reduction = NULL_MOVE_DEEP_REDUCTION
+        toggle_turn(board)
+        keys.append(board.key)
+        checks.append(False)
+        self.passes.append(False)
+        self.codes.append(0)
+        floor = self.repetition_floor
+        # A cycle through a null move is no repetition the rules would see.
+        self.repetition_floor = len(keys) - 1
+        try:
+            return -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, score, False,
+                                 False)
+        finally:
+            self.repetition_floor = floor
+            keys.pop()
+            checks.pop()
+            self.passes.pop()
+            self.codes.pop()
+            toggle_turn(board)
+
+    def _face_down_move(
+        self,
+        code: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        score: int,
+        legal: int,
+        pv_node: bool,
+        in_check: bool,
+        victim: int,
+    ) -> int | None:
+        """The jieqi hook of the main search: the value of a move that turns up or takes a
+        face-down piece (:meth:`_hidden_move`), searched as the other moves are; None when it
+        is illegal. ``legal``: the legal moves searched before it in this node."""
+        if not legal:
+            return self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
+        # As for the other moves: a null window first, late quiet moves reduced, and a full
+        # search only for a move that may beat alpha.
+        reduction = 0
+        killers = self.killers[ply]
+        if (
+            depth >= 3
+            and legal > 3
+            and not victim
+            and not in_check
+            and code != killers[0]
+            and code != killers[1]
+        ):
+            reduction = min(LMR[depth][min(legal, 127)] - pv_node, depth - 2)
+        hidden = self._hidden_move(code, depth - 1 - reduction, alpha, alpha + 1, ply, score, False)
+        if hidden is not None and hidden > alpha and (reduction or hidden < beta):
+            hidden = self._hidden_move(code, depth - 1, alpha, beta, ply, score, False)
+        return hidden
+
+    def _reward_quiet_cutoff(self, code: int, depth: int, ply: int, quiets: list[int]) -> None:
+        """A quiet move cut off: it becomes the first killer of its ply and the countermove of
+        the move before it, its history rises and the quiet moves tried before it fall."""
+        killers = self.killers[ply]
+        if killers[0] != code:
+            killers[1] = killers[0]
+            killers[0] = code
+        history = self.history
+        bonus = depth * depth
+        for other in quiets:
+            if other != code:
+                history[other] -= bonus
+        history[code] += bonus
+        if self.codes:
+            self.countermoves[self.codes[-1]] = code
 
     # ------------------------------------------------------------------ driver
 
@@ -718,12 +799,12 @@ class Searcher:
         code = first
         try:
             while code and len(line) < max(depth, 1):
-                if code not in board._legal_codes():
+                if code not in board.legal_codes():
                     break
                 line.append(code_text(code))
                 if code // NUM_POINTS in board.face_down:
                     break  # what turns up is chance: the line ends here
-                undos.append(board._make(code))
+                undos.append(board.make(code))
                 if board.key in seen:
                     break
                 seen.add(board.key)
@@ -731,8 +812,25 @@ class Searcher:
                 code = entry[3] if entry else 0
         finally:
             for undo in reversed(undos):
-                board._unmake(undo)
+                board.unmake(undo)
         return line
+
+    def _aspiration(self, depth: int, previous: int, score: int, in_check: bool) -> int:
+        """The root searched to ``depth`` in a window around the last iteration's score,
+        widened on each fail until the value falls inside it."""
+        window = ASPIRATION_WINDOW
+        alpha, beta = previous - window, previous + window
+        while True:
+            v = self._search(depth, alpha, beta, 0, score, in_check, False)
+            if v <= alpha:
+                alpha = max(-INFINITE, alpha - window * ASPIRATION_GROWTH)
+            elif v >= beta:
+                beta = min(INFINITE, beta + window * ASPIRATION_GROWTH)
+            else:
+                return v
+            window *= ASPIRATION_GROWTH
+            if window > ASPIRATION_GIVE_UP:
+                alpha, beta = -INFINITE, INFINITE
 
     def run(self) -> tuple[int, int, int, list[str]]:
         """Search until a limit; returns (best move code, score, depth reached, pv).
@@ -740,7 +838,7 @@ class Searcher:
         Raises ValueError when the side to move has no legal move.
         """
         board = self.board
-        root_codes = board._legal_codes()
+        root_codes = board.legal_codes()
         if not root_codes:
             raise ValueError("no legal move: the game is over")
         start = time.monotonic()
@@ -757,26 +855,14 @@ class Searcher:
         soft = 0.0
         if movetime is not None:
             soft = movetime * self.soft_share
-            if in_check and len(root_codes) <= 3:
-                soft *= 0.5  # a forced reply: few evasions, little to think about
+            if in_check and len(root_codes) <= FORCED_REPLIES:
+                soft *= FORCED_SHARE  # a forced reply: few evasions, little to think about
         for depth in range(1, self.limits.depth + 1):
-            self.extension_cap = 2 * depth + 4
+            self.extension_cap = EXTENSION_CAP_PER_DEPTH * depth + EXTENSION_CAP_BASE
             self.root_best, self.root_best_score = 0, -INFINITE
             try:
-                if depth >= 4 and abs(previous) < MATE_BOUND:
-                    window = 40
-                    alpha, beta = previous - window, previous + window
-                    while True:
-                        v = self._search(depth, alpha, beta, 0, score, in_check, False)
-                        if v <= alpha:
-                            alpha = max(-INFINITE, alpha - window * 4)
-                        elif v >= beta:
-                            beta = min(INFINITE, beta + window * 4)
-                        else:
-                            break
-                        window *= 4
-                        if window > 1000:
-                            alpha, beta = -INFINITE, INFINITE
+                if depth >= ASPIRATION_DEPTH and abs(previous) < MATE_BOUND:
+                    v = self._aspiration(depth, previous, score, in_check)
                 else:
                     v = self._search(depth, -INFINITE, INFINITE, 0, score, in_check, False)
             except SearchAborted:
@@ -787,7 +873,7 @@ class Searcher:
                     pv = [code_text(best_move)]
                 break
             stable = stable + 1 if self.root_best == best_move else 0
-            fell = depth > 4 and v < previous - 40
+            fell = depth >= TIME_FACTOR_DEPTH and v < previous - FALL_MARGIN
             best_move, best_score, reached, previous = self.root_best, v, depth, v
             pv = self.principal_variation(best_move, depth)
             if self.on_iteration is not None:
@@ -800,13 +886,13 @@ class Searcher:
                 break
             if movetime is not None:
                 factor = 1.0
-                if depth >= 5:
+                if depth >= TIME_FACTOR_DEPTH:
                     if stable == 0:
-                        factor = 1.8
-                    elif stable >= 4:
+                        factor = UNSETTLED_FACTOR
+                    elif stable >= SETTLED_ITERATIONS:
                         factor = self.settled_factor
                     if fell:
-                        factor *= 1.5
+                        factor *= FALL_FACTOR
                 budget = min(soft * factor, HARD_SHARE * movetime)
                 if time.monotonic() - start > budget:
                     break

@@ -264,7 +264,7 @@ def _uci_line(board: Board, line: list[str]) -> list[str]:
     for text in line:
         code = Move.parse(text).code
         out.append(uci_move_text(replay, code))
-        replay._make(code)
+        replay.make(code)
     return out
 
 

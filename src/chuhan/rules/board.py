@@ -3,8 +3,26 @@
 Variants (``janggi``, ``jieqi``) subclass :class:`Board` and change its step tables and a few
 hooks; the move generator here is the only one (STYLE: variants are data and small hooks).
 
-Internally a move is an int ``from * 90 + to`` (``PASS_CODE`` for a janggi pass); the public
-API speaks :class:`Move`.
+A move is an int ``from * 90 + to`` (``PASS_CODE`` for a janggi pass); the game API
+(``push``, ``pop``, ``legal_moves``, ``outcome``) speaks :class:`Move` and keeps the history
+that repetitions and the end of the game are judged by.
+
+The move-code API is for the engine and the WXF judge (issue 29), which play many moves and take
+them back without touching the game's history; it is public and documented here so that they
+need nothing private:
+
+- :meth:`Board.legal_codes`: the legal moves of the side to move (X3, X4);
+  :meth:`Board.pseudo_codes`: every move that obeys piece movement, before the own general's
+  safety; :meth:`Board.capture_codes`: the pseudo-legal captures.
+- :meth:`Board.make` plays a code without any check and returns an :class:`UndoRecord`;
+  :meth:`Board.unmake` takes it back. Between the two the board's ``squares``, ``kings``,
+  ``turn``, ``halfmove`` and ``key`` (the incremental Zobrist key) are the position after the
+  move; the game's history (``ply``, repetitions, outcome) does not see it.
+- :meth:`Board.attacked` says whether a side attacks a point (the generals' safety);
+  :meth:`Board.soldier_attackers` and :meth:`Board.advisor_targets` are its per-piece tables.
+- :meth:`Board.code_history`, :meth:`Board.key_history` and :meth:`Board.check_history`: the
+  game's moves, positions and checks so far, as copies (a search continues them).
+- :data:`Board.NO_CAPTURE_LIMIT`: half-moves without a capture that draw (E2).
 """
 
 from __future__ import annotations
@@ -150,7 +168,9 @@ FACE_DOWN_KEY = (15, 16)
 
 
 @dataclass(slots=True)
-class _Undo:
+class UndoRecord:
+    """What :meth:`Board.unmake` needs to take a move back (``extra``: a variant's own)."""
+
     code: int
     captured: int
     halfmove: int
@@ -228,7 +248,7 @@ class Board:
         self.kings = [-1, -1]
         self.face_down: set[int] = set()
         self.key = 0
-        self._stack: list[_Undo] = []
+        self._stack: list[UndoRecord] = []
         self._keys: list[int] = []
         # How often each key of ``_keys`` occurs: repetition in O(1) per move, not O(moves).
         self._key_counts: dict[int, int] = {}
@@ -294,7 +314,7 @@ class Board:
         self.halfmove = halfmove
         self.fullmove = fullmove
         self._validate_position()
-        if self._attacked(self.kings[1 - self.turn], self.turn):
+        if self.attacked(self.kings[1 - self.turn], self.turn):
             raise FenError("the side not to move is in check")
         self.key = self._full_key()
         self._stack = []
@@ -411,7 +431,7 @@ class Board:
 
     # ------------------------------------------------------------------ attacks
 
-    def _attacked(self, point: int, by: int) -> bool:
+    def attacked(self, point: int, by: int) -> bool:
         """True if side ``by`` attacks ``point`` (used for the generals: X3, X4)."""
         b = self.squares
         e = SIGN[by]
@@ -434,7 +454,7 @@ class Board:
             if b[q] == horse and not b[leg]:
                 return True
         soldier = e * SOLDIER
-        for q in self._soldier_attackers(by)[point]:
+        for q in self.soldier_attackers(by)[point]:
             if b[q] == soldier:
                 return True
         return self._attacked_extra(point, by)
@@ -445,7 +465,8 @@ class Board:
 
     _SOLDIER_ATTACKERS: ClassVar[dict[type, tuple[list[tuple[int, ...]], ...]]] = {}
 
-    def _soldier_attackers(self, by: int) -> list[tuple[int, ...]]:
+    def soldier_attackers(self, by: int) -> list[tuple[int, ...]]:
+        """Per point: the points from which a soldier of side ``by`` steps onto it."""
         cls = type(self)
         table = Board._SOLDIER_ATTACKERS.get(cls)
         if table is None:
@@ -461,11 +482,11 @@ class Board:
 
     def is_check(self) -> bool:
         """True when the side to move has its general attacked."""
-        return self._attacked(self.kings[self.turn], 1 - self.turn)
+        return self.attacked(self.kings[self.turn], 1 - self.turn)
 
     # ------------------------------------------------------------------ move generation
 
-    def _pseudo_codes(self) -> list[int]:
+    def pseudo_codes(self) -> list[int]:
         """Every move of the side to move that obeys piece movement, before X3/X4."""
         b = self.squares
         side = self.turn
@@ -507,7 +528,7 @@ class Board:
                     if not b[eye1] and not b[eye2] and b[to] * s <= 0:
                         add(base + to)
             elif p == ADVISOR:
-                for to in self._advisor_targets(fr, advisor_steps):
+                for to in self.advisor_targets(fr, advisor_steps):
                     if b[to] * s <= 0:
                         add(base + to)
             else:
@@ -516,8 +537,8 @@ class Board:
                         add(base + to)
         return out
 
-    def _capture_codes(self) -> list[int]:
-        """The captures among :meth:`_pseudo_codes`, in the same order, generated directly:
+    def capture_codes(self) -> list[int]:
+        """The captures among :meth:`pseudo_codes`, in the same order, generated directly:
         the quiescence search asks for nothing else, and most of its nodes end there."""
         b = self.squares
         side = self.turn
@@ -557,7 +578,7 @@ class Board:
                     if not b[eye1] and not b[eye2] and b[to] * s < 0:
                         add(base + to)
             elif p == ADVISOR:
-                for to in self._advisor_targets(fr, advisor_steps):
+                for to in self.advisor_targets(fr, advisor_steps):
                     if b[to] * s < 0:
                         add(base + to)
             else:
@@ -583,7 +604,8 @@ class Board:
                         break
                     screened = True
 
-    def _advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
+    def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
+        """Where the advisor on ``point`` may step (``steps``: its side's table; jieqi: Q3/Q4)."""
         return steps[point]
 
     def _cannon_moves(
@@ -606,14 +628,14 @@ class Board:
                         add(base + to)
                     break
 
-    def _legal_codes(self) -> list[int]:
+    def legal_codes(self) -> list[int]:
         """Every legal move (X3, X4): pseudo-legal moves that leave the own general safe."""
-        pseudo = self._pseudo_codes()
+        pseudo = self.pseudo_codes()
         b = self.squares
         side = self.turn
         enemy = 1 - side
         ksq = self.kings[side]
-        attacked = self._attacked
+        attacked = self.attacked
         if attacked(ksq, enemy):
             mask = None
         else:
@@ -638,10 +660,10 @@ class Board:
 
     # ------------------------------------------------------------------ make / unmake
 
-    def _make(self, code: int) -> _Undo:
-        """Play ``code`` without any legality check; returns what :meth:`_unmake` needs."""
+    def make(self, code: int) -> UndoRecord:
+        """Play ``code`` without any legality check; returns what :meth:`unmake` needs."""
         b = self.squares
-        undo = _Undo(code, 0, self.halfmove, self.key)
+        undo = UndoRecord(code, 0, self.halfmove, self.key)
         key = self.key ^ ZOBRIST_SIDE
         if code != PASS_CODE:
             fr, to = divmod(code, NUM_POINTS)
@@ -666,7 +688,8 @@ class Board:
         self.key = key
         return undo
 
-    def _unmake(self, undo: _Undo) -> None:
+    def unmake(self, undo: UndoRecord) -> None:
+        """Take back the move :meth:`make` returned ``undo`` for (the last one made)."""
         self.turn ^= 1
         if self.turn == SECOND:
             self.fullmove -= 1
@@ -687,14 +710,14 @@ class Board:
     # ------------------------------------------------------------------ public API
 
     def _position_legal_codes(self) -> list[int]:
-        """:meth:`_legal_codes` of the current position, generated once for all the public
-        readers (outcome, legal moves, game state); the search calls ``_legal_codes`` itself.
-        Keyed by ply and Zobrist key, so a position reached by ``_make`` is never served stale.
+        """:meth:`legal_codes` of the current position, generated once for all the public
+        readers (outcome, legal moves, game state); the search calls ``legal_codes`` itself.
+        Keyed by ply and Zobrist key, so a position reached by ``make`` is never served stale.
         """
         cache = self._legal_cache
         if cache is not None and cache[0] == len(self._stack) and cache[1] == self.key:
             return cache[2]
-        codes = self._legal_codes()
+        codes = self.legal_codes()
         self._legal_cache = (len(self._stack), self.key, codes)
         return codes
 
@@ -721,7 +744,7 @@ class Board:
         self._push_code(legal.code)
 
     def _push_code(self, code: int) -> None:
-        self._stack.append(self._make(code))
+        self._stack.append(self.make(code))
         self._remember_key()
         self._checks.append(self.is_check())
         self._outcome_cache = None
@@ -733,7 +756,7 @@ class Board:
         undo = self._stack.pop()
         self._forget_key()
         self._checks.pop()
-        self._unmake(undo)
+        self.unmake(undo)
         self._outcome_cache = None
         return Move.from_code(undo.code)
 
@@ -758,6 +781,18 @@ class Board:
     @property
     def move_stack(self) -> list[Move]:
         return [Move.from_code(u.code) for u in self._stack]
+
+    def code_history(self) -> list[int]:
+        """The codes of the moves played since the starting position, oldest first (a copy)."""
+        return [undo.code for undo in self._stack]
+
+    def key_history(self) -> list[int]:
+        """The Zobrist key of every position of the game: the start's, then one per move."""
+        return self._keys[:]
+
+    def check_history(self) -> list[bool]:
+        """Per move played, oldest first: whether it gave check (E1 judges cycles by them)."""
+        return self._checks[:]
 
     @property
     def ply(self) -> int:
@@ -850,11 +885,11 @@ class Board:
         """Leaf count of the legal move tree (game-end rules other than no-move ignored)."""
         if depth <= 0:
             return 1
-        codes = self._legal_codes()
+        codes = self.legal_codes()
         if depth == 1:
             return len(codes)
         total = 0
-        make, unmake, perft = self._make, self._unmake, self.perft
+        make, unmake, perft = self.make, self.unmake, self.perft
         for code in codes:
             undo = make(code)
             total += perft(depth - 1)
@@ -864,10 +899,10 @@ class Board:
     def divide(self, depth: int) -> list[tuple[str, int]]:
         """Perft split by first move: ``[(move text, leaf count), …]``."""
         result = []
-        for code in self._legal_codes():
-            undo = self._make(code)
+        for code in self.legal_codes():
+            undo = self.make(code)
             result.append((code_text(code), self.perft(depth - 1)))
-            self._unmake(undo)
+            self.unmake(undo)
         return result
 
     def push_many(self, moves: Iterable[str | Move]) -> None:

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from .board import PASS_CODE, Board, Outcome, RulesError, _Undo
+from .board import PASS_CODE, Board, Outcome, RulesError, UndoRecord
 from .geometry import (
     CANNON,
     CHARIOT,
@@ -283,7 +283,7 @@ class JanggiBoard(Board):
 
     # ------------------------------------------------------------------ moves
 
-    def _attacked(self, point: int, by: int) -> bool:
+    def attacked(self, point: int, by: int) -> bool:
         """True if side ``by`` attacks ``point`` (J4, J5): no flying general in janggi."""
         b = self.squares
         e = SIGN[by]
@@ -373,19 +373,19 @@ class JanggiBoard(Board):
         super().set_fen(fen)
         self.consecutive_passes = 0
 
-    def _make(self, code: int) -> _Undo:
-        undo = super()._make(code)
+    def make(self, code: int) -> UndoRecord:
+        undo = super().make(code)
         undo.extra = self.consecutive_passes
         self.consecutive_passes = self.consecutive_passes + 1 if code == PASS_CODE else 0
         return undo
 
-    def _unmake(self, undo: _Undo) -> None:
-        super()._unmake(undo)
+    def unmake(self, undo: UndoRecord) -> None:
+        super().unmake(undo)
         self.consecutive_passes = undo.extra
 
-    def _pseudo_codes(self) -> list[int]:
+    def pseudo_codes(self) -> list[int]:
         """Piece moves and the pass (J6), which is legal only when it leaves no check (J5)."""
-        codes = super()._pseudo_codes()
+        codes = super().pseudo_codes()
         codes.append(PASS_CODE)
         return codes
 
@@ -423,9 +423,9 @@ class JanggiBoard(Board):
         if not self._stack or self._stack[-1].code == PASS_CODE or not self.generals_facing():
             return False
         last = self._stack[-1]
-        self._unmake(last)
+        self.unmake(last)
         facing_before = self.generals_facing()
-        self._stack[-1] = self._make(last.code)
+        self._stack[-1] = self.make(last.code)
         return not facing_before
 
     def perft(self, depth: int) -> int:

@@ -9,7 +9,7 @@ The public position and the secret arrangement live apart:
 - The secret (what each face-down piece really is) is held only by a *full* board: the one
   the server keeps. A board rebuilt from a player's view (:meth:`JieqiBoard.from_view`) has no
   secret; pushing a move of a face-down piece there needs the revealed identity from the
-  caller (``push(move, reveal="R")`` or ``_make(code, reveal_kind)``), and
+  caller (``push(move, reveal="R")`` or ``make(code, reveal_kind)``), and
   :meth:`JieqiBoard.unknown_pool` says which identities are still possible.
 
 Fair shuffle (Q7)
@@ -58,7 +58,7 @@ Using it
 - Engine: ``JieqiBoard.from_view(player_view)`` gives a board without the secret, with the same
   legal moves and repetition history. ``needs_reveal(code)`` tells a move of a face-down
   piece; ``unknown_pool(side)`` (or the list ``pool[side]``, indexed by kind) gives what it may
-  turn out to be, with counts; ``_make(code, kind)`` / ``_unmake(undo)`` play and take back a
+  turn out to be, with counts; ``make(code, kind)`` / ``unmake(undo)`` play and take back a
   move in search, ``kind`` being the unsigned identity for a reveal (ignored otherwise);
   ``push(move, reveal="N")`` plays a game move. Taking a face-down piece there leaves its
   identity unknown (the pool keeps it).
@@ -83,8 +83,8 @@ from .board import (
     GameOverError,
     Move,
     RulesError,
+    UndoRecord,
     _table,
-    _Undo,
     code_text,
 )
 from .geometry import (
@@ -116,7 +116,7 @@ STANDARD_COUNTS: dict[int, int] = {
     SOLDIER: 5,
 }
 SIDE_NAMES = ("red", "black")
-# What a move did to face-down pieces (kept in ``_Undo.extra``): the signed piece a face-down
+# What a move did to face-down pieces (kept in ``UndoRecord.extra``): the signed piece a face-down
 # mover turned out to be (0: none), and for a captured face-down piece the signed piece it was
 # (0: unknown to this board; None: the capture, if any, was of a face-up piece).
 _Reveal = tuple[int, int | None]
@@ -355,7 +355,7 @@ class JieqiBoard(Board):
 
     # ------------------------------------------------------------------ movement
 
-    def _advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
+    def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         """Face-down advisors keep to the palace (Q3); face-up ones go anywhere (Q4)."""
         if point in self.face_down:
             side = FIRST if self.squares[point] > 0 else SECOND
@@ -387,7 +387,7 @@ class JieqiBoard(Board):
         """True when the move ``code`` turns a face-down piece face up."""
         return code != PASS_CODE and code // NUM_POINTS in self.face_down
 
-    def _make(self, code: int, reveal_kind: int | None = None) -> _Undo:
+    def make(self, code: int, reveal_kind: int | None = None) -> UndoRecord:
         """Play ``code`` without a legality check (Q3: a face-down mover turns face up).
 
         A board with the secret reveals from it (``reveal_kind``, when given, must agree); a
@@ -439,7 +439,7 @@ class JieqiBoard(Board):
             moved_key = ZOBRIST[piece + 7][fr] ^ ZOBRIST[piece + 7][to]
             b[to] = piece
         b[fr] = 0
-        undo = _Undo(code, captured, self.halfmove, self.key, (revealed, down_captured))
+        undo = UndoRecord(code, captured, self.halfmove, self.key, (revealed, down_captured))
         key = self.key ^ ZOBRIST_SIDE ^ moved_key
         if captured:
             key ^= captured_key
@@ -456,7 +456,7 @@ class JieqiBoard(Board):
         self.key = key
         return undo
 
-    def _unmake(self, undo: _Undo) -> None:
+    def unmake(self, undo: UndoRecord) -> None:
         self.turn ^= 1
         if self.turn == SECOND:
             self.fullmove -= 1
@@ -500,7 +500,7 @@ class JieqiBoard(Board):
 
         Raises RulesError when the reveal or the captured piece is impossible.
         """
-        undo = self._make(code, reveal_kind)
+        undo = self.make(code, reveal_kind)
         extra: _Reveal = undo.extra
         revealed, down_captured = extra
         if captured_piece is not None and down_captured is not None:
@@ -512,7 +512,7 @@ class JieqiBoard(Board):
                     self.pool[side][abs(captured_piece)] > 0
                 )
             if not fits:
-                self._unmake(undo)
+                self.unmake(undo)
                 raise RulesError(f"{code_text(code)} cannot capture {_letter_of(captured_piece)}")
             if not down_captured:
                 self.pool[side][abs(captured_piece)] -= 1

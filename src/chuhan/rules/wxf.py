@@ -48,13 +48,16 @@ A cycle never contains a move of a face-down piece (moving one turns it face up 
 Cost: a verdict replays the span once and asks, per move, which pieces the mover attacks,
 by reverse look-ups from each candidate victim; once a side has no piece chased on all its
 moves so far, its later moves are not examined (``explain=False``).
+
+The judge reads a board through :class:`JudgedBoard`, the part of the board's public move-code
+API it needs (``rules.board``), and does not import the board: the board asks it for verdicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol
 
 from .geometry import (
     ADVISOR,
@@ -74,8 +77,40 @@ from .geometry import (
     square_name,
 )
 
-if TYPE_CHECKING:
-    from .board import Board
+
+class JudgedBoard(Protocol):
+    """What the judge reads of a board (:class:`chuhan.rules.board.Board` and its variants).
+
+    It moves pieces on ``squares`` and ``kings`` and sets ``turn`` while it replays a span, and
+    puts them back before it returns.
+    """
+
+    SIDE_NAMES: ClassVar[tuple[str, str]]
+    SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]]
+    KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]]
+    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]]
+    ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]]
+    squares: list[int]
+    kings: list[int]
+    turn: int
+    fullmove: int
+    rules: str
+
+    @property
+    def ply(self) -> int: ...
+
+    def attacked(self, point: int, by: int) -> bool: ...
+
+    def pseudo_codes(self) -> list[int]: ...
+
+    def soldier_attackers(self, by: int) -> list[tuple[int, ...]]: ...
+
+    def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]: ...
+
+    def code_history(self) -> list[int]: ...
+
+    def check_history(self) -> list[bool]: ...
+
 
 RULE_SETS = ("casual", "wxf")
 KIND_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
@@ -140,7 +175,7 @@ class Verdict:
 # ---------------------------------------------------------------------------- attacks
 
 
-def capturers(board: Board, side: int, point: int) -> list[int]:
+def capturers(board: JudgedBoard, side: int, point: int) -> list[int]:
     """Points of ``side``'s pieces that could move onto ``point`` by piece movement (X2, Q3,
     Q4), before the own general's safety (X3, X4) is asked."""
     b = board.squares
@@ -164,12 +199,12 @@ def capturers(board: Board, side: int, point: int) -> list[int]:
         if b[q] == horse and not b[leg]:
             out.append(q)
     soldier = s * SOLDIER
-    for q in board._soldier_attackers(side)[point]:
+    for q in board.soldier_attackers(side)[point]:
         if b[q] == soldier:
             out.append(q)
     advisor, elephant, king = s * ADVISOR, s * ELEPHANT, s * KING
     for q in DIAG_STEPS[point]:
-        if b[q] == advisor and point in board._advisor_targets(q, board.ADVISOR_STEPS[side]):
+        if b[q] == advisor and point in board.advisor_targets(q, board.ADVISOR_STEPS[side]):
             out.append(q)
     for q, eye in ELEPHANT_MOVES_ANY[point]:
         steps = board.ELEPHANT_STEPS[side][q]
@@ -181,18 +216,18 @@ def capturers(board: Board, side: int, point: int) -> list[int]:
     return out
 
 
-def _legal_capture(board: Board, side: int, fr: int, to: int) -> bool:
+def _legal_capture(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
     """True when ``side``'s piece on ``fr`` may take on ``to`` without exposing its general."""
     b = board.squares
     piece, captured = b[fr], b[to]
     b[to], b[fr] = piece, 0
     general = to if piece in (KING, -KING) else board.kings[side]
-    safe = not board._attacked(general, 1 - side)
+    safe = not board.attacked(general, 1 - side)
     b[fr], b[to] = piece, captured
     return safe
 
 
-def chasers(board: Board, side: int, point: int) -> list[int]:
+def chasers(board: JudgedBoard, side: int, point: int) -> list[int]:
     """Points of ``side``'s pieces whose attack on the enemy piece on ``point`` counts as a
     chase by the WXF rules (see the module doc), in the position as it stands."""
     b = board.squares
@@ -224,7 +259,7 @@ def chasers(board: Board, side: int, point: int) -> list[int]:
     return out
 
 
-def _can_take_back(board: Board, side: int, fr: int, to: int) -> bool:
+def _can_take_back(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
     """True when ``side``'s piece on ``fr`` attacks ``to`` and may legally take it."""
     return fr in capturers(board, side, to) and _legal_capture(board, side, fr, to)
 
@@ -232,7 +267,7 @@ def _can_take_back(board: Board, side: int, fr: int, to: int) -> bool:
 # ---------------------------------------------------------------------------- judging
 
 
-def _shift(board: Board, fr: int, to: int) -> None:
+def _shift(board: JudgedBoard, fr: int, to: int) -> None:
     """Move the piece on ``fr`` to the empty point ``to`` (moves of a cycle never capture)."""
     b = board.squares
     piece = b[fr]
@@ -244,7 +279,7 @@ def _shift(board: Board, fr: int, to: int) -> None:
 
 
 def _new_chases(
-    board: Board, side: int, fr: int, to: int, wanted: Sequence[int] | None
+    board: JudgedBoard, side: int, fr: int, to: int, wanted: Sequence[int] | None
 ) -> list[Chase]:
     """Play ``fr``-``to`` for ``side`` and return the chases it made on the enemy pieces on
     ``wanted`` (all of them when None). The board is left after the move."""
@@ -270,13 +305,13 @@ def _new_chases(
     return out
 
 
-def _attacked_enemies(board: Board, side: int) -> list[int]:
+def _attacked_enemies(board: JudgedBoard, side: int) -> list[int]:
     """Points of the enemy pieces that ``side`` could take by piece movement: one pseudo-legal
     generation, cheaper than asking each enemy piece who attacks it."""
     turn = board.turn
     board.turn = side
     try:
-        codes = board._pseudo_codes()
+        codes = board.pseudo_codes()
     finally:
         board.turn = turn
     b = board.squares
@@ -286,7 +321,7 @@ def _attacked_enemies(board: Board, side: int) -> list[int]:
 
 
 def judge(
-    board: Board, codes: Sequence[int], checks: Sequence[bool], explain: bool = False
+    board: JudgedBoard, codes: Sequence[int], checks: Sequence[bool], explain: bool = False
 ) -> Verdict:
     """Judge the moves ``codes`` that led to ``board``'s position, which repeats the one before
     them (``checks[i]``: move ``i`` gave check). The board is left as it was.
@@ -369,7 +404,7 @@ def _verdict(
     return Verdict(None, "repetition", statuses, marks=marks)
 
 
-def cycle_loser(board: Board, codes: Sequence[int], checks: Sequence[bool]) -> int | None:
+def cycle_loser(board: JudgedBoard, codes: Sequence[int], checks: Sequence[bool]) -> int | None:
     """The side that loses the repetition closed by ``codes`` (None: a draw): the search's
     question, answered on the fast path."""
     return judge(board, codes, checks).loser
@@ -378,14 +413,14 @@ def cycle_loser(board: Board, codes: Sequence[int], checks: Sequence[bool]) -> i
 # ---------------------------------------------------------------------------- the game's verdict
 
 
-def game_verdict(board: Board, first: int) -> tuple[int | None, str, dict[str, Any]]:
+def game_verdict(board: JudgedBoard, first: int) -> tuple[int | None, str, dict[str, Any]]:
     """``(winner, reason, ruling)`` for the repetition on ``board`` whose span starts after
     move ``first`` (the first occurrence of the position): the reason is ``perpetual_check``,
     ``perpetual_chase`` or ``repetition``, the ruling the JSON-ready evidence
     (:func:`ruling_json`).
     """
-    codes = [undo.code for undo in board._stack[first:]]
-    checks = board._checks[first:]
+    codes = board.code_history()[first:]
+    checks = board.check_history()[first:]
     if board.rules == "wxf":
         verdict = judge(board, codes, checks, explain=True)
     else:
@@ -395,7 +430,7 @@ def game_verdict(board: Board, first: int) -> tuple[int | None, str, dict[str, A
     return winner, reason, ruling_json(board, first, verdict)
 
 
-def _casual(board: Board, checks: Sequence[bool]) -> Verdict:
+def _casual(board: JudgedBoard, checks: Sequence[bool]) -> Verdict:
     """E1's informal rule: a one-sided perpetual check loses, anything else draws."""
     start_turn = (board.turn - len(checks)) % 2
     moved = [False, False]
@@ -409,7 +444,7 @@ def _casual(board: Board, checks: Sequence[bool]) -> Verdict:
     return _verdict((statuses[0], statuses[1]), [None, None], marks)
 
 
-def ruling_json(board: Board, first: int, verdict: Verdict) -> dict[str, Any]:
+def ruling_json(board: JudgedBoard, first: int, verdict: Verdict) -> dict[str, Any]:
     """The evidence of a verdict as JSON: ``rule_set``, ``rule``, ``side`` (the loser, or
     None), ``sides`` (each side's conduct), ``from_move`` / ``from_ply`` (the move number and
     the half-move, from 1, that began the span), for a chase ``piece``, ``square``,
@@ -435,9 +470,10 @@ def ruling_json(board: Board, first: int, verdict: Verdict) -> dict[str, Any]:
         ruling.update(verdict.chase.as_json())
         ruling["chase_move"] = move_number(first + verdict.chase_index)
     marks = []
+    played = board.code_history()
     for index, (gave_check, chases) in enumerate(verdict.marks):
         ply = first + index
-        code = board._stack[ply].code
+        code = played[ply]
         mover = (start_turn + ply) % 2
         marks.append(
             {
