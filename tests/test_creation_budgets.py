@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server.ws import COOKIE
+from chuhan.server.identity import COOKIE
 from test_review_api import AnalysingAI
 from test_server_support import create, server
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import Depends, FastAPI, Request, Response, WebSocket
+from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
@@ -22,24 +22,28 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..rules import RulesError, make_board
 from .ai import AIPool
 from .ai_queue import pool_for
+from .archive import archive_router
 from .collector import Collector
 from .games import GameActionError
 from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
+from .identity import Me
 from .limits import TooManyError
 from .metrics import CONTENT_TYPE, Metrics
 from .names import BadText
+from .pairing.routes import pairing_router
 from .protocol import error_body
 from .redis_hub import RedisHub
 from .retention import RetentionJob
+from .review import review_router
+from .rooms.routes import rooms_router
 from .service import GameService, NewGame, PendingGameError
 from .settings import Settings
 from .stalls import StallWatch
-from .storage import Player, Store
-from .ws import COOKIE, game_socket
+from .storage import Store
+from .ws import game_socket
 
 log = logging.getLogger("chuhan.server")
-COOKIE_MAX_AGE = 365 * 24 * 60 * 60
 ERROR_STATUS = {
     "not_found": 404,
     "bad_request": 400,
@@ -48,7 +52,6 @@ ERROR_STATUS = {
     "no_player": 401,
     "bad_name": 400,
 }
-SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 SPA_PREFIXES = ("play", "room", "review", "games")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
@@ -99,32 +102,6 @@ class AnalysisBody(BaseModel):
 def _error(code: str, message: str, status: int | None = None, **extra: Any) -> JSONResponse:
     body = error_body(code, message, **extra)
     return JSONResponse(body, status_code=status or ERROR_STATUS.get(code, 409))
-
-
-async def current_player(request: Request, response: Response) -> Player:
-    """SPEC S1: the cookie's player, or a new player with a new cookie. SPEC Z6: only a safe
-    request makes one (the front end reads /api/me as it opens); an unsafe request without a
-    valid cookie is refused (401 ``no_player``), so no request another site sends replaces
-    the visitor's cookie."""
-    service: GameService = request.app.state.service
-    player = await service.player_for_token(request.cookies.get(COOKIE))
-    if player is None and request.method not in SAFE_METHODS:
-        raise GameActionError("no_player", "open the home page first to get a player identity")
-    if player is None:
-        player, token = await service.new_player()
-        response.set_cookie(
-            COOKIE,
-            token,
-            max_age=COOKIE_MAX_AGE,
-            httponly=True,
-            samesite="lax",
-            secure=request.url.scheme == "https",
-            path="/",
-        )
-    return player
-
-
-Me = Annotated[Player, Depends(current_player)]
 
 
 def create_app(
@@ -281,18 +258,11 @@ def create_app(
     async def websocket(socket: WebSocket, game_id: str) -> None:
         await game_socket(socket, service, game_id)
 
-    from .rooms.routes import rooms_router  # SPEC R1–R8: online rooms
-
-    app.include_router(rooms_router(service))
-    from .pairing.routes import pairing_router  # SPEC B1: play a stranger (after the rooms)
-
-    app.include_router(pairing_router(service))
-    from .review import review_router  # issue 17: records, imports, share links, analysis
-
+    app.include_router(rooms_router(service))  # SPEC R1–R8: online rooms
+    app.include_router(pairing_router(service))  # SPEC B1: play a stranger (after the rooms)
+    # issue 17: records, imports, share links, analysis
     app.include_router(review_router(service, settings.analysis_nodes))
-    from .archive import archive_router  # B3: a player's archive
-
-    app.include_router(archive_router(service))
+    app.include_router(archive_router(service))  # B3: a player's archive
     _mount_front_end(app, settings)
     return app
 

@@ -23,18 +23,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 from sqlalchemy import and_, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..rules import RulesError
 from . import views
-from .app import current_player
 from .games import GameActionError, side_names
+from .identity import Me
 from .review import record_text
 from .service import GameService
-from .storage import GameRecord, Player, Store, _aware, _game_from_row
+from .storage import GameRecord, Store, _aware, _game_from_row
 from .tables import game_players, games, players
 
 DEFAULT_PAGE = 20
@@ -277,7 +277,6 @@ def records_text(entries: list[ArchivedGame], my_name: str | None, notation: str
 
 # ---------------------------------------------------------------------- routes
 
-Me = Annotated[Player, Depends(current_player)]
 Variant = Literal["xiangqi", "janggi", "jieqi"]
 Kind = Literal["ai", "local", "room", "paired", "imported"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -55,9 +55,9 @@ from ..rules.record import (
 from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, FairTurns
-from .app import current_player
 from .connections import CLIENT_BLOCK
 from .games import GameActionError
+from .identity import Me
 from .limits import TooManyError
 from .names import BadText, readable
 from .service import GameService, new_id
@@ -664,7 +664,6 @@ def _refuse(code: str, message: str, status: int, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
 
 
-Me = Annotated[Player, Depends(current_player)]
 Share = Annotated[str | None, Query(max_length=64)]
 
 

@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from . import views
 from .games import GameActionError
 from .hub import News
+from .identity import known_player
 from .protocol import (
     GAME_MESSAGES,
     Hello,
@@ -30,10 +31,9 @@ from .protocol import (
     state_event,
 )
 from .service import GameService
-from .storage import GameRecord, Player, StoredEvent, iter_events
+from .storage import GameRecord, StoredEvent, iter_events
 
 log = logging.getLogger("chuhan.ws")
-COOKIE = "chuhan_player"
 MAX_REPLAY = 200  # more missed events than this: a full state instead
 NOT_FOUND_CLOSE = 4404
 
@@ -158,7 +158,7 @@ class GameConnection:
 
 async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> None:
     """Serve one game socket until the client leaves."""
-    player: Player | None = await service.player_for_token(socket.cookies.get(COOKIE))
+    player = await known_player(service, socket.cookies)
     await socket.accept()
     try:
         game = await service.game_for(player, game_id)

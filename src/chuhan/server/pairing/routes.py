@@ -21,6 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..connections import CLIENT_BLOCK
 from ..hub import News
+from ..identity import known_player, no_player
 from ..protocol import (
     SEEK_MESSAGES,
     CancelSeek,
@@ -32,7 +33,6 @@ from ..protocol import (
 )
 from ..service import GameService, new_id
 from ..storage import Player, utcnow
-from ..ws import COOKIE
 from .rules import SeekError
 from .service import PairingService, seek_key
 from .store import SeekState
@@ -66,10 +66,10 @@ def pairing_router(games: GameService) -> APIRouter:
     @router.websocket("/ws/seek")
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
-        player = await games.player_for_token(websocket.cookies.get(COOKIE))
+        player = await known_player(games, websocket.cookies)
         if player is None:
-            message = "open the home page first to get a player identity"
-            await websocket.send_text(encode(error_reply("no_player", message)))
+            refused = no_player()
+            await websocket.send_text(encode(error_reply(refused.code, refused.message)))
             await websocket.close(NO_PLAYER_CLOSE)
             return
         address = CLIENT_BLOCK.get() or (websocket.client.host if websocket.client else "")

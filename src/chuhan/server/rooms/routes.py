@@ -23,6 +23,7 @@ from starlette.websockets import WebSocketDisconnect
 from .. import views
 from ..games import GameActionError
 from ..hub import News
+from ..identity import Known, known_player, no_player
 from ..protocol import (
     ROOM_MESSAGES,
     Move,
@@ -42,7 +43,6 @@ from ..protocol import (
 from ..service import GameService, new_id
 from ..settings import RoomSettings
 from ..storage import GameRecord, Player, StoredEvent, iter_events
-from ..ws import COOKIE
 from .core import room_key
 from .rules import RoomError
 from .service import RoomService
@@ -86,12 +86,6 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
 
     router = APIRouter(lifespan=lifespan)
 
-    async def player_of(token: str | None) -> Player:
-        player = await games.player_for_token(token)
-        if player is None:
-            raise RoomError("no_player", "open the home page first to get a player identity", 401)
-        return player
-
     async def names_of(room_seats: list[dict[str, Any]]) -> dict[str, str | None]:
         names: dict[str, str | None] = await games.db(
             games.store.player_names, [seat["player"] for seat in room_seats]
@@ -106,9 +100,8 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         return views.room_view(room, player.id, names, rooms.clock_rules.turn_seconds)
 
     @router.post("/api/rooms", status_code=201, response_model=None)
-    async def create(body: CreateRoomBody, request: Request) -> Any:
+    async def create(body: CreateRoomBody, request: Request, player: Known) -> Any:
         try:
-            player = await player_of(request.cookies.get(COOKIE))
             address = request.client.host if request.client else "unknown"
             room = await rooms.create(
                 player, body.variant, body.bikjang, body.password, rules=body.rules,
@@ -119,36 +112,33 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
             return _refusal(exc)
 
     @router.post("/api/rooms/join", response_model=None)
-    async def join(body: JoinBody, request: Request) -> Any:
+    async def join(body: JoinBody, request: Request, player: Known) -> Any:
         address = request.client.host if request.client else "unknown"
         try:
-            player = await player_of(request.cookies.get(COOKIE))
             room = await rooms.join_by_password(player, body.password, address)
             return await view(room.id, player, room)
         except GameActionError as exc:
             return _refusal(exc)
 
     @router.post("/api/rooms/invite/{invite}", response_model=None)
-    async def join_invite(invite: str, request: Request) -> Any:
+    async def join_invite(invite: str, player: Known) -> Any:
         try:
-            player = await player_of(request.cookies.get(COOKIE))
             room = await rooms.join_by_invite(player, invite)
             return await view(room.id, player, room)
         except GameActionError as exc:
             return _refusal(exc)
 
     @router.get("/api/rooms/{room_id}", response_model=None)
-    async def get_room(room_id: str, request: Request) -> Any:
+    async def get_room(room_id: str, player: Known) -> Any:
         try:
-            return await view(room_id, await player_of(request.cookies.get(COOKIE)))
+            return await view(room_id, player)
         except GameActionError as exc:
             return _refusal(exc)
 
     @router.post("/api/rooms/{room_id}/leave", response_model=None)
-    async def leave(room_id: str, request: Request) -> Any:
+    async def leave(room_id: str, player: Known) -> Any:
         """R8: the answer names the player's pending AI game to go back to, if any."""
         try:
-            player = await player_of(request.cookies.get(COOKIE))
             await rooms.leave(player, room_id)
             pending = await games.pending_game(player)
             return {"pending": await games.state(pending) if pending else None}
@@ -159,7 +149,9 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
     async def socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.accept()
         try:
-            player = await player_of(websocket.cookies.get(COOKIE))
+            player = await known_player(games, websocket.cookies)
+            if player is None:
+                raise no_player()
             room = await rooms.room_for(player, room_id)
         except GameActionError as exc:
             await websocket.send_text(encode(error_reply(exc.code, exc.message)))

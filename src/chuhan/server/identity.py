@@ -1,0 +1,75 @@
+"""Who is asking: the player of a request or a socket, from the ``chuhan_player`` cookie
+(SPEC S1, Z6; docs/protocol.md, Identity).
+
+The one place a player is read or made. :func:`known_player` only reads (every socket, every
+unsafe request); :func:`current_player`, the routes' dependency (:data:`Me`), makes a new
+player for a safe request without a valid cookie, within the address block's budget of new
+players (issue 27 #8), and refuses an unsafe one with 401 ``no_player`` (Z6: no request
+another site sends replaces the visitor's cookie). :func:`known_player_or_refuse`
+(:data:`Known`) refuses every request without a known player (the rooms' routes: a room is
+never anyone's first page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import Depends, Request, Response
+
+from .games import GameActionError
+from .storage import Player
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+COOKIE = "chuhan_player"
+COOKIE_MAX_AGE = 365 * 24 * 60 * 60
+SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+NO_PLAYER_MESSAGE = "open the home page first to get a player identity"
+
+
+async def known_player(service: GameService, cookies: Mapping[str, str]) -> Player | None:
+    """The cookie's player, or None (no cookie, or one the server does not know)."""
+    return await service.player_for_token(cookies.get(COOKIE))
+
+
+def no_player() -> GameActionError:
+    """The refusal of a request or socket without a known player (401 over HTTP)."""
+    return GameActionError("no_player", NO_PLAYER_MESSAGE)
+
+
+async def known_player_or_refuse(request: Request) -> Player:
+    """The cookie's player; 401 ``no_player`` without one, whatever the method."""
+    player = await known_player(request.app.state.service, request.cookies)
+    if player is None:
+        raise no_player()
+    return player
+
+
+async def current_player(request: Request, response: Response) -> Player:
+    """SPEC S1: the cookie's player, or a new player with a new cookie. SPEC Z6: only a safe
+    request makes one (the front end reads /api/me as it opens); an unsafe request without a
+    valid cookie is refused (401 ``no_player``), so no request another site sends replaces
+    the visitor's cookie."""
+    service: GameService = request.app.state.service
+    player = await known_player(service, request.cookies)
+    if player is not None:
+        return player
+    if request.method not in SAFE_METHODS:
+        raise no_player()
+    player, token = await service.new_player()  # 429 once the address block made too many
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=COOKIE_MAX_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return player
+
+
+Me = Annotated[Player, Depends(current_player)]
+Known = Annotated[Player, Depends(known_player_or_refuse)]
