@@ -16,7 +16,7 @@ from chuhan.server import games as rules_of
 from chuhan.server.ai import AIPool
 from chuhan.server.hub import LocalHub
 from chuhan.server.pairing.rules import Seek, SeekError, compatible, nearest, pairs, wish
-from chuhan.server.pairing.service import GONE_SECONDS, STALE_SECONDS, PairingService
+from chuhan.server.pairing.service import GONE_SECONDS, PairingService
 from chuhan.server.pairing.store import SeekStore
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
@@ -226,7 +226,7 @@ def test_a_player_is_never_paired_with_themselves_two_tabs_are_one_seek_B1(site:
         tab_two = await site.pairing[1].seek(me, "xiangqi", {}, "tab2", "10.0.0.1")
         assert tab_one.status == tab_two.status == "waiting"
         assert tab_two.since == tab_one.since  # the same seek: its waiting time goes on
-        since = datetime.now(UTC) - timedelta(seconds=STALE_SECONDS)
+        since = site.pairing[0].live_since()
         assert await site.rooms[0].db(site.pairing[0].store.counts, since) == {"xiangqi": 1}
         # The first tab closing does not withdraw the seek the second tab holds.
         await site.pairing[0].cancel(me, "tab1")
@@ -405,7 +405,7 @@ def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Si
         for offset, player in enumerate((first, strong, close)):
             when = now + timedelta(seconds=offset)
             store.put(player.id, wish("xiangqi", {}), "c", site.rooms[0].instance_id, when)
-        fresh = now - timedelta(seconds=STALE_SECONDS)
+        fresh = site.pairing[0].live_since()
         gone = now - timedelta(minutes=10)
         [pairing] = store.match("xiangqi:rules=casual", fresh, gone, site.pairing[0]._new_room)
         assert {pairing.first.player_id, pairing.second.player_id} == {first.id, close.id}

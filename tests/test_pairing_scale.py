@@ -5,7 +5,9 @@ the waiting counts reach every instance; a malformed seek gets a clear error (Z5
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
@@ -146,3 +148,32 @@ def test_a_cancel_from_a_page_that_never_sought_withdraws_nothing_Z7(servers: Cl
     assert not servers.sql("SELECT 1 FROM seeks WHERE player_id = :p", p=player_id)
     seeking.close()
     other_tab.close()
+
+
+def test_a_player_waiting_on_a_killed_instance_is_not_paired_B1_R7(tmp_path: Path) -> None:
+    """SIGKILL the instance a player waits on: once the other instance takes it for dead (as
+    the rooms do, R7), its seek is neither counted nor paired: nobody meets a ghost."""
+    with cluster(
+        tmp_path,
+        CHUHAN_ROOM_HEARTBEAT_SECONDS="0.5",
+        CHUHAN_ROOM_DEAD_AFTER_SECONDS="2",
+    ) as running:
+        a, b = running.instances
+        ghost = seek_socket(player_on(b), b)
+        ghost.request("seek", variant="janggi")
+        ghost.wait_for(is_type("seeking"))
+        b.kill()
+        live = player_on(a)
+        for _ in range(200):  # until a takes b for dead: the ghost is no longer counted
+            counts = live.http.get("/api/seeks/waiting").json()["counts"]
+            if counts.get("janggi", 0) == 0:
+                break
+            time.sleep(0.1)
+        assert counts.get("janggi", 0) == 0
+        sock = seek_socket(live, a)
+        sock.request("seek", variant="janggi")
+        assert sock.wait_for(is_type("seeking"))["variant"] == "janggi"
+        assert sock.request("ping")["type"] == "pong"
+        assert not [m for m in sock.messages if m.get("type") == "paired"]
+        assert running.sql("SELECT count(*) FROM rooms")[0][0] == 0
+        sock.close()

@@ -19,9 +19,10 @@ Decisions where the issue left them open:
 
 The waiting player hears of the pairing through the hub (topic :func:`seek_key`), so a
 player waiting on another instance is told at once; the hub is a doorbell: the socket then
-reads its seek from the database. A seek of an instance whose heartbeat is
-:data:`STALE_SECONDS` old is not paired (its instance may have died with its sockets) and
-is dropped once :data:`GONE_SECONDS` old. Every
+reads its seek from the database. A seek of an instance taken for dead (its heartbeat
+``RoomSettings.dead_after_seconds`` old, as the rooms judge it) is not paired (the instance
+may have died with its sockets; one merely late under load is paired for again once it
+beats) and is dropped once :data:`GONE_SECONDS` old. Every
 :data:`BEAT_SECONDS` each instance pairs again any pool that still has two waiting (a
 pairing that failed on a database error) and pushes the waiting counts to its sockets.
 """
@@ -51,13 +52,7 @@ from .store import Pairing, SeekState, SeekStore
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0
-STALE_SECONDS = 15.0  # an instance this late is not paired for (three times dead_after)
 GONE_SECONDS = 300.0  # a seek this old of an instance not alive is dropped
-
-
-def live_since() -> datetime:
-    """The oldest heartbeat of an instance whose seeks still count."""
-    return utcnow() - timedelta(seconds=STALE_SECONDS)
 
 
 def gone_before() -> datetime:
@@ -110,6 +105,11 @@ class PairingService:
 
     async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.games.db(fn, *args)
+
+    def live_since(self) -> datetime:
+        """The oldest heartbeat of an instance whose seeks are paired: one older is taken
+        for dead, as the rooms take it (R7)."""
+        return utcnow() - timedelta(seconds=self.rooms.settings.dead_after_seconds)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -186,7 +186,7 @@ class PairingService:
                 return []  # a run that began after this call paired for it
             covers = desk.asked
             made: list[Pairing] = await self.db(
-                self.store.match, pool, live_since(), gone_before(), self._new_room
+                self.store.match, pool, self.live_since(), gone_before(), self._new_room
             )
             desk.covered = covers
         for pairing in made:
@@ -250,13 +250,13 @@ class PairingService:
         (a new seek sees itself counted at once; a burst of seeks reads them once)."""
         if time.monotonic() - self._counted_at >= max_age:
             self._counted_at = time.monotonic()
-            self._counts = await self.db(self.store.counts, live_since())
+            self._counts = await self.db(self.store.counts, self.live_since())
         return self.counts()
 
     async def beat(self) -> None:
         """Pair any pool left with two waiting, and tell the waiting sockets how many wait
         for each variant."""
-        for pool in await self.db(self.store.waiting_pools, live_since()):
+        for pool in await self.db(self.store.waiting_pools, self.live_since()):
             await self.pair(pool)
         message = {"type": "waiting", "counts": await self.fresh_counts()}
         for waiter in list(self.waiters):
