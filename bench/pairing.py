@@ -22,7 +22,9 @@ Measured 2026-12-03 on this machine (2 cores shared with other sessions' tests, 
 
 - per-address budget off (the default here: every simulated player shares 127.0.0.1):
   anchor p50 21.3 ms, p99 38.2 ms; 998 pairs in 7.75 s, time to pair p50 5,363 ms, p99
-  6,693 ms, max 6,807 ms; 4 unpaired, one in each of four pools; checked.
+  6,693 ms, max 6,807 ms; 4 unpaired, one in each of four pools; checked. Again after the
+  last change (instances taken for dead as the rooms judge it), load average 13: anchor p50
+  98 ms; 998 pairs in 9.31 s, p50 6,693 ms, p99 8,353 ms; checked.
 - ``--limit 100000`` (the budget on: one bucket row serializes all 2,000 seeks): anchor p50
   32.8 ms; 998 pairs in 17.8 s, p50 14,103 ms, p99 15,681 ms; checked.
 
