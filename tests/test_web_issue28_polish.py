@@ -178,8 +178,8 @@ def test_a_draw_offer_on_a_phone_does_not_move_the_board_and_names_the_player_R5
         red_name = red.inner_text("[data-players] [data-you=true] [data-name]").split(" ")[0]
         before = black.locator("svg.board").bounding_box()
         red.click("[data-action=draw]")
+        black.wait_for_selector("[data-offer]:not([hidden])", timeout=20000)
         offer = black.locator("[data-offer]")
-        expect(offer).to_be_visible()
         expect(offer).to_be_in_viewport()
         after = black.locator("svg.board").bounding_box()
         assert before and after and abs(after["y"] - before["y"]) < 1, (before, after)
