@@ -197,3 +197,26 @@ def test_issue29_dependencies_point_inward() -> None:
     ]
     assert not wrong, f"imports pointing outward: {wrong}"
 
+
+# native.py chooses the build before anything else runs (CHUHAN_PURE_PYTHON,
+# CHUHAN_NATIVE_DIR: the interpreter's own switches, read on ``import chuhan``); everything the
+# server, the CLI and the workers need from the environment is a Settings field.
+ENVIRONMENT_READERS = {"chuhan/server/settings.py", "chuhan/native.py"}
+
+
+def test_issue29_the_environment_is_read_by_settings_only() -> None:
+    """Issue 29 item 5: one way to configure: a variable read anywhere else is a setting the
+    README's Settings list does not show and tests cannot override."""
+    readers: list[str] = []
+    for path in source_files():
+        name = str(path.relative_to(SRC))
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("environ", "getenv", "putenv")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "os"
+                and name not in ENVIRONMENT_READERS
+            ):
+                readers.append(f"{name}:{node.lineno}")
+    assert not readers, f"the environment read outside settings.py: {readers}"

@@ -18,6 +18,8 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board, verify_commitment
 from chuhan.rules.record import read_record
 from chuhan.server.ai import AIJob, run_job
+from chuhan.server.ai_queue import pool_for
+from chuhan.server.settings import Settings
 from chuhan.server.storage import GameRecord, Store, utcnow
 from test_analysis import uci_program
 from test_record import PLAYED_ON
@@ -28,12 +30,15 @@ CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
 
 
 class AnalysingAI(ScriptedAI):
-    """The scripted AI for moves; the real engine for analysis positions."""
+    """The scripted AI for moves; the real engine (or ``analysis_engine``, a UCI program) for
+    analysis positions."""
+
+    analysis_engine: str | None = None
 
     def __call__(self, job: AIJob) -> Any:
         if job.kind == "analysis":
             self.jobs.append(job)
-            return run_job(job)
+            return run_job(job, self.analysis_engine)
         return super().__call__(job)
 
 
@@ -425,15 +430,31 @@ def _analysis_done_after_post(client: TestClient, game_id: str) -> dict[str, Any
     return _analysis_done(client, game_id)
 
 
-def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path, monkeypatch):
-    monkeypatch.setenv("CHUHAN_ANALYSIS_ENGINE", uci_program(tmp_path))
-    with server(tmp_path, ai=AnalysingAI(), analysis_nodes=2_000) as (client, _, _):
+def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path):
+    ai = AnalysingAI()
+    ai.analysis_engine = uci_program(tmp_path)
+    with server(tmp_path, ai=ai, analysis_nodes=2_000) as (client, _, _):
         game = _play_local(client, CANNON_MATE)
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
         _check_lines("xiangqi", CANNON_MATE, done["plies"])  # issue 30: its line too
         assert done["plies"][4]["mate"] == 1 and done["plies"][4]["line"]["wxf"] == ["C3+5"]
+
+
+def test_issue29_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(
+    tmp_path, monkeypatch
+):
+    """CHUHAN_ANALYSIS_ENGINE is read by Settings (the one place that reads the environment)
+    and reaches the worker's analysis through the pool, not through the worker's os.environ."""
+    program = uci_program(tmp_path)
+    monkeypatch.setenv("CHUHAN_ANALYSIS_ENGINE", program)
+    settings = Settings.from_env()
+    assert settings.analysis_engine == program
+    monkeypatch.delenv("CHUHAN_ANALYSIS_ENGINE")
+    job = AIJob("analysis", "xiangqi", moves=tuple(CANNON_MATE[:4]), nodes=500)
+    assert pool_for(settings).runner(job)["engine"] == "uci:Chu-Han"
+    assert pool_for(Settings()).runner(job)["engine"] != "uci:Chu-Han"  # ours without it
 
 
 def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders(tmp_path):

@@ -200,12 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument(
         "--redis-url",
-        default=os.environ.get("REDIS_URL") or None,
         help="the Redis of the web instances (default: REDIS_URL)",
     )
     worker.add_argument(
         "--prefix",
-        default=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
         help="their CHUHAN_REDIS_PREFIX (default: that variable, else chuhan)",
     )
     worker.set_defaults(func=_cmd_ai_worker)
@@ -302,13 +300,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_ai_worker(args: argparse.Namespace) -> int:
-    if not args.redis_url:
+    from .server.ai_queue import run_workers
+    from .server.settings import Settings
+
+    settings = Settings.from_env()  # the environment is read there only (issue 29)
+    redis_url = args.redis_url or settings.redis_url
+    if not redis_url:
         raise ValueError("chuhan ai-worker needs REDIS_URL (or --redis-url)")
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
-    from .server.ai_queue import run_workers
-
-    return run_workers(args.redis_url, args.prefix, args.workers)
+    prefix = args.prefix or settings.redis_prefix
+    return run_workers(redis_url, prefix, args.workers, settings.analysis_engine)
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:

@@ -77,8 +77,12 @@ def _board(job: AIJob) -> Any:
     return board
 
 
-def run_job(job: AIJob) -> Any:
-    """Run one job in a worker process; returns a move text, a bool (draw) or a setup."""
+def run_job(job: AIJob, analysis_engine: str | None = None) -> Any:
+    """Run one job in a worker process; returns a move text, a bool (draw) or a setup.
+
+    ``analysis_engine``: the UCI engine that analyses xiangqi and janggi positions instead of
+    ours (``Settings.analysis_engine``).
+    """
     from .. import engine  # imported here: workers load the engine, the server need not
 
     if job.kind == "setup":
@@ -86,7 +90,7 @@ def run_job(job: AIJob) -> Any:
     if job.kind == "analysis":  # one position of a game's analysis (server/review.py)
         from ..engine.analysis import run_position
 
-        return run_position(dataclasses.asdict(job), os.environ.get("CHUHAN_ANALYSIS_ENGINE"))
+        return run_position(dataclasses.asdict(job), analysis_engine)
     board = _board(job)
     if job.kind == "move":
         result = engine.choose_move(board, job.level, seed=job.seed, movetime=job.movetime)

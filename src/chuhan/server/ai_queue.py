@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -147,9 +148,11 @@ class SharedAIPool(AIPool):
         workers: int = 0,
         per_player: int | None = None,
         per_address: int | None = None,
+        analysis_engine: str | None = None,
     ) -> None:
         super().__init__(workers, max_jobs, per_player=per_player, per_address=per_address)
         self.redis_url = redis_url
+        self.analysis_engine = analysis_engine  # for this instance's own workers
         self.name = queue_name(prefix)
         self._queue: _Queue | None = None
         self._stats = redis.Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
@@ -162,7 +165,10 @@ class SharedAIPool(AIPool):
 
     async def start(self) -> None:
         """Start this instance's own worker processes on the shared queue (if any)."""
-        self._local = [_spawn_worker(self.redis_url, self.name) for _ in range(self.workers)]
+        self._local = [
+            _spawn_worker(self.redis_url, self.name, self.analysis_engine)
+            for _ in range(self.workers)
+        ]
 
     async def submit(self, job: AIJob) -> Any:
         """Queue ``job`` for a worker and return its answer (it may wait for a worker).
@@ -308,7 +314,11 @@ def pool_for(settings: Settings) -> AIPool:
     per_player, per_address = settings.ai_per_player, settings.ai_per_address
     if not settings.ai_shared:
         return AIPool(
-            settings.ai_workers, settings.ai_queue, per_player=per_player, per_address=per_address
+            settings.ai_workers,
+            settings.ai_queue,
+            runner=functools.partial(run_job, analysis_engine=settings.analysis_engine),
+            per_player=per_player,
+            per_address=per_address,
         )
     if not settings.redis_url:
         raise ValueError("CHUHAN_AI_SHARED=1 needs REDIS_URL: the shared AI queue lives in Redis")
@@ -319,19 +329,22 @@ def pool_for(settings: Settings) -> AIPool:
         settings.ai_workers,
         per_player=per_player,
         per_address=per_address,
+        analysis_engine=settings.analysis_engine,
     )
 
 
 # ---------------------------------------------------------------------- the worker side
 
 
-async def _run(ctx: Context, *, job: dict[str, Any]) -> dict[str, Any]:
+async def _run(
+    ctx: Context, *, job: dict[str, Any], analysis_engine: str | None = None
+) -> dict[str, Any]:
     """One job, in a thread (the loop keeps beating); an error becomes the job's answer so
     that the caller gets it at once (retries are for lost workers, not for failing jobs)."""
     entry = ctx["job"]
     beating = asyncio.create_task(_beat(entry))
     try:
-        answer = await asyncio.to_thread(run_job, job_from_data(job))
+        answer = await asyncio.to_thread(run_job, job_from_data(job), analysis_engine)
     except Exception as exc:
         log.exception("AI job failed", extra={"job": entry.key})
         return {"error": f"{type(exc).__name__}: {exc}"}
@@ -359,11 +372,13 @@ async def _watch_parent(worker: Worker[Context], parent: int | None) -> None:
             return
 
 
-async def _work(redis_url: str, name: str, parent: int | None) -> None:
+async def _work(
+    redis_url: str, name: str, parent: int | None, analysis_engine: str | None = None
+) -> None:
     queue = _open_queue(redis_url, name)
     worker: Worker[Context] = Worker(
         queue,
-        functions=[(FUNCTION, _run)],
+        functions=[(FUNCTION, functools.partial(_run, analysis_engine=analysis_engine))],
         id=f"{socket.gethostname()}:{os.getpid()}",
         concurrency=1,  # searches are CPU-bound: one per process
         timers={"sweep": SWEEP_SECONDS, "worker_info": 2, "abort": 1, "schedule": 1},
@@ -383,7 +398,9 @@ async def _work(redis_url: str, name: str, parent: int | None) -> None:
             await queue.disconnect()
 
 
-def work(redis_url: str, name: str, parent: int | None = None) -> None:
+def work(
+    redis_url: str, name: str, parent: int | None = None, analysis_engine: str | None = None
+) -> None:
     """One worker process: takes jobs from the queue ``name`` one at a time until SIGTERM or
     SIGINT (then it finishes its job), or until the process ``parent`` is gone (at once,
     killed by the kernel on Linux: its job goes back to the queue when its heartbeat stops)."""
@@ -393,7 +410,7 @@ def work(redis_url: str, name: str, parent: int | None = None) -> None:
     with contextlib.suppress(Exception):  # load the engine before the first job
         from .. import engine  # noqa: F401
     log.info("AI worker started", extra={"queue": name, "pid": os.getpid()})
-    asyncio.run(_work(redis_url, name, parent))
+    asyncio.run(_work(redis_url, name, parent, analysis_engine))
     log.info("AI worker stopped", extra={"pid": os.getpid()})
 
 
@@ -406,18 +423,28 @@ def _configure_logs() -> None:
     logging.config.dictConfig(config)
 
 
-def _spawn_worker(redis_url: str, name: str) -> multiprocessing.process.BaseProcess:
+def _spawn_worker(
+    redis_url: str, name: str, analysis_engine: str | None
+) -> multiprocessing.process.BaseProcess:
     context = multiprocessing.get_context("spawn")
     process = context.Process(
-        target=work, args=(redis_url, name, os.getpid()), name="chuhan-ai-worker", daemon=True
+        target=work,
+        args=(redis_url, name, os.getpid(), analysis_engine),
+        name="chuhan-ai-worker",
+        daemon=True,
     )
     process.start()
     return process
 
 
-def run_workers(redis_url: str, prefix: str, workers: int) -> int:
+def run_workers(
+    redis_url: str, prefix: str, workers: int, analysis_engine: str | None = None
+) -> int:
     """``chuhan ai-worker``: keep ``workers`` worker processes on the shared queue, starting
-    a new one when one dies, until SIGTERM or SIGINT. Returns the exit status."""
+    a new one when one dies, until SIGTERM or SIGINT. Returns the exit status.
+
+    ``analysis_engine``: the UCI engine for xiangqi and janggi analyses (None: ours).
+    """
     _configure_logs()
     name = queue_name(prefix)
     stopping = False
@@ -428,7 +455,7 @@ def run_workers(redis_url: str, prefix: str, workers: int) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    processes = [_spawn_worker(redis_url, name) for _ in range(workers)]
+    processes = [_spawn_worker(redis_url, name, analysis_engine) for _ in range(workers)]
     started = [time.monotonic()] * workers
     log.info("AI workers running", extra={"queue": name, "workers": workers})
     while not stopping:
@@ -440,7 +467,8 @@ def run_workers(redis_url: str, prefix: str, workers: int) -> int:
                 "AI worker exited; starting another",
                 extra={"pid": process.pid, "exitcode": process.exitcode},
             )
-            processes[slot], started[slot] = _spawn_worker(redis_url, name), time.monotonic()
+            processes[slot] = _spawn_worker(redis_url, name, analysis_engine)
+            started[slot] = time.monotonic()
     for process in processes:
         if process.is_alive():
             process.terminate()

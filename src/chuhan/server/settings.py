@@ -16,7 +16,8 @@ Environment variables (all optional):
   the web instance runs no engine).
 - ``CHUHAN_ANALYSIS_NODES``: the engine's node budget per position of a game analysis
   (default 8000); ``CHUHAN_ANALYSIS_ENGINE``: a UCI engine (e.g. ``/usr/games/fairy-stockfish``)
-  that the AI workers use for xiangqi and janggi analyses instead of ours.
+  that the AI workers use for xiangqi and janggi analyses instead of ours (a ``chuhan
+  ai-worker`` reads it from its own environment).
 - ``REDIS_URL``: with it, events cross server instances through Redis pub/sub (several
   ``chuhan serve`` behind one proxy, sharing ``DATABASE_URL``); ``CHUHAN_REDIS_PREFIX`` names
   the channel (default ``chuhan``), so deployments or test runs can share one Redis.
@@ -182,6 +183,8 @@ class Settings:
     redis_prefix: str = "chuhan"
     ai_retry_seconds: float = 1.0
     analysis_nodes: int = 8_000
+    # A UCI engine's path for xiangqi and janggi analyses instead of ours (None: ours).
+    analysis_engine: str | None = None
     max_message_bytes: int = 4096
     web_dir: Path = field(default=WEB_DIR)
     rooms: RoomSettings = field(default_factory=RoomSettings)
@@ -220,6 +223,7 @@ class Settings:
             redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
             rooms=RoomSettings.from_env(),
             analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
+            analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
             ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
             creation=CreationLimits(
