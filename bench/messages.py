@@ -31,10 +31,10 @@ from chuhan.server import games as rules_of
 from chuhan.server import views
 from chuhan.server.hub import News
 from chuhan.server.protocol import encode
+from chuhan.server.records import GameRecord, RoomRecord
 from chuhan.server.rooms import rules
 from chuhan.server.rooms.clocks import ClockRules
-from chuhan.server.rooms.store import RoomRecord
-from chuhan.server.storage import GameRecord, Store
+from chuhan.server.storage import Store
 
 PLIES = 200
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -20,7 +20,7 @@ from chuhan.server import games as rules_of
 from chuhan.server import views
 from chuhan.server.hub import News
 from chuhan.server.protocol import encode
-from chuhan.server.storage import GameRecord, StoredEvent
+from chuhan.server.records import GameRecord, StoredEvent
 from client_events import EVENTS
 from rooms_client import Player, RoomSocket, running_server
 from test_server_support import create, game_socket, server

@@ -14,7 +14,8 @@ from sqlalchemy import update
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server.storage import GameRecord, Store, utcnow
+from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.storage import Store
 from chuhan.server.tables import games
 from test_server_support import create, game_socket, server
 

@@ -18,12 +18,13 @@ from chuhan.server.hub import LocalHub
 from chuhan.server.pairing.rules import Seek, SeekError, compatible, nearest, pairs, wish
 from chuhan.server.pairing.service import GONE_SECONDS, PairingService
 from chuhan.server.pairing.store import SeekStore
+from chuhan.server.records import Player
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
 from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Player, Store
+from chuhan.server.storage import Store
 
 T0 = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
 
@@ -123,7 +124,7 @@ def test_a_paired_game_left_unbegun_by_the_side_to_move_ends_abandoned_on_time_B
 
 
 def _paired_room() -> Any:
-    from chuhan.server.rooms.store import RoomRecord
+    from chuhan.server.records import RoomRecord
 
     return RoomRecord(
         id="r1",

@@ -21,7 +21,8 @@ from chuhan.server.ratings import (
     RatingStore,
     rated,
 )
-from chuhan.server.storage import GameRecord, Store, utcnow
+from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.storage import Store
 from chuhan.server.tables import rating_changes
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"

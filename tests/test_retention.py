@@ -17,9 +17,10 @@ from sqlalchemy import select, update
 from chuhan.rules import make_board
 from chuhan.server.limits import limit_buckets
 from chuhan.server.pairing.store import seeks
+from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.retention import Retention, RetentionJob
 from chuhan.server.rooms.store import rooms
-from chuhan.server.storage import GameRecord, Store, utcnow
+from chuhan.server.storage import Store
 from chuhan.server.tables import game_analyses, game_events, game_shares, games, players
 from test_server_support import server
 

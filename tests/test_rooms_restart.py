@@ -22,6 +22,7 @@ from sqlalchemy import update
 
 from chuhan.server.ai import AIPool
 from chuhan.server.hub import LocalHub
+from chuhan.server.records import Player as StoredPlayer
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.instances import Instance, InstanceStore, outage_since, server_instances
@@ -29,7 +30,6 @@ from chuhan.server.rooms.service import RoomService, RoomSettings
 from chuhan.server.rooms.store import RoomStore
 from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Player as StoredPlayer
 from chuhan.server.storage import Store
 from rooms_client import Player, RoomSocket, ServerProcess, server_environment
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from chuhan.server import games as rules_of
-from chuhan.server.games import Change
+from chuhan.server.records import Change, GameRecord, RoomRecord
 from chuhan.server.rooms import clocks, rules
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.lobby import seated, vacated
@@ -24,8 +24,6 @@ from chuhan.server.rooms.scoring import (
     scored,
     unscored_reason,
 )
-from chuhan.server.rooms.store import RoomRecord
-from chuhan.server.storage import GameRecord
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CLOCK = ClockRules(turn_seconds=90, lag_cap_seconds=2, away_budget_seconds=120)

@@ -15,11 +15,12 @@ import pytest
 from chuhan.server.ai import AIPool
 from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
+from chuhan.server.records import PasswordTakenError, StaleRoomError
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.rooms.store import PasswordTakenError, RoomStore, StaleRoomError
+from chuhan.server.rooms.store import RoomStore
 from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
 from chuhan.server.storage import Store

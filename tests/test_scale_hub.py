@@ -20,8 +20,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from chuhan.server.hub import News
+from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.redis_hub import RESYNC_SEQ, RedisHub
-from chuhan.server.storage import GameRecord, utcnow
 from test_scale_support import REDIS_URL, PrivateRedis, private_redis
 
 pytestmark = pytest.mark.timeout(60)

@@ -15,12 +15,13 @@ import pytest
 from chuhan.server.ai import AIPool
 from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
+from chuhan.server.records import utcnow
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
 from chuhan.server.service import GameService, NewGame
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Store, utcnow
+from chuhan.server.storage import Store
 
 
 def _service(store: Store) -> GameService:

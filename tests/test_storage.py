@@ -11,15 +11,8 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from chuhan.server.storage import (
-    MIGRATIONS_DIR,
-    Award,
-    GameRecord,
-    StaleGameError,
-    Store,
-    iter_events,
-    utcnow,
-)
+from chuhan.server.records import Award, GameRecord, StaleGameError, utcnow
+from chuhan.server.storage import MIGRATIONS_DIR, Store, iter_events
 from test_server_support import create, game_socket, server
 
 pytestmark = pytest.mark.timeout(60)

@@ -32,9 +32,10 @@ from ..rules import RulesError
 from . import views
 from .games import GameActionError, side_names
 from .identity import Me
+from .records import GameRecord, aware
 from .review import record_text
 from .service import GameService
-from .storage import GameRecord, Store, _aware, _game_from_row
+from .storage import Store, game_from_row
 from .tables import game_players, games, players
 
 DEFAULT_PAGE = 20
@@ -81,7 +82,7 @@ def _parse_cursor(text: str) -> tuple[datetime, str]:
     """Raises GameActionError ``bad_request`` for a cursor this module did not write."""
     moment, _, game_id = text.partition("|")
     try:
-        return _aware(datetime.fromisoformat(moment)), game_id
+        return aware(datetime.fromisoformat(moment)), game_id
     except ValueError:
         raise GameActionError("bad_request", "before must be a page's next cursor") from None
 
@@ -141,7 +142,7 @@ class ArchiveStore:
             rows = conn.execute(query).all()
         found = []
         for row in rows:
-            game = _game_from_row(row)
+            game = game_from_row(row)
             side = row.side if game.kind == "online" else game.human_side
             found.append(ArchivedGame(game, side, row.opponent_name))
         return found

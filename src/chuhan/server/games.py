@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +19,7 @@ from ..rules import VARIANTS, Board, RulesError, make_board
 from ..rules.jieqi import JieqiBoard
 from ..rules.notation import write_move
 from ..rules.record import push_played
-from .storage import Award, GameRecord
+from .records import Award, Change, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)
@@ -34,16 +34,6 @@ class GameActionError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-@dataclass(frozen=True)
-class Change:
-    """What an action does: the game after it, the events to log, points to award."""
-
-    before: GameRecord
-    after: GameRecord
-    events: list[dict[str, Any]]
-    award: Award | None = None
 
 
 def side_names(variant: str) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request, Response
 
 from .games import GameActionError
-from .storage import Player
+from .records import Player
 
 if TYPE_CHECKING:
     from .service import GameService

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from .hub import News
-from .storage import GameRecord
+from .records import GameRecord
 
 KNOWN_GAMES = 16_384  # issue 15: 5,000 online games followed on each of two instances
 

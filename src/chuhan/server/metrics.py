@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .ai import AIJob, AIPool
-from .games import Change
+from .records import Change
 from .service import GameService
 from .tables import games
 

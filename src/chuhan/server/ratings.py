@@ -39,7 +39,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from . import glicko2
 from .games import event, side_names
 from .hub import News
-from .storage import GameRecord, Store, _game_from_row, utcnow
+from .records import GameRecord, utcnow
+from .storage import Store, game_from_row
 from .tables import game_players, games, rating_changes, ratings
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class RatingStore:
             .limit(20)
         )
         with self.store.reader.connect() as conn:
-            found = [_game_from_row(row) for row in conn.execute(query)]
+            found = [game_from_row(row) for row in conn.execute(query)]
         return [game for game in found if rateable(game) and "rated" not in game.options]
 
     def rate(self, game_id: str) -> tuple[GameRecord, dict[str, Any]] | None:
@@ -185,7 +186,7 @@ class RatingStore:
         row = conn.execute(select(games).where(games.c.id == game_id)).one_or_none()
         if row is None:
             return None
-        game = _game_from_row(row)
+        game = game_from_row(row)
         if not rateable(game) or "rated" in game.options:
             return None
         done = conn.execute(

@@ -38,7 +38,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from .hub import RESYNC_SEQ, LocalHub, News, Subscriber
-from .storage import utcnow
+from .records import utcnow
 
 log = logging.getLogger("chuhan.hub")
 _PAUSE_FIRST = 0.1

@@ -41,8 +41,9 @@ from sqlalchemy.engine import Connection
 
 from .limits import limit_buckets
 from .pairing.store import seeks
+from .records import utcnow
 from .rooms.store import rooms
-from .storage import Store, utcnow
+from .storage import Store
 from .tables import (
     game_analyses,
     game_events,

@@ -60,8 +60,9 @@ from .games import GameActionError
 from .identity import Me
 from .limits import TooManyError
 from .names import BadText, readable
+from .records import GameRecord, Player, utcnow
 from .service import GameService, new_id
-from .storage import GameRecord, Player, Store, utcnow
+from .storage import Store
 from .tables import game_analyses, game_players, game_shares, players
 from .views import viewer_of
 

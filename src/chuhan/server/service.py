@@ -32,13 +32,14 @@ from . import views
 from .ai import AIBusyError, AIJob, AIPool
 from .budgets import CreationBudgets
 from .connections import CLIENT_BLOCK
-from .games import Change, GameActionError
+from .games import GameActionError
 from .hub import Hub, News
 from .known import KnownGames
 from .names import display_name
 from .ratings import Ratings
+from .records import Change, GameRecord, Player, StaleGameError, utcnow
 from .settings import Settings
-from .storage import POOL_OVERFLOW, POOL_SIZE, GameRecord, Player, StaleGameError, Store, utcnow
+from .storage import POOL_OVERFLOW, POOL_SIZE, Store
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")

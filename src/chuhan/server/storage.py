@@ -14,8 +14,8 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,17 @@ from sqlalchemy import JSON, Engine, Table, create_engine, event, func, select, 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from .records import (
+    GAME_FIELDS,
+    Award,
+    GameRecord,
+    PlayedGame,
+    Player,
+    StaleGameError,
+    StoredEvent,
+    aware,
+    utcnow,
+)
 from .tables import game_events, game_players, games, players
 
 log = logging.getLogger("chuhan.storage")
@@ -36,114 +47,10 @@ POOL_OVERFLOW = 10  # more while busy, closed after use
 _MIGRATION_LOCK_ID = 0x43484148  # PostgreSQL advisory lock: one instance migrates at a time
 
 
-class StaleGameError(Exception):
-    """The game changed since it was read; re-read it and decide again."""
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every stored moment is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class Player:
-    id: str
-    name: str | None
-    ai_points: int
-    online_points: int
-    created_at: datetime
-
-
-@dataclass(frozen=True, kw_only=True)
-class GameRecord:
-    """A stored game. ``secret`` (jieqi arrangement) never leaves the server. The defaults are
-    those of a game that has just started."""
-
-    id: str
-    kind: str
-    variant: str
-    start_fen: str
-    created_at: datetime
-    expires_at: datetime
-    level: str | None = None
-    player_id: str | None = None
-    human_side: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    secret: dict[str, Any] | None = None
-    moves: list[str] = field(default_factory=list)
-    status: str = "ongoing"
-    result: dict[str, Any] | None = None
-    practice: bool = False
-    points_awarded: int = 0
-    seq: int = 1
-    updated_at: datetime = field(default_factory=utcnow)
-
-    @property
-    def ply(self) -> int:
-        return len(self.moves)
-
-    @property
-    def ongoing(self) -> bool:
-        return self.status == "ongoing"
-
-
-_GAME_FIELDS = [f.name for f in fields(GameRecord)]
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    game_id: str
-    seq: int
-    type: str
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class PlayedGame:
-    """An online game as one of its players played it (SPEC S1)."""
-
-    game: GameRecord
-    side: int
-    opponent_name: str | None
-
-
-@dataclass(frozen=True)
-class Award:
-    """Points to add to a player's total in the same transaction as the game's end."""
-
-    player_id: str
-    kind: str  # "ai" or "online"
-    points: int
-
-
-_MOMENTS = ("created_at", "expires_at", "updated_at")
-
-
-def game_to_json(game: GameRecord) -> dict[str, Any]:
-    """The game as JSON values (moments as ISO text), to travel between instances."""
-    values = {name: getattr(game, name) for name in _GAME_FIELDS}
-    for name in _MOMENTS:
-        values[name] = values[name].isoformat()
-    return values
-
-
-def game_from_json(values: dict[str, Any]) -> GameRecord:
-    """The inverse of :func:`game_to_json`. Raises KeyError, TypeError or ValueError."""
-    values = {name: values[name] for name in _GAME_FIELDS}
-    for name in _MOMENTS:
-        values[name] = _aware(datetime.fromisoformat(values[name]))
-    values["moves"] = [str(move) for move in values["moves"]]
-    return GameRecord(**values)
-
-
-def _game_from_row(row: Any) -> GameRecord:
-    values = {name: getattr(row, name) for name in _GAME_FIELDS}
+def game_from_row(row: Any) -> GameRecord:
+    values = {name: getattr(row, name) for name in GAME_FIELDS}
     for name in ("created_at", "expires_at", "updated_at"):
-        values[name] = _aware(values[name])
+        values[name] = aware(values[name])
     values["moves"] = list(values["moves"])
     values["practice"] = bool(values["practice"])
     return GameRecord(**values)
@@ -329,7 +236,7 @@ class Store:
 
     def game(self, game_id: str) -> GameRecord | None:
         row = self.row_by(games, "id", game_id)
-        return _game_from_row(row) if row else None
+        return game_from_row(row) if row else None
 
     def player_games(self, player_id: str, limit: int = 50) -> list[GameRecord]:
         """The player's games, newest first."""
@@ -340,7 +247,7 @@ class Store:
             .limit(limit)
         )
         with self.reader.connect() as conn:
-            return [_game_from_row(row) for row in conn.execute(query)]
+            return [game_from_row(row) for row in conn.execute(query)]
 
     def scored_games_between(self, a: str, b: str, since: datetime) -> int:
         """How many online games players ``a`` and ``b`` played against each other that
@@ -377,7 +284,7 @@ class Store:
         )
         with self.reader.connect() as conn:
             return [
-                PlayedGame(_game_from_row(row), row.side, row.opponent_name)
+                PlayedGame(game_from_row(row), row.side, row.opponent_name)
                 for row in conn.execute(query)
             ]
 
@@ -390,7 +297,7 @@ class Store:
         if kind is not None:
             query = query.where(games.c.kind == kind)
         with self.reader.connect() as conn:
-            return [_game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
+            return [game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
 
     def playing_online(self, player_id: str) -> bool:
         """True while the player is seated in an ongoing online game (issue 27 #9: no engine
@@ -530,7 +437,7 @@ def _one_statement_sql(count: int) -> str:
     ``seq<i>``, ``type<i>``, ``payload<i>`` per event, JSON as text)."""
     sets = ", ".join(
         f'"{name}" = %({name})s' + ("::json" if name in _JSON_FIELDS else "")
-        for name in _GAME_FIELDS
+        for name in GAME_FIELDS
         if name != "id"
     )
     rows = ", ".join(
@@ -545,11 +452,11 @@ def _one_statement_sql(count: int) -> str:
 
 
 def _player_from_row(row: Any) -> Player:
-    return Player(row.id, row.name, row.ai_points, row.online_points, _aware(row.created_at))
+    return Player(row.id, row.name, row.ai_points, row.online_points, aware(row.created_at))
 
 
 def _game_values(game: GameRecord) -> dict[str, Any]:
-    return {name: getattr(game, name) for name in _GAME_FIELDS}
+    return {name: getattr(game, name) for name in GAME_FIELDS}
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -17,11 +17,11 @@ from ..rules import Board
 from ..rules.jieqi import JieqiBoard
 from .games import NOTATIONS, ai_to_move, board_of, side_names
 from .protocol import state_event
-from .storage import GameRecord, PlayedGame, Player, StoredEvent, utcnow
+from .records import GameRecord, PlayedGame, Player, StoredEvent, utcnow
 
 if TYPE_CHECKING:
     from .ratings import PlayerRating
-    from .rooms.store import RoomRecord
+    from .records import RoomRecord
 
 
 def viewer_of(game: GameRecord) -> int | None:

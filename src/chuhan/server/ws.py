@@ -30,8 +30,9 @@ from .protocol import (
     pong,
     state_event,
 )
+from .records import GameRecord, StoredEvent
 from .service import GameService
-from .storage import GameRecord, StoredEvent, iter_events
+from .storage import iter_events
 
 log = logging.getLogger("chuhan.ws")
 MAX_REPLAY = 200  # more missed events than this: a full state instead

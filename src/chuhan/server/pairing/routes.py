@@ -31,11 +31,10 @@ from ..protocol import (
     error_reply,
     parse,
 )
+from ..records import Player, SeekState, utcnow
 from ..service import GameService, new_id
-from ..storage import Player, utcnow
 from .rules import SeekError
 from .service import PairingService, seek_key
-from .store import SeekState
 
 log = logging.getLogger("chuhan.pairing")
 NO_PLAYER_CLOSE = 4404

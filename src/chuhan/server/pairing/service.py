@@ -41,14 +41,13 @@ from typing import Any, Protocol
 
 from ..connections import address_block
 from ..limits import Budget, Limiter, LimitExceeded
+from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_seat
 from ..rooms.service import RoomService
-from ..rooms.store import RoomRecord
 from ..service import new_id
-from ..storage import Player, utcnow
 from .rules import Seek, SeekError, wish
-from .store import Pairing, SeekState, SeekStore
+from .store import SeekStore
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0

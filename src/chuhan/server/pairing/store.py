@@ -23,8 +23,7 @@ import threading
 import zlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -45,8 +44,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from ..records import Pairing, RoomRecord, SeekState, aware
 from ..rooms.instances import server_instances
-from ..rooms.store import RoomRecord, room_values, rooms
+from ..rooms.store import room_values, rooms
 from ..storage import Store
 from ..tables import game_players, games, metadata
 from .ratings import rating_of
@@ -73,32 +73,8 @@ _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migr
 MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class SeekState:
-    """A player's seek as stored: ``waiting`` since ``since``, or ``paired`` in ``room_id``."""
-
-    status: str
-    variant: str
-    options: dict[str, Any]
-    since: datetime
-    room_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Two seeks paired, and the room made for them (stored with the claim)."""
-
-    first: Seek
-    second: Seek
-    room: RoomRecord
-
-
 def _state(row: Any) -> SeekState:
-    since = _aware(row.created_at)
+    since = aware(row.created_at)
     return SeekState(row.status, row.variant, dict(row.options), since, row.room_id)
 
 
@@ -160,7 +136,7 @@ class SeekStore:
                 since = now
             else:
                 same = row.status == "waiting" and row.pool == wish.pool
-                since = _aware(row.created_at) if same else now
+                since = aware(row.created_at) if same else now
                 conn.execute(
                     update(seeks)
                     .where(seeks.c.player_id == player_id)
@@ -245,7 +221,7 @@ class SeekStore:
             )
             rows = list(conn.execute(self._locking(query)))
             found = pairs(
-                [Seek(r.player_id, r.pool, r.rating, _aware(r.created_at)) for r in rows]
+                [Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in rows]
             )
             if not found:
                 return []

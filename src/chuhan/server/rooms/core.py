@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..games import GameActionError
-from ..storage import GameRecord
+from ..records import GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
-from .store import RoomRecord, RoomStore, StaleRoomError
+from .store import RoomStore
 
 if TYPE_CHECKING:
     from ..hub import Hub

@@ -14,19 +14,19 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, String, Table, delete, select, update
 
 from ..games import GameActionError
 from ..hub import RESYNC_SEQ
-from ..storage import Store, utcnow
+from ..records import RoomRecord, aware, utcnow
+from ..storage import Store
 from ..tables import metadata
 from . import clocks, rules
 from .core import RoomCore, room_key
 from .presence import without_instances
-from .store import RoomRecord
 
 if TYPE_CHECKING:
     from ..settings import RoomSettings
@@ -44,10 +44,6 @@ server_instances = Table(
     # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
     Column("hub", JSON(none_as_null=True), nullable=True),
 )
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -125,7 +121,7 @@ class InstanceStore:
             rows = conn.execute(select(server_instances)).all()
         return [
             Instance(
-                row.id, _aware(row.started_at), _aware(row.alive_at), bool(row.stopped), row.hub
+                row.id, aware(row.started_at), aware(row.alive_at), bool(row.stopped), row.hub
             )
             for row in rows
         ]

@@ -13,10 +13,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from ..storage import GameRecord, utcnow
+from ..records import GameRecord, RoomRecord, utcnow
 from . import clocks
 from .core import RoomCore
-from .store import RoomRecord
 
 log = logging.getLogger("chuhan.rooms")
 

@@ -15,13 +15,12 @@ from datetime import timedelta
 from typing import Any
 
 from ..connections import CLIENT_BLOCK
+from ..records import PasswordTakenError, Player, RoomRecord, utcnow
 from ..service import new_id
-from ..storage import Player, utcnow
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
 from .ratelimit import JoinLimiter, LimitExceeded, Reservation
 from .rules import RoomError
-from .store import PasswordTakenError, RoomRecord
 
 log = logging.getLogger("chuhan.rooms")
 VARIANTS = ("xiangqi", "janggi", "jieqi")

@@ -15,12 +15,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from ..games import Change, GameActionError
-from ..storage import GameRecord, Player, utcnow
+from ..games import GameActionError
+from ..records import Change, GameRecord, Player, RoomRecord, utcnow
 from . import rules
 from .core import RETRIES, RoomCore
 from .rules import RoomError
-from .store import RoomRecord
 
 Apply = Callable[[RoomRecord, Callable[[GameRecord], Change | None]], Awaitable[GameRecord]]
 

@@ -40,13 +40,13 @@ from ..protocol import (
     parse,
     state_event,
 )
+from ..records import GameRecord, Player, RoomRecord, StoredEvent
 from ..service import GameService, new_id
 from ..settings import RoomSettings
-from ..storage import GameRecord, Player, StoredEvent, iter_events
+from ..storage import iter_events
 from .core import room_key
 from .rules import RoomError
 from .service import RoomService
-from .store import RoomRecord
 
 log = logging.getLogger("chuhan.rooms")
 NOT_FOUND_CLOSE = 4404

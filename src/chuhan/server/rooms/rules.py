@@ -2,7 +2,7 @@
 
 Like :mod:`..games`, nothing here reads the database, the clock or a socket: each function
 takes the room or game as read and the moment ``now``, and returns what should be stored
-(a new :class:`~.store.RoomRecord`, a :class:`~..games.Change`) or None when nothing
+(a new :class:`~..records.RoomRecord`, a :class:`~..records.Change`) or None when nothing
 changes, or raises :class:`RoomError`. Randomness (the colour draw, new ids) is passed in,
 so a test can say what the coin showed. The room service reads, calls these, and stores.
 """
@@ -15,12 +15,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .. import games as rules_of
-from ..games import Change, GameActionError
-from ..storage import GameRecord
+from ..games import GameActionError
+from ..records import Change, GameRecord, RoomRecord
 from . import clocks
 from .clocks import ClockRules
 from .scoring import costs_nothing, scored
-from .store import RoomRecord
 
 DRAW_OFFER_GAP = 10  # SPEC R5: half-moves between one player's offers
 JANGGI_DEFAULT_SETUP = "HEHE"  # SPEC R4: what a side that runs out of setup time gets

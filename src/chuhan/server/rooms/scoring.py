@@ -1,7 +1,7 @@
 """Online points (SPEC R6) as a pure function of a game's ending change.
 
 An online win scores 50 points for the winner, stored in the same transaction as the game's
-end (the :class:`~..storage.Award` of the change), and kept apart from AI points; losses,
+end (the :class:`~..records.Award` of the change), and kept apart from AI points; losses,
 draws and interruptions score nothing.
 
 Against farming (one player feeding another wins, issue 16): the same two players score
@@ -17,8 +17,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from .. import games as rules_of
-from ..games import Change
-from ..storage import Award, GameRecord
+from ..records import Award, Change, GameRecord
 
 ONLINE_WIN_POINTS = 50  # SPEC R6
 PAIRED = "paired"  # the ``unscored`` reason of a paired game (B1: rated, not scored)

@@ -26,10 +26,10 @@ from datetime import datetime
 from typing import Any
 
 from .. import games as rules_of
-from ..games import Change, GameActionError
+from ..games import GameActionError
+from ..records import Change, GameRecord, Player, RoomRecord, utcnow
 from ..service import GameService, new_id
 from ..settings import RoomSettings
-from ..storage import GameRecord, Player, utcnow
 from . import rules
 from .clocks import ClockRules
 from .core import RoomCore, room_key
@@ -47,7 +47,6 @@ from .scoring import (
     scored,
     unscored_reason,
 )
-from .store import RoomRecord
 
 __all__ = [
     "ONLINE_WIN_POINTS",

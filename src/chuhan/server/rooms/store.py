@@ -7,8 +7,7 @@ copy is refused (:class:`StaleRoomError`) and recomputed from a fresh read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import (
@@ -25,7 +24,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from ..storage import Store, utcnow
+from ..records import ROOM_FIELDS, PasswordTakenError, RoomRecord, StaleRoomError, aware, utcnow
+from ..storage import Store
 from ..tables import metadata
 
 rooms = Table(
@@ -48,71 +48,15 @@ rooms = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
-class StaleRoomError(Exception):
-    """The room changed since it was read; read it again and decide again."""
-
-
-class PasswordTakenError(Exception):
-    """Another open room already has this password."""
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class RoomRecord:
-    """A stored room.
-
-    ``seats`` holds up to two ``{"player", "ready", "device", "connected"}`` objects;
-    ``device`` is the connection that holds the seat (R7). ``sides`` lists the player ids
-    of side 0 and side 1 of the current game; ``setup`` is the janggi setup choice in
-    progress (J3, R4) or None.
-    """
-
-    id: str
-    invite: str | None
-    password: str | None
-    open_password: str | None
-    variant: str
-    options: dict[str, Any]
-    status: str
-    seats: list[dict[str, Any]]
-    sides: list[str] | None
-    setup: dict[str, Any] | None
-    game_id: str | None
-    version: int
-    created_at: datetime
-    updated_at: datetime = field(default_factory=utcnow)
-
-    @property
-    def is_open(self) -> bool:
-        return self.status == "open"
-
-    def seat_of(self, player_id: str) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat["player"] == player_id:
-                return index
-        return None
-
-    def side_of(self, player_id: str) -> int | None:
-        if self.sides is None or player_id not in self.sides:
-            return None
-        return self.sides.index(player_id)
-
-
-_ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
-
-
 def room_values(room: RoomRecord) -> dict[str, Any]:
     """The ``rooms`` row of ``room`` (to insert it, also inside another transaction)."""
-    return {name: getattr(room, name) for name in _ROOM_FIELDS}
+    return {name: getattr(room, name) for name in ROOM_FIELDS}
 
 
 def _room_from_row(row: Any) -> RoomRecord:
-    values = {name: getattr(row, name) for name in _ROOM_FIELDS}
-    values["created_at"] = _aware(values["created_at"])
-    values["updated_at"] = _aware(values["updated_at"])
+    values = {name: getattr(row, name) for name in ROOM_FIELDS}
+    values["created_at"] = aware(values["created_at"])
+    values["updated_at"] = aware(values["updated_at"])
     values["seats"] = [dict(seat) for seat in values["seats"]]
     return RoomRecord(**values)
 
@@ -182,7 +126,7 @@ class RoomStore:
         ``before.version``.
         """
         stored = replace(after, version=before.version + 1, updated_at=utcnow())
-        values = {name: getattr(stored, name) for name in _ROOM_FIELDS}
+        values = {name: getattr(stored, name) for name in ROOM_FIELDS}
         del values["id"]
         with self.engine.begin() as conn:
             changed = conn.execute(

@@ -1,0 +1,239 @@
+"""The server's plain records: players, games, events, rooms and seeks as the database keeps
+them, the change an action makes, the errors of a stale read, and the clock (issue 29, item 3).
+
+Nothing here knows SQLAlchemy: the pure modules (``games``, ``views``, ``hub``,
+``rooms/rules``…) take and return these records, and only :mod:`.db` turns them into rows.
+Time comes from a :class:`Clock` handed in, so a test moves it instead of sleeping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from .pairing.rules import Seek
+
+# ---------------------------------------------------------------------------------- time
+
+
+def utcnow() -> datetime:
+    """The moment now, in UTC (what :data:`SYSTEM_CLOCK` says)."""
+    return datetime.now(UTC)
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored moment is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class Clock(Protocol):
+    """Where the server reads the time of day (deadlines, heartbeats, ages)."""
+
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> datetime:
+        return utcnow()
+
+
+SYSTEM_CLOCK: Clock = SystemClock()
+
+
+class ManualClock:
+    """A clock that only moves when told to: a test advances it past a deadline instead of
+    sleeping real seconds. Starts at the real time (stored moments stay plausible)."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.moment = start or utcnow()
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> datetime:
+        self.moment += timedelta(seconds=seconds)
+        return self.moment
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+class StaleGameError(Exception):
+    """The game changed since it was read; re-read it and decide again."""
+
+
+class StaleRoomError(Exception):
+    """The room changed since it was read; read it again and decide again."""
+
+
+class PasswordTakenError(Exception):
+    """Another open room already has this password."""
+
+
+# ---------------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str | None
+    ai_points: int
+    online_points: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameRecord:
+    """A stored game. ``secret`` (jieqi arrangement) never leaves the server. The defaults are
+    those of a game that has just started."""
+
+    id: str
+    kind: str
+    variant: str
+    start_fen: str
+    created_at: datetime
+    expires_at: datetime
+    level: str | None = None
+    player_id: str | None = None
+    human_side: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    secret: dict[str, Any] | None = None
+    moves: list[str] = field(default_factory=list)
+    status: str = "ongoing"
+    result: dict[str, Any] | None = None
+    practice: bool = False
+    points_awarded: int = 0
+    seq: int = 1
+    updated_at: datetime = field(default_factory=utcnow)
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def ongoing(self) -> bool:
+        return self.status == "ongoing"
+
+
+GAME_FIELDS = [f.name for f in fields(GameRecord)]
+_MOMENTS = ("created_at", "expires_at", "updated_at")
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    game_id: str
+    seq: int
+    type: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """An online game as one of its players played it (SPEC S1)."""
+
+    game: GameRecord
+    side: int
+    opponent_name: str | None
+
+
+@dataclass(frozen=True)
+class Award:
+    """Points to add to a player's total in the same transaction as the game's end."""
+
+    player_id: str
+    kind: str  # "ai" or "online"
+    points: int
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an action does: the game after it, the events to log, points to award."""
+
+    before: GameRecord
+    after: GameRecord
+    events: list[dict[str, Any]]
+    award: Award | None = None
+
+
+def game_to_json(game: GameRecord) -> dict[str, Any]:
+    """The game as JSON values (moments as ISO text), to travel between instances."""
+    values = {name: getattr(game, name) for name in GAME_FIELDS}
+    for name in _MOMENTS:
+        values[name] = values[name].isoformat()
+    return values
+
+
+def game_from_json(values: dict[str, Any]) -> GameRecord:
+    """The inverse of :func:`game_to_json`. Raises KeyError, TypeError or ValueError."""
+    values = {name: values[name] for name in GAME_FIELDS}
+    for name in _MOMENTS:
+        values[name] = aware(datetime.fromisoformat(values[name]))
+    values["moves"] = [str(move) for move in values["moves"]]
+    return GameRecord(**values)
+
+
+@dataclass(frozen=True)
+class RoomRecord:
+    """A stored room.
+
+    ``seats`` holds up to two ``{"player", "ready", "device", "connected"}`` objects;
+    ``device`` is the connection that holds the seat (R7). ``sides`` lists the player ids
+    of side 0 and side 1 of the current game; ``setup`` is the janggi setup choice in
+    progress (J3, R4) or None.
+    """
+
+    id: str
+    invite: str | None
+    password: str | None
+    open_password: str | None
+    variant: str
+    options: dict[str, Any]
+    status: str
+    seats: list[dict[str, Any]]
+    sides: list[str] | None
+    setup: dict[str, Any] | None
+    game_id: str | None
+    version: int
+    created_at: datetime
+    updated_at: datetime = field(default_factory=utcnow)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    def seat_of(self, player_id: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat["player"] == player_id:
+                return index
+        return None
+
+    def side_of(self, player_id: str) -> int | None:
+        if self.sides is None or player_id not in self.sides:
+            return None
+        return self.sides.index(player_id)
+
+
+ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
+
+
+@dataclass(frozen=True)
+class SeekState:
+    """A player's seek as stored: ``waiting`` since ``since``, or ``paired`` in ``room_id``."""
+
+    status: str
+    variant: str
+    options: dict[str, Any]
+    since: datetime
+    room_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two seeks paired, and the room made for them (stored with the claim)."""
+
+    first: Seek
+    second: Seek
+    room: RoomRecord
