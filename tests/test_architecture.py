@@ -8,6 +8,7 @@ other test imports.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -220,3 +221,21 @@ def test_issue29_the_environment_is_read_by_settings_only() -> None:
             ):
                 readers.append(f"{name}:{node.lineno}")
     assert not readers, f"the environment read outside settings.py: {readers}"
+
+
+def test_issue29_the_learn_pages_reuse_the_clients_helpers() -> None:
+    """Issue 29 item 5 (U8): the learn pages take languages, placeholders, elements and
+    announcements from the web client's i18n.js and ui.js instead of keeping copies."""
+    web = PACKAGE / "web"
+    shared = set()
+    for module in ("i18n.js", "ui.js"):
+        text = (web / "js" / module).read_text()
+        shared |= set(re.findall(r"export (?:async )?(?:function|const) (\w+)", text))
+    assert {"announce", "el", "LANGUAGES", "detectLanguage", "fill"} <= shared
+    copies = [
+        f"{path.name}: {name}"
+        for path in sorted((web / "learn").glob("*.js"))
+        for name in re.findall(r"(?:function|const|let) (\w+)", path.read_text())
+        if name in shared
+    ]
+    assert not copies, f"learn pages define the client's helpers again: {copies}"

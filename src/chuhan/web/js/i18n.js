@@ -36,10 +36,14 @@ export function hasText(key) {
   return key in strings || key in fallback;
 }
 
+/** template with its {name} placeholders filled from params (unknown names are kept). */
+export function fill(template, params = {}) {
+  return template.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
 /** The translated string for key with {name} placeholders filled from params. */
 export function t(key, params = {}) {
-  const template = strings[key] ?? fallback[key] ?? key;
-  return template.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+  return fill(strings[key] ?? fallback[key] ?? key, params);
 }
 
 /** Fill every [data-i18n] element's text and [data-i18n-label] element's aria-label/title. */

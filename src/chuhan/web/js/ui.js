@@ -1,13 +1,15 @@
 // Small DOM helpers shared by the screens: element creation, the live region, dialogs.
 import { t } from "./i18n.js";
 
-/** A new element with attributes (null/undefined skipped) and text or child nodes. */
+/** A new element with attributes (null, undefined and false skipped) and text or child nodes
+ * (null and undefined skipped). */
 export function el(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined) element.setAttribute(key, value);
+    if (value !== null && value !== undefined && value !== false) element.setAttribute(key, value);
   }
   for (const child of children) {
+    if (child === null || child === undefined) continue;
     element.append(typeof child === "string" ? document.createTextNode(child) : child);
   }
   return element;

@@ -1,10 +1,14 @@
 // What every learn screen shares: the learn texts in the chosen language, piece names for
-// the accessible board, and a board (the web client's BoardView) set up for teaching.
+// the accessible board, and a board (the web client's BoardView) set up for teaching. The
+// languages, their choice, placeholders, elements and announcements are the web client's own
+// (i18n.js, ui.js): one way to do each (issue 29).
 import { BoardView } from "/static/js/board.js";
+import { detectLanguage, fill, LANGUAGES } from "/static/js/i18n.js";
 import { kindOf, sideOf } from "/static/js/position.js";
 import { settings } from "/static/js/settings.js";
 
-export const LANGUAGES = { es: "Español", pt: "Português", en: "English" };
+export { LANGUAGES };
+export { announce, el } from "/static/js/ui.js";
 export const VARIANTS = ["xiangqi", "janggi", "jieqi"];
 
 let texts = {};
@@ -15,12 +19,7 @@ export let language = "en";
 export function chooseLanguage() {
   const asked = new URLSearchParams(location.search).get("lang");
   if (asked && asked in LANGUAGES) return asked;
-  if (settings.language && settings.language in LANGUAGES) return settings.language;
-  for (const tag of navigator.languages || [navigator.language || "en"]) {
-    const code = tag.toLowerCase().slice(0, 2);
-    if (code in LANGUAGES) return code;
-  }
-  return "en";
+  return detectLanguage();
 }
 
 async function fetchJson(path) {
@@ -42,7 +41,7 @@ export function tx(key, params = {}) {
   const find = (root) => key.split(".").reduce((node, part) => (node == null ? node : node[part]), root);
   const value = find(texts) ?? find(fallbackTexts) ?? key;
   if (typeof value !== "string") return value;
-  return value.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+  return fill(value, params);
 }
 
 let diagrams = {};
@@ -82,23 +81,4 @@ export function teachingBoard(container, variant, onActivate, onCancel = () => {
   board.setStyle(settings.pieceStyle || "characters");
   board.setLabel(tx("ui.board_label"));
   return board;
-}
-
-/** A new element with attributes and children (text or nodes). */
-export function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined && value !== false) element.setAttribute(key, value);
-  }
-  for (const child of children) {
-    if (child === null || child === undefined) continue;
-    element.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return element;
-}
-
-/** Say something to screen-reader users. */
-export function announce(text) {
-  const region = document.getElementById("announcer");
-  if (region) region.textContent = text;
 }
