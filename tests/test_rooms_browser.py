@@ -216,6 +216,12 @@ def test_janggi_by_password_and_jieqi_by_invite_link_R1_R3(
     resign(pages[second])
     for page in pages.values():
         assert wait_end(page, "resignation")["winner"] == first
+    # B4: a rematch swaps the colours (janggi: its setup choice comes first, Han first).
+    again = rematch_both(pages, variant)
+    assert all(again[side] is not pages[side] for side in again)
+    if variant == "janggi":
+        expect_setup = again["han"].locator("[data-action=choose-setup]")
+        expect_setup.wait_for()
 
 
 def test_continue_on_this_device_and_reload_R7(friends: Friends) -> None:
