@@ -223,6 +223,29 @@ def test_issue29_the_environment_is_read_by_settings_only() -> None:
     assert not readers, f"the environment read outside settings.py: {readers}"
 
 
+def test_issue29_the_janggi_setups_are_listed_once() -> None:
+    """Issue 29 item 5 (J3): the four horse/elephant orders are defined in rules/janggi.py
+    only (the server's models, the AI, the CLI and the rooms use it); the web client's one
+    copy, in screens.js, is the same list in the same order (the first is its default)."""
+    from chuhan.rules.janggi import SETUPS
+
+    assert len(SETUPS) == 4
+    copies: list[str] = []
+    for path in source_files():
+        if path == RULES / "janggi.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else []
+            named = [i.value for i in items if isinstance(i, ast.Constant) and i.value in SETUPS]
+            if len(named) >= 2:
+                copies.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert not copies, f"janggi setups listed again: {copies}"
+    screens = (PACKAGE / "web" / "js" / "screens.js").read_text()
+    match = re.search(r"export const SETUPS = \[([^\]]*)\]", screens)
+    assert match, "screens.js no longer lists the setups"
+    assert tuple(re.findall(r'"(\w+)"', match.group(1))) == SETUPS
+
+
 def test_issue29_the_learn_pages_reuse_the_clients_helpers() -> None:
     """Issue 29 item 5 (U8): the learn pages take languages, placeholders, elements and
     announcements from the web client's i18n.js and ui.js instead of keeping copies."""

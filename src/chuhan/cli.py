@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .rules import VARIANTS, Board, FenError, RulesError, make_board
+from .rules.janggi import SETUPS
 from .rules.state import game_state
 
 
@@ -30,7 +31,7 @@ def _add_board_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fen", help="starting position (default: the variant's start)")
     parser.add_argument(
         "--setup",
-        help="janggi only: horse/elephant setups CHO:HAN, each HEHE|EHEH|HEEH|EHHE",
+        help=f"janggi only: horse/elephant setups CHO:HAN, each {'|'.join(SETUPS)}",
     )
     parser.add_argument(
         "--rules",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..rules import make_board
 from ..rules.board import Board, Move
+from ..rules.janggi import SETUPS
 from .book import book_move
 from .search import MATE_BOUND, Limits
 from .variants import profile_for
@@ -179,7 +180,6 @@ def accepts_draw(board: Board, engine_side: int) -> bool:
     return profile.is_quiet(work)
 
 
-JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")
 SETUP_SEARCH_NODES = 2_500
 
 
@@ -193,9 +193,9 @@ def choose_setup(side: int, opponent_setup: str | None = None) -> str:
     """
     if side not in (0, 1):
         raise ValueError(f"side must be 0 or 1, got {side!r}")
-    if opponent_setup is not None and opponent_setup not in JANGGI_SETUPS:
+    if opponent_setup is not None and opponent_setup not in SETUPS:
         raise ValueError(
-            f"unknown setup {opponent_setup!r}; choose one of {', '.join(JANGGI_SETUPS)}"
+            f"unknown setup {opponent_setup!r}; choose one of {', '.join(SETUPS)}"
         )
 
     def value(own: str, other: str) -> int:
@@ -205,7 +205,7 @@ def choose_setup(side: int, opponent_setup: str | None = None) -> str:
         return score if side == 0 else -score  # Cho is to move at the start
 
     if opponent_setup is not None:
-        return max(JANGGI_SETUPS, key=lambda own: value(own, opponent_setup))
+        return max(SETUPS, key=lambda own: value(own, opponent_setup))
     return max(
-        JANGGI_SETUPS, key=lambda own: min(value(own, other) for other in JANGGI_SETUPS)
+        SETUPS, key=lambda own: min(value(own, other) for other in SETUPS)
     )

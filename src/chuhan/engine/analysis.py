@@ -361,7 +361,3 @@ def _uci_engine(path: str) -> UciAnalyser:
         if engine is None or engine._process.poll() is not None:
             engine = _ENGINES[path] = UciAnalyser(path)
         return engine
-
-
-def score_is_mate(score: int) -> bool:
-    return abs(score) >= MATE_BOUND

@@ -20,14 +20,6 @@ FIRST, SECOND = 0, 1
 SIGN = (1, -1)
 
 
-def file_of(point: int) -> int:
-    return point % 9
-
-
-def rank_of(point: int) -> int:
-    return point // 9
-
-
 def point_at(file: int, rank: int) -> int:
     return rank * 9 + file
 

@@ -8,7 +8,7 @@ hooks: the cannon, attacks on the general, the pass, and the end of the game by 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Literal, get_args
 
 from mypy_extensions import mypyc_attr
 
@@ -43,7 +43,10 @@ class RuleOptionError(RulesError):
 
 
 # J3: horses (H) and elephants (E) on a side's 2nd, 3rd, 7th and 8th points, read from its left.
-SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")
+# The one list (issue 29): the server's request models take ``SetupChoice``, the rest ``SETUPS``;
+# the web client's copy (``web/js/screens.js``) is checked against it (test_architecture).
+SetupChoice = Literal["HEHE", "EHEH", "HEEH", "EHHE"]
+SETUPS: tuple[str, ...] = get_args(SetupChoice)
 DEFAULT_SETUP = "HEEH:HEEH"
 BIKJANG_OPTIONS = ("off", "points")
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..rules import RulesError, make_board
+from ..rules.janggi import SetupChoice
 from .ai import AIPool
 from .ai_queue import pool_for
 from .archive import archive_router
@@ -76,8 +77,8 @@ class CreateGameBody(BaseModel):
     variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
     level: Literal["beginner", "intermediate", "advanced"] | None = None
     color: Literal["red", "black", "cho", "han", "random"] = "random"
-    setup: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
-    setup_other: Literal["HEHE", "EHEH", "HEEH", "EHHE"] | None = None
+    setup: SetupChoice | None = None
+    setup_other: SetupChoice | None = None
     bikjang: Literal["off", "points"] = "off"
     rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
     abandon_pending: bool = False

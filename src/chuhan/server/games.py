@@ -24,7 +24,6 @@ from .records import Award, Change, GameRecord
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)
 KINDS = ("ai", "local")
-JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")  # SPEC J3
 
 
 class GameActionError(Exception):
@@ -38,14 +37,6 @@ class GameActionError(Exception):
 
 def side_names(variant: str) -> tuple[str, str]:
     return VARIANTS[variant].SIDE_NAMES
-
-
-def side_index(variant: str, name: str) -> int:
-    """The side number (0 first mover) of a side name; raises GameActionError if unknown."""
-    names = side_names(variant)
-    if name not in names:
-        raise GameActionError("bad_request", f"{variant} sides are {names[0]} and {names[1]}")
-    return names.index(name)
 
 
 def first_turn(start_fen: str) -> int:

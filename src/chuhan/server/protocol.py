@@ -22,10 +22,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from ..rules.janggi import SetupChoice
+
 MAX_ID_LENGTH = 64
 MAX_MOVE_LENGTH = 16
 MAX_NUMBER = 100_000
-JANGGI_SETUPS = ("HEHE", "EHEH", "HEEH", "EHHE")  # SPEC J3
 
 MessageId = Annotated[str, StringConstraints(strict=True, min_length=1, max_length=MAX_ID_LENGTH)]
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_NUMBER)]
@@ -142,7 +143,7 @@ class Setup(ClientMessage):
     turn's time, then gets ``HEHE``."""
 
     type: Literal["setup"]
-    setup: Literal["HEHE", "EHEH", "HEEH", "EHHE"] = Field(description="the horse/elephant order")
+    setup: SetupChoice = Field(description="the horse/elephant order")
 
 
 class DrawAccept(ClientMessage):

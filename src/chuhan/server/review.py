@@ -68,12 +68,6 @@ from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
 SHARE_TOKEN_BYTES = 24  # 192 bits: unguessable (SPEC Z3's standard for invite links)
-DRAW_REASONS = (
-    "agreement",
-    "repetition",
-    "no_capture_limit",
-    "insufficient_material",
-)
 UNDECIDED_REASONS = ("abandoned", "expired", "interrupted", "unfinished")
 RECORD_TAGS = ("Event", "Site", "Date", "Round", "Red", "Black", "RedTeam", "BlackTeam")
 MAX_TAG_LENGTH = 80

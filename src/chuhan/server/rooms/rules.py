@@ -23,7 +23,6 @@ from .scoring import costs_nothing, scored
 
 DRAW_OFFER_GAP = 10  # SPEC R5: half-moves between one player's offers
 JANGGI_DEFAULT_SETUP = "HEHE"  # SPEC R4: what a side that runs out of setup time gets
-SETUPS = rules_of.JANGGI_SETUPS
 
 
 class RoomError(GameActionError):

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ...rules.janggi import SETUPS
 from .. import games as rules_of
 from ..games import GameActionError
 from ..records import Change, GameRecord, Player, RoomRecord, utcnow
@@ -38,7 +39,7 @@ from .keeper import ClockKeeper
 from .lobby import Lobby
 from .presence import Presence
 from .ratelimit import JoinLimiter
-from .rules import JANGGI_DEFAULT_SETUP, SETUPS, RoomError
+from .rules import JANGGI_DEFAULT_SETUP, RoomError
 from .scoring import (
     ONLINE_WIN_POINTS,
     PAIR_WINDOW,
