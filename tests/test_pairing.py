@@ -383,7 +383,7 @@ def test_seeking_is_limited_per_address_Z7(database: tuple[str, str | None]) -> 
 def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Site) -> None:
     """Ratings from the ratings table (B2): several waiting (seeks that came in together),
     the longest waiting is paired with the one nearest in rating."""
-    from chuhan.server.tables import ratings
+    from chuhan.server.db.tables import ratings
 
     async def scenario() -> None:
         await site.start()

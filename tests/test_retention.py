@@ -15,13 +15,19 @@ import pytest
 from sqlalchemy import select, update
 
 from chuhan.rules import make_board
-from chuhan.server.limits import limit_buckets
-from chuhan.server.pairing.store import seeks
+from chuhan.server.db.tables import (
+    game_analyses,
+    game_events,
+    game_shares,
+    games,
+    limit_buckets,
+    players,
+    rooms,
+    seeks,
+)
 from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.retention import Retention, RetentionJob
-from chuhan.server.rooms.store import rooms
 from chuhan.server.storage import Store
-from chuhan.server.tables import game_analyses, game_events, game_shares, games, players
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)

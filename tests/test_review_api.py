@@ -497,7 +497,7 @@ def test_share_links_and_a_cut_short_analysis_on_sqlite_and_postgresql(tmp_path,
 
     from sqlalchemy import update
 
-    from chuhan.server.tables import game_analyses
+    from chuhan.server.db.tables import game_analyses
 
     with server(tmp_path, ai=AnalysingAI(), analysis_nodes=300, database=database) as (
         client,
@@ -533,7 +533,7 @@ def test_share_links_and_a_cut_short_analysis_on_sqlite_and_postgresql(tmp_path,
 def _stored_evaluations(store: Store, game_id: str) -> list[dict[str, Any]]:
     from sqlalchemy import select
 
-    from chuhan.server.tables import game_analyses
+    from chuhan.server.db.tables import game_analyses
 
     with store.engine.connect() as conn:
         return list(

@@ -21,11 +21,12 @@ import pytest
 from sqlalchemy import update
 
 from chuhan.server.ai import AIPool
+from chuhan.server.db.tables import server_instances
 from chuhan.server.hub import LocalHub
 from chuhan.server.records import Player as StoredPlayer
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
-from chuhan.server.rooms.instances import Instance, InstanceStore, outage_since, server_instances
+from chuhan.server.rooms.instances import Instance, InstanceStore, outage_since
 from chuhan.server.rooms.service import RoomService, RoomSettings
 from chuhan.server.rooms.store import RoomStore
 from chuhan.server.service import GameService

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from chuhan.rules.janggi import SETUPS
-from chuhan.server.tables import players
+from chuhan.server.db.tables import players
 from test_server_support import create, move_clock_past_expiry, server
 
 pytestmark = pytest.mark.timeout(60)

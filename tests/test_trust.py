@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from chuhan.server.tables import players
+from chuhan.server.db.tables import players
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(60)

@@ -30,13 +30,13 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from ..rules import RulesError
 from . import views
+from .db.tables import game_players, games, players
 from .games import GameActionError, side_names
 from .identity import Me
 from .records import GameRecord, aware
 from .review import record_text
 from .service import GameService
 from .storage import Store, game_from_row
-from .tables import game_players, games, players
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 50

@@ -30,20 +30,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Float, String, Table, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
+from .db.tables import limit_buckets
 from .games import GameActionError
-from .tables import metadata
-
-limit_buckets = Table(
-    "limit_buckets",
-    metadata,
-    Column("key", String(120), primary_key=True),
-    Column("tat", Float, nullable=False),  # epoch seconds: when the bucket is empty again
-)
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from sqlalchemy import func, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .ai import AIJob, AIPool
+from .db.tables import games
 from .records import Change
 from .service import GameService
-from .tables import games
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)

@@ -37,11 +37,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from . import glicko2
+from .db.tables import game_players, games, rating_changes, ratings
 from .games import event, side_names
 from .hub import News
 from .records import GameRecord, utcnow
 from .storage import Store, game_from_row
-from .tables import game_players, games, rating_changes, ratings
 
 if TYPE_CHECKING:
     from .service import GameService

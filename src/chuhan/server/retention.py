@@ -39,21 +39,21 @@ from typing import Any, TypeVar
 from sqlalchemy import and_, delete, exists, or_, select
 from sqlalchemy.engine import Connection
 
-from .limits import limit_buckets
-from .pairing.store import seeks
-from .records import utcnow
-from .rooms.store import rooms
-from .storage import Store
-from .tables import (
+from .db.tables import (
     game_analyses,
     game_events,
     game_players,
     game_shares,
     games,
+    limit_buckets,
     players,
     rating_changes,
     ratings,
+    rooms,
+    seeks,
 )
+from .records import utcnow
+from .storage import Store
 
 log = logging.getLogger("chuhan.retention")
 T = TypeVar("T")

@@ -56,6 +56,7 @@ from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, FairTurns
 from .connections import CLIENT_BLOCK
+from .db.tables import game_analyses, game_players, game_shares, players
 from .games import GameActionError
 from .identity import Me
 from .limits import TooManyError
@@ -63,7 +64,6 @@ from .names import BadText, readable
 from .records import GameRecord, Player, utcnow
 from .service import GameService, new_id
 from .storage import Store
-from .tables import game_analyses, game_players, game_shares, players
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")

@@ -27,6 +27,7 @@ from sqlalchemy import JSON, Engine, Table, create_engine, event, func, select, 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from .db.tables import game_events, game_players, games, players
 from .records import (
     GAME_FIELDS,
     Award,
@@ -38,7 +39,6 @@ from .records import (
     aware,
     utcnow,
 )
-from .tables import game_events, game_players, games, players
 
 log = logging.getLogger("chuhan.storage")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

@@ -1,21 +1,35 @@
-"""Alembic environment: runs on the connection the server hands over (see storage.migrate)."""
+"""Alembic environment: runs on the connection the server hands over (see storage.migrate).
+
+Its target is the one ``MetaData`` of ``db/tables.py``, which holds every table (issue 29):
+autogenerate compares types and server defaults too (``tests/test_storage.py`` checks that
+it finds nothing between the models and the migrations)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import engine_from_config, pool
+from sqlalchemy.engine import Connection
 
-from chuhan.server.tables import metadata
+from chuhan.server.db.tables import metadata
 
 config = context.config
+
+
+def _migrate_on(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        compare_type=True,
+        compare_server_default=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
 
 
 def run_migrations() -> None:
     connection = config.attributes.get("connection")
     if connection is not None:
-        context.configure(connection=connection, target_metadata=metadata)
-        with context.begin_transaction():
-            context.run_migrations()
+        _migrate_on(connection)
         return
     engine = engine_from_config(
         config.get_section(config.config_ini_section) or {},
@@ -23,9 +37,7 @@ def run_migrations() -> None:
         poolclass=pool.NullPool,
     )
     with engine.connect() as conn:
-        context.configure(connection=conn, target_metadata=metadata)
-        with context.begin_transaction():
-            context.run_migrations()
+        _migrate_on(conn)
 
 
 run_migrations()

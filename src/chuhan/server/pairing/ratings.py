@@ -10,8 +10,8 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from ..db.tables import ratings
 from ..glicko2 import DEFAULT_RATING
-from ..tables import ratings
 
 
 def rating_of(conn: Connection, player_id: str, variant: str) -> float:

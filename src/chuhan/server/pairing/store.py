@@ -27,13 +27,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
-    Column,
-    DateTime,
-    Float,
-    Index,
-    String,
-    Table,
     and_,
     delete,
     func,
@@ -44,30 +37,12 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from ..db.tables import game_players, games, rooms, seeks, server_instances
 from ..records import Pairing, RoomRecord, SeekState, aware
-from ..rooms.instances import server_instances
-from ..rooms.store import room_values, rooms
+from ..rooms.store import room_values
 from ..storage import Store
-from ..tables import game_players, games, metadata
 from .ratings import rating_of
 from .rules import Seek, SeekError, Wish, pairs
-
-seeks = Table(
-    "seeks",
-    metadata,
-    Column("player_id", String(32), primary_key=True),
-    Column("pool", String(48), nullable=False),
-    Column("variant", String(16), nullable=False),
-    Column("options", JSON, nullable=False),
-    Column("rating", Float, nullable=False),
-    Column("status", String(16), nullable=False),  # "waiting", then "paired"
-    Column("room_id", String(32), nullable=True),  # the room of the pairing
-    Column("connection", String(64), nullable=False),  # the socket whose close cancels it
-    Column("instance", String(32), nullable=False),  # the instance whose socket holds it
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("seen_at", DateTime(timezone=True), nullable=False),  # when it was last sought
-    Index("ix_seeks_status_pool", "status", "pool", "created_at"),
-)
 
 _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's
 MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)

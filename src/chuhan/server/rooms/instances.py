@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, String, Table, delete, select, update
+from sqlalchemy import delete, select, update
 
+from ..db.tables import server_instances
 from ..games import GameActionError
 from ..hub import RESYNC_SEQ
 from ..records import RoomRecord, aware, utcnow
 from ..storage import Store
-from ..tables import metadata
 from . import clocks, rules
 from .core import RoomCore, room_key
 from .presence import without_instances
@@ -32,18 +32,6 @@ if TYPE_CHECKING:
     from ..settings import RoomSettings
 
 log = logging.getLogger("chuhan.rooms")
-
-server_instances = Table(
-    "server_instances",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("started_at", DateTime(timezone=True), nullable=False),
-    Column("alive_at", DateTime(timezone=True), nullable=False),
-    Column("stopped", Boolean, nullable=False, default=False),
-    # Whether news crosses from and to this instance (R4, Z4): ``{"checked_until": <the last
-    # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
-    Column("hub", JSON(none_as_null=True), nullable=True),
-)
 
 
 @dataclass(frozen=True)

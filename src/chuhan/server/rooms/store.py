@@ -11,12 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
-    Column,
-    DateTime,
-    Integer,
     String,
-    Table,
     cast,
     or_,
     select,
@@ -24,29 +19,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from ..db.tables import rooms
 from ..records import ROOM_FIELDS, PasswordTakenError, RoomRecord, StaleRoomError, aware, utcnow
 from ..storage import Store
-from ..tables import metadata
 
-rooms = Table(
-    "rooms",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("invite", String(64), nullable=True, unique=True),
-    Column("password", String(20), nullable=True),
-    # The password while the room is open, NULL once closed: unique among open rooms (R2).
-    Column("open_password", String(20), nullable=True, unique=True),
-    Column("variant", String(16), nullable=False),
-    Column("options", JSON, nullable=False),
-    Column("status", String(16), nullable=False),
-    Column("seats", JSON, nullable=False),
-    Column("sides", JSON(none_as_null=True), nullable=True),
-    Column("setup", JSON(none_as_null=True), nullable=True),
-    Column("game_id", String(32), nullable=True),
-    Column("version", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-)
 
 def room_values(room: RoomRecord) -> dict[str, Any]:
     """The ``rooms`` row of ``room`` (to insert it, also inside another transaction)."""

@@ -1,4 +1,5 @@
-"""The database tables (SQLAlchemy Core). Changes go through an Alembic migration."""
+"""Every database table (SQLAlchemy Core), on one ``MetaData`` that Alembic compares with
+the migrations (``tests/test_storage.py``). Changes go through an Alembic migration."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 
 metadata = MetaData()
@@ -25,8 +27,8 @@ players = Table(
     Column("id", String(32), primary_key=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("name", String(40), nullable=True),
-    Column("ai_points", Integer, nullable=False, default=0),
-    Column("online_points", Integer, nullable=False, default=0),
+    Column("ai_points", Integer, nullable=False, server_default="0"),
+    Column("online_points", Integer, nullable=False, server_default="0"),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
@@ -48,8 +50,8 @@ games = Table(
     Column("moves", JSON, nullable=False),
     Column("status", String(16), nullable=False),
     Column("result", JSON, nullable=True),
-    Column("practice", Boolean, nullable=False, default=False),
-    Column("points_awarded", Integer, nullable=False, default=0),
+    Column("practice", Boolean, nullable=False, server_default=false()),
+    Column("points_awarded", Integer, nullable=False, server_default="0"),
     Column("seq", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
@@ -137,3 +139,64 @@ rating_changes = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
+
+# Online rooms (SPEC R1–R3). Every change is a conditional update on ``version`` (rooms/store.py).
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("invite", String(64), nullable=True, unique=True),
+    Column("password", String(20), nullable=True),
+    # The password while the room is open, NULL once closed: unique among open rooms (R2).
+    Column("open_password", String(20), nullable=True, unique=True),
+    Column("variant", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("seats", JSON, nullable=False),
+    Column("sides", JSON(none_as_null=True), nullable=True),
+    Column("setup", JSON(none_as_null=True), nullable=True),
+    Column("game_id", String(32), nullable=True),
+    Column("version", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Server instances' heartbeats (SPEC Z4, R7): presence and clocks across restarts.
+server_instances = Table(
+    "server_instances",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("alive_at", DateTime(timezone=True), nullable=False),
+    Column("stopped", Boolean, nullable=False, default=False),
+    # Whether news crosses from and to this instance (R4, Z4): ``{"checked_until": <the last
+    # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
+    Column("hub", JSON(none_as_null=True), nullable=True),
+)
+
+# The limits layer (issue 16): one row per budget key (server/limits.py).
+limit_buckets = Table(
+    "limit_buckets",
+    metadata,
+    Column("key", String(120), primary_key=True),
+    Column("tat", Float, nullable=False),  # epoch seconds: when the bucket is empty again
+)
+
+# Seeks (SPEC B1): one row per waiting or just paired player (server/pairing/).
+seeks = Table(
+    "seeks",
+    metadata,
+    Column("player_id", String(32), primary_key=True),
+    Column("pool", String(48), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("status", String(16), nullable=False),  # "waiting", then "paired"
+    Column("room_id", String(32), nullable=True),  # the room of the pairing
+    Column("connection", String(64), nullable=False),  # the socket whose close cancels it
+    Column("instance", String(32), nullable=False),  # the instance whose socket holds it
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),  # when it was last sought
+    Index("ix_seeks_status_pool", "status", "pool", "created_at"),
+)
+
