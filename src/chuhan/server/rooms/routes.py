@@ -440,9 +440,11 @@ class RoomConnection:
                 self.device = f"{message.device}/{self.connection}"
             self.holds_seat = await rooms.attach(player, room_id, self.device, kind == "take_seat")
             async with self._lock:
+                # The hello is answered from here on: its own room view says whether this
+                # socket holds the seat (a reconnecting device waits for exactly that, R7).
+                self.greeted = True
                 # The room as attach left it (or later): changes from now on are announced.
                 room = await self._send_room(follow=False, version=0)
-                self.greeted = True
                 if room is not None and room.game_id is not None:
                     same = isinstance(message, RoomHello) and message.game_id == room.game_id
                     last_seq = message.last_seq if isinstance(message, RoomHello) else None
