@@ -22,7 +22,7 @@ def _too_many(answer: object, code: str) -> None:
     assert answer.status_code == 429, answer.text  # type: ignore[attr-defined]
     body = answer.json()  # type: ignore[attr-defined]
     assert body["error"]["code"] == code and body["error"]["message"]
-    assert body["retry_after"] >= 1 and int(answer.headers["retry-after"]) >= 1  # type: ignore[attr-defined]
+    assert body["error"]["retry_after"] >= 1 and int(answer.headers["retry-after"]) >= 1  # type: ignore[attr-defined]
 
 
 def test_a_cookieless_flood_gets_100_new_players_per_address_then_429_issue27_8(tmp_path):

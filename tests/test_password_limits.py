@@ -84,7 +84,7 @@ def test_creating_a_room_is_no_password_oracle_and_shares_the_join_budget_Z3(
         free = prober.post("/api/rooms", json={"password": "ee5"})
         assert code_of(taken) == code_of(free) == "too_many_attempts"
         assert taken.status_code == free.status_code == 429
-        assert taken.json()["retry_after"] > 0
+        assert taken.json()["error"]["retry_after"] > 0
 
 
 def test_fresh_identities_and_addresses_of_one_ipv6_block_share_one_budget_Z3(

@@ -148,7 +148,7 @@ def test_one_pending_ai_game_another_needs_confirmation_P2(tmp_path, variant):
         )
         assert refused.status_code == 409
         assert refused.json()["error"]["code"] == "pending_game"
-        assert refused.json()["pending"]["id"] == first["id"]
+        assert refused.json()["error"]["pending"]["id"] == first["id"]
         # local games do not count as pending AI games
         create(client, kind="local", variant=variant)
         second = create(client, kind="ai", variant=variant, level="advanced", abandon_pending=True)
@@ -226,7 +226,7 @@ def test_http_move_errors_carry_the_current_state_Z5(tmp_path):
         illegal = client.post(url, json={"ply": 0, "move": "a1a5"})
         assert illegal.status_code == 409
         assert illegal.json()["error"]["code"] == "illegal_move"
-        assert illegal.json()["state"]["ply"] == 0
+        assert illegal.json()["error"]["state"]["ply"] == 0
         stale = client.post(url, json={"ply": 3, "move": "h3e3"})
         assert stale.json()["error"]["code"] == "stale_move"
         garbage = client.post(

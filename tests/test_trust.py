@@ -119,8 +119,8 @@ def test_invisible_look_alike_and_reserved_names_are_refused_issue27(tmp_path: P
         for name, reason in REFUSED_NAMES.items():
             answer = client.patch("/api/me", json={"name": name})
             assert answer.status_code == 400, (name, answer.text)
-            body = answer.json()  # the rule broken beside the error, as for passwords (R2)
-            assert (body["error"]["code"], body["reason"]) == ("bad_name", reason), name
+            error = answer.json()["error"]  # the rule broken, as for passwords (R2)
+            assert (error["code"], error["reason"]) == ("bad_name", reason), name
         assert client.get("/api/me").json()["name"] == "Alice"  # nothing was kept
 
 

@@ -12,8 +12,7 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import FastAPI, Request, Response, WebSocket
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI, Response, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -29,30 +28,20 @@ from .games import GameActionError
 from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
 from .identity import Me
-from .limits import TooManyError
 from .metrics import CONTENT_TYPE, Metrics
-from .names import BadText
 from .pairing.routes import pairing_router
-from .protocol import error_body
 from .redis_hub import RedisHub
+from .refusals import answer_refusals
 from .retention import RetentionJob
 from .review import review_router
 from .rooms.routes import rooms_router
-from .service import GameService, NewGame, PendingGameError
+from .service import GameService, NewGame
 from .settings import Settings
 from .stalls import StallWatch
 from .storage import Store
 from .ws import game_socket
 
 log = logging.getLogger("chuhan.server")
-ERROR_STATUS = {
-    "not_found": 404,
-    "bad_request": 400,
-    "pending_game": 409,
-    "busy": 503,
-    "no_player": 401,
-    "bad_name": 400,
-}
 SPA_PREFIXES = ("play", "room", "review", "games")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
@@ -98,11 +87,6 @@ class AnalysisBody(BaseModel):
     variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
     fen: str | None = Field(default=None, max_length=200)
     setup: str | None = Field(default=None, max_length=9)
-
-
-def _error(code: str, message: str, status: int | None = None, **extra: Any) -> JSONResponse:
-    body = error_body(code, message, **extra)
-    return JSONResponse(body, status_code=status or ERROR_STATUS.get(code, 409))
 
 
 def create_app(
@@ -158,29 +142,7 @@ def create_app(
     app.add_middleware(metrics.middleware)
     app.add_middleware(Guard, settings=guard_settings(settings))  # outermost: every request
 
-    @app.exception_handler(GameActionError)
-    async def _game_error(request: Request, exc: GameActionError) -> JSONResponse:
-        if isinstance(exc, PendingGameError):
-            return _error(exc.code, exc.message, pending=await service.state(exc.pending))
-        if isinstance(exc, TooManyError):
-            refused = _error(exc.code, exc.message, exc.status, retry_after=exc.retry_after)
-            refused.headers["Retry-After"] = str(exc.retry_after)
-            return refused
-        if isinstance(exc, BadText):  # the rule the name broke: its own text (issue 27)
-            return _error(exc.code, exc.message, reason=exc.reason)
-        return _error(exc.code, exc.message)
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()
-        )
-        return _error("invalid_request", problems or "invalid request", 422)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = "not_found" if exc.status_code == 404 else "http_error"
-        return _error(code, str(exc.detail), exc.status_code)
+    answer_refusals(app)  # one shape for every refusal (refusals.py)
 
     @app.get("/health")
     async def health() -> JSONResponse:
@@ -233,15 +195,14 @@ def create_app(
     async def get_game(game_id: str, player: Me) -> dict[str, Any]:
         return await service.state(await service.game_for(player, game_id))
 
-    @app.post("/api/games/{game_id}/moves", response_model=None)
-    async def post_move(game_id: str, body: MoveBody, player: Me) -> dict[str, Any] | JSONResponse:
+    @app.post("/api/games/{game_id}/moves")
+    async def post_move(game_id: str, body: MoveBody, player: Me) -> dict[str, Any]:
         game = await service.game_for(player, game_id)
         try:
             after, ply = await service.move(game, body.ply, body.move)
-        except GameActionError as exc:
-            current = await service.current_game(game_id)
-            state = await service.state(current)
-            return _error(exc.code, exc.message, state=state, reply_to=body.id)
+        except GameActionError as exc:  # as the socket's move error: with the state now
+            state = await service.state(await service.current_game(game_id))
+            raise exc.with_fields(state=state, reply_to=body.id) from None
         return {"type": "ack", "reply_to": body.id, "ply": ply, "state": await service.state(after)}
 
     @app.post("/api/analysis/moves")

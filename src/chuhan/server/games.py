@@ -19,20 +19,12 @@ from ..rules import VARIANTS, Board, RulesError, make_board
 from ..rules.jieqi import JieqiBoard
 from ..rules.notation import write_move
 from ..rules.record import push_played
+from .protocol import GameActionError as GameActionError  # the rules' refusal
 from .records import Award, Change, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)
 KINDS = ("ai", "local")
-
-
-class GameActionError(Exception):
-    """A client action the game refuses; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def side_names(variant: str) -> tuple[str, str]:

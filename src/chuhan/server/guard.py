@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .connections import CLIENT_BLOCK, ConnectionGuard, address_block
+from .protocol import error_body, http_status
 
 CSP = "; ".join(
     (
@@ -166,21 +167,21 @@ class Guard:
             await send(message)
 
         if _is_ops_path(scope["path"]) and not self._ops_allowed(scope):
-            await _plain(send_with_headers, 404, "not_found", "no such page")
+            await _plain(send_with_headers, "not_found", "no such page")
             return
         if scope["method"] in UNSAFE_METHODS:
             if foreign_request(scope, self.settings.allowed_origins):
                 message = "a page of another site cannot act for this site's players"
-                await _plain(send_with_headers, 403, "foreign_origin", message)
+                await _plain(send_with_headers, "foreign_origin", message)
                 return
             if form_body(scope):
                 message = "a form's body type needs the X-Chuhan-Client header"
-                await _plain(send_with_headers, 415, "form_body", message)
+                await _plain(send_with_headers, "form_body", message)
                 return
         limit = self.settings.max_body_bytes
         length = _header(scope, b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            await _plain(send_with_headers, 413, "too_large", f"the body exceeds {limit} bytes")
+            await _plain(send_with_headers, "too_large", f"the body exceeds {limit} bytes")
             return
         answered = False
         started = False
@@ -197,7 +198,7 @@ class Guard:
                     if not started:
                         answered = True
                         await _plain(
-                            send_with_headers, 413, "too_large", f"the body exceeds {limit} bytes"
+                            send_with_headers, "too_large", f"the body exceeds {limit} bytes"
                         )
                     return {"type": "http.disconnect"}
             return message
@@ -255,9 +256,11 @@ class Guard:
         await self.app(scope, idle_receive, guarded_send)
 
 
-async def _plain(send: Send, status: int, code: str, message: str, kind: str = "http") -> None:
-    """An error answer; ``kind`` ``websocket.http``: a WebSocket's refused handshake."""
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+async def _plain(send: Send, code: str, message: str, kind: str = "http") -> None:
+    """An error answer in the API's one shape and its code's status (the app's handlers
+    are not reached from here); ``kind`` ``websocket.http``: a WebSocket's refused handshake."""
+    status = http_status(code)
+    body = json.dumps(error_body(code, message)).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 413:
         headers.append((b"connection", b"close"))
@@ -270,7 +273,7 @@ async def _refuse_socket(scope: Scope, send: Send, most: int) -> None:
     403, where the server cannot answer a handshake with a response of its own)."""
     if "websocket.http.response" in scope.get("extensions", {}):
         message = f"at most {most} open sockets per address"
-        await _plain(send, 429, "too_many_connections", message, kind="websocket.http")
+        await _plain(send, "too_many_connections", message, kind="websocket.http")
     else:
         await send({"type": "websocket.close", "code": TOO_MANY_CLOSE})
 

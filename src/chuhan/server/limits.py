@@ -81,11 +81,8 @@ class TooManyError(GameActionError):
     """A use refused by a limit: HTTP 429 with ``retry_after`` (whole seconds, at least 1)
     and a machine ``code`` the front end translates (SPEC Z5)."""
 
-    status = 429
-
     def __init__(self, code: str, message: str, retry_after: float) -> None:
-        super().__init__(code, message)
-        self.retry_after = max(1, round(retry_after))
+        super().__init__(code, message, retry_after=max(1, round(retry_after)))
 
 
 class Limiter:

@@ -53,7 +53,7 @@ class BadText(GameActionError):
     ``no_letter``, ``reserved``, ``length``), the front end's text for it."""
 
     def __init__(self, reason: str, message: str) -> None:
-        super().__init__("bad_name", message)
+        super().__init__("bad_name", message, reason=reason)
         self.reason = reason
 
 

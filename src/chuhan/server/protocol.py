@@ -308,8 +308,9 @@ def error_reply(
 
 
 def error_body(code: str, message: str, **fields: Any) -> dict[str, Any]:
-    """The HTTP API's error answer: ``{"error": {"code", "message"}, …fields}``."""
-    return {"error": {"code": code, "message": message}, **fields}
+    """The HTTP API's one error answer: ``{"error": {"code", "message", …fields}}`` (the
+    fields of the socket's error reply, inside ``error``; docs/protocol.md, HTTP errors)."""
+    return {"error": {"code": code, "message": message, **fields}}
 
 
 def ack(reply_to: str, **fields: Any) -> dict[str, Any]:
@@ -631,11 +632,119 @@ def check_server_message(message: dict[str, Any]) -> Any:
     return SERVER_MESSAGES.validate_python(message)
 
 
+# ---------------------------------------------------------------------- HTTP errors
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """One error code of the HTTP API: its status, the fields it carries inside ``error``
+    besides ``code`` and ``message``, and when it is answered."""
+
+    status: int
+    meaning: str
+    fields: tuple[str, ...] = ()
+
+
+REFUSED = 409  # any code not listed: an action the game or room refuses now
+# Every status of the HTTP API's refusals is here (issue 29): a refusal names its code, and
+# the code its status. Listed: every code whose status is not 409, or with fields of its own.
+HTTP_ERRORS: dict[str, HttpError] = {
+    "bad_request": HttpError(
+        400,
+        "fits the schema but not the game: `color: \"cho\"` in xiangqi, no `level` for an AI "
+        "game, a notation the variant does not use, a move not legal now, a cursor the server "
+        "did not give",
+    ),
+    "bad_name": HttpError(
+        400,
+        "a name a reader could be fooled by (issue 27); `reason`: `invisible`, `marks`, "
+        "`no_letter`, `reserved`, `length`",
+        ("reason",),
+    ),
+    "bad_password": HttpError(
+        400,
+        "a room password that breaks a rule; `reason`: which (length, letters and digits only, "
+        "one repeated digit, consecutive digits)",
+        ("reason",),
+    ),
+    "bad_record": HttpError(
+        400,
+        "a record that cannot be read or kept; `line`: the line to blame, null when none is",
+        ("line",),
+    ),
+    "no_player": HttpError(401, "an unsafe request without a known player cookie (Z6)"),
+    "foreign_origin": HttpError(403, "an unsafe request from a page of another site (Z6)"),
+    "not_found": HttpError(404, "no such page, game or room, or someone else's (Z2)"),
+    "wrong_password": HttpError(
+        404, "no open room has this password (Z3); `tries_left`", ("tries_left",)
+    ),
+    "pending_game": HttpError(
+        409,
+        "an AI game is pending (P2); `pending`: its state; confirm with `abandon_pending`",
+        ("pending",),
+    ),
+    "room_closed": HttpError(410, "the invite's room is closed"),
+    "too_large": HttpError(413, "the body is over `CHUHAN_MAX_BODY_BYTES`"),
+    "too_many_moves": HttpError(413, "a record with too many moves; `line`", ("line",)),
+    "form_body": HttpError(415, "a form's body type without the `X-Chuhan-Client` header (Z6)"),
+    "invalid_request": HttpError(
+        422, "the body or query does not fit the schema: unknown variant, malformed JSON…"
+    ),
+    "too_many_players": HttpError(
+        429, "the address block made too many players (issue 27 #8)", ("retry_after",)
+    ),
+    "too_many_games": HttpError(429, "too many games started", ("retry_after",)),
+    "too_many_imports": HttpError(429, "too many records imported", ("retry_after",)),
+    "too_many_analyses": HttpError(429, "too many analyses asked for", ("retry_after",)),
+    "analysis_queue_full": HttpError(
+        429, "the asker has their share of analyses queued already", ("retry_after",)
+    ),
+    "too_many_attempts": HttpError(
+        429, "too many password attempts (Z3)", ("tries_left", "retry_after")
+    ),
+    "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
+    "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
+    "too_many_connections": HttpError(429, "a socket over its address's count"),
+    "busy": HttpError(503, "the game or room is changing too fast, or the AI is busy; retry"),
+}
+
+
+def http_status(code: str) -> int:
+    """The HTTP status of a refusal with this code."""
+    known = HTTP_ERRORS.get(code)
+    return known.status if known is not None else REFUSED
+
+
+class GameActionError(Exception):
+    """A client action refused, the one kind of refusal of the HTTP API and the sockets:
+    ``code`` is the protocol's error code, ``message`` English for developers, ``extra`` the
+    answer's other fields (``tries_left``, ``retry_after``, ``line``…). Over HTTP its status
+    is its code's (:data:`HTTP_ERRORS`, issue 29). Here, beside the table, so that every
+    module may raise it without importing more than this one (``games`` re-exports it)."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    @property
+    def status(self) -> int:
+        """The HTTP status of this refusal."""
+        return http_status(self.code)
+
+    def with_fields(self, **fields: Any) -> GameActionError:
+        """The same refusal with more answer fields."""
+        return GameActionError(self.code, self.message, **{**self.extra, **fields})
+
+
 # ---------------------------------------------------------------------- docs/protocol.md
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 BEGIN = "<!-- generated by `python -m chuhan.server.protocol --write`: do not edit -->"
 END = "<!-- end of generated tables -->"
+HTTP_BEGIN = "<!-- HTTP errors, generated by `python -m chuhan.server.protocol --write` -->"
+HTTP_END = "<!-- end of the HTTP errors -->"
 
 
 def _one_line(text: str | None) -> str:
@@ -676,13 +785,29 @@ def generated_tables() -> str:
     return "\n".join([*lines, END])
 
 
+def generated_http_errors() -> str:
+    """The HTTP error table of docs/protocol.md, from :data:`HTTP_ERRORS`."""
+    lines = [HTTP_BEGIN, "", "| code | status | fields in `error` | meaning |"]
+    lines.append("| --- | --- | --- | --- |")
+    for code, error in sorted(HTTP_ERRORS.items(), key=lambda item: (item[1].status, item[0])):
+        fields = ", ".join(f"`{name}`" for name in error.fields)
+        lines.append(f"| `{code}` | {error.status} | {fields} | {_one_line(error.meaning)} |")
+    lines.append(f"| any other code | {REFUSED} | | an action the game or room refuses now |")
+    return "\n".join([*lines, "", HTTP_END])
+
+
+def _replaced(text: str, begin: str, end: str, fresh: str) -> str:
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise ValueError(f"docs/protocol.md has no generated section {begin!r}")
+    return text[:start] + fresh + text[stop + len(end) :]
+
+
 def docs_with_tables(text: str) -> str:
-    """``text`` (docs/protocol.md) with its generated section replaced by a fresh one.
-    Raises ValueError when the markers are missing."""
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError("docs/protocol.md has no generated section")
-    return text[:start] + generated_tables() + text[end + len(END) :]
+    """``text`` (docs/protocol.md) with its generated sections (the message tables, the HTTP
+    errors) replaced by fresh ones. Raises ValueError when the markers are missing."""
+    text = _replaced(text, BEGIN, END, generated_tables())
+    return _replaced(text, HTTP_BEGIN, HTTP_END, generated_http_errors())
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's command
@@ -690,4 +815,4 @@ if __name__ == "__main__":  # pragma: no cover - a maintainer's command
     if "--write" in sys.argv:
         DOCS.write_text(fresh, encoding="utf-8")
     else:
-        sys.stdout.write(generated_tables() + "\n")
+        sys.stdout.write(generated_tables() + "\n\n" + generated_http_errors() + "\n")

@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import PlainTextResponse
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -655,10 +655,6 @@ def analysis_answer(game: GameRecord, stored: StoredAnalysis | None) -> dict[str
 # ---------------------------------------------------------------------- routes
 
 
-def _refuse(code: str, message: str, status: int, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
-
-
 Share = Annotated[str | None, Query(max_length=64)]
 
 
@@ -759,8 +755,8 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         game, _ = await access(game_id, player, share)
         return {"id": game.id, "positions": await asyncio.to_thread(positions, game)}
 
-    @router.post("/api/records", status_code=201, response_model=None)
-    async def import_record(request: Request, player: Me) -> dict[str, Any] | JSONResponse:
+    @router.post("/api/records", status_code=201)
+    async def import_record(request: Request, player: Me) -> dict[str, Any]:
         await service.refuse_advice_while_online(player.id)  # issue 27 #9
         await service.spend("imports", player.id)  # issue 27 #8: a bad record counts too
         limit = service.settings.max_body_bytes  # the app's guard refuses more before this
@@ -768,22 +764,22 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         async for chunk in request.stream():
             data += chunk
             if len(data) > limit:
-                return _refuse("too_large", f"a record has at most {limit} bytes", 413)
+                raise GameActionError("too_large", f"a record has at most {limit} bytes")
         text = decode_record(data)
         if not text.strip():
-            return _refuse("bad_record", "line 1: the record is empty", 400, line=1)
+            raise GameActionError("bad_record", "line 1: the record is empty", line=1)
         try:
             record = await asyncio.to_thread(read_record, text)
         except RecordTooLongError as exc:
-            return _refuse("too_many_moves", str(exc), 413, line=exc.line)
+            raise GameActionError("too_many_moves", str(exc), line=exc.line) from None
         except RecordError as exc:
-            return _refuse("bad_record", str(exc), 400, line=exc.line)
+            raise GameActionError("bad_record", str(exc), line=exc.line) from None
         except RulesError as exc:
-            return _refuse("bad_record", str(exc), 400, line=None)
+            raise GameActionError("bad_record", str(exc), line=None) from None
         try:
             game = imported_game(record, player, utcnow())
-        except GameActionError as exc:
-            return _refuse(exc.code, exc.message, 400, line=None)
+        except GameActionError as exc:  # bad_record: no line to blame
+            raise exc.with_fields(line=None) from None
         start_event = rules_of.event("start")
         await service.db(service.store.insert_game, game, [start_event])
         log.info("record imported", extra={"game": game.id, "player": player.id})
@@ -795,25 +791,22 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         token = await service.db(reviews.share, game.id)
         return {"token": token, "path": f"/review/{token}", "available": not game.ongoing}
 
-    @router.get("/api/shared/{token}", response_model=None)
-    async def shared_game(token: str) -> dict[str, Any] | JSONResponse:
+    @router.get("/api/shared/{token}")
+    async def shared_game(token: str) -> dict[str, Any]:
         game_id = await service.db(reviews.game_of_share, token) if len(token) <= 64 else None
         game = await service.db(service.store.game, game_id) if game_id else None
         if game is None:
             raise GameActionError("not_found", "no such shared game")
         if game.ongoing:
-            return _refuse(
-                "game_ongoing", "the game is still being played; its review opens at the end", 409
-            )
+            message = "the game is still being played; its review opens at the end"
+            raise GameActionError("game_ongoing", message)
         return await asyncio.to_thread(views.state_for, game, None)
 
-    @router.post("/api/games/{game_id}/analysis", status_code=202, response_model=None)
-    async def start_analysis(
-        game_id: str, player: Me, share: Share = None
-    ) -> dict[str, Any] | JSONResponse:
+    @router.post("/api/games/{game_id}/analysis", status_code=202)
+    async def start_analysis(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:
         game, _ = await access(game_id, player, share)
         if game.ongoing:
-            return _refuse("game_ongoing", "a game is analysed once it is over", 409)
+            raise GameActionError("game_ongoing", "a game is analysed once it is over")
         await service.refuse_advice_while_online(player.id)  # issue 27 #9
         stored = await runner.start(game, player.id, CLIENT_BLOCK.get())  # may be 429
         fresh = await service.db(reviews.analysis, game.id)

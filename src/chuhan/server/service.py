@@ -47,17 +47,6 @@ T = TypeVar("T")
 _STALE_RETRIES = 20
 
 
-class PendingGameError(GameActionError):
-    """SPEC P2: the player has a pending AI game; creating another needs a confirmation."""
-
-    def __init__(self, pending: GameRecord) -> None:
-        super().__init__(
-            "pending_game",
-            "you have a game against the AI in progress; confirm to abandon it",
-        )
-        self.pending = pending
-
-
 @dataclass(frozen=True)
 class NewGame:
     """A validated request to create a game (SPEC P1, P6)."""
@@ -291,7 +280,8 @@ class GameService:
         raise GameActionError("busy", "the game is changing too fast; retry")
 
     async def create_game(self, player: Player, request: NewGame) -> GameRecord:
-        """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or :class:`PendingGameError`,
+        """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or ``pending_game`` (P2:
+        with the pending game's state: creating another needs a confirmation),
         TooManyError when the player (or address block) started too many (issue 27 #8)."""
         _validate_new_game(request)
         if request.kind != "ai":
@@ -303,7 +293,11 @@ class GameService:
             async with lock:
                 pending = await self.pending_game(player)
                 if pending is not None and not request.abandon_pending:
-                    raise PendingGameError(pending)
+                    raise GameActionError(
+                        "pending_game",
+                        "you have a game against the AI in progress; confirm to abandon it",
+                        pending=await self.state(pending),
+                    )
                 # Counted before the pending game is abandoned: a refused creation keeps it.
                 await self.spend("games", player.id)
                 if pending is not None:

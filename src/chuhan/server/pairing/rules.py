@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..protocol import GameActionError
+
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 # The option each variant is sought with, its allowed values, the default first.
 OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -29,15 +31,8 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-class SeekError(Exception):
-    """A seek refused: ``code`` for the client, ``message`` in English, ``status`` (HTTP)."""
-
-    def __init__(self, code: str, message: str, status: int = 400, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.extra = extra
+class SeekError(GameActionError):
+    """A seek refused: ``code`` for the client, ``message`` in English, ``extra`` fields."""
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,6 @@ class PairingService:
             raise SeekError(
                 "too_many_seeks",
                 "too many seeks from your address; wait a little",
-                429,
                 retry_after=max(1, round(exc.retry_after)),
             ) from None
         state: SeekState = await self.db(

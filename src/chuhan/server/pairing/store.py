@@ -79,7 +79,7 @@ class SeekStore:
                     return self._put(player_id, wish, connection, instance, now)
             except IntegrityError:
                 continue  # two tabs inserted at once: the other row is there now
-        raise SeekError("busy", "the seek is changing too fast; retry", 503)
+        raise SeekError("busy", "the seek is changing too fast; retry")
 
     def _put(
         self, player_id: str, wish: Wish, connection: str, instance: str, now: datetime
@@ -93,7 +93,7 @@ class SeekStore:
             playing = _room_of_ongoing_game(conn, player_id)
             if playing is not None:
                 raise SeekError(
-                    "already_playing", "you are playing an online game already", 409, room=playing
+                    "already_playing", "you are playing an online game already", room=playing
                 )
             values = {
                 "pool": wish.pool,

@@ -97,7 +97,7 @@ class RoomCore:
             known = self.known(room_id) if attempt == 0 else None
             room = known or await self.read_room(room_id)
             if room is None:
-                raise RoomError("not_found", "no such room", 404)
+                raise RoomError("not_found", "no such room")
             try:
                 after = decide(room)
             except GameActionError:
@@ -116,4 +116,4 @@ class RoomCore:
             if announce(stored):
                 await self.hub.publish(room_key(room_id), stored.version)
             return stored
-        raise RoomError("busy", "the room is changing too fast; retry", 503)
+        raise RoomError("busy", "the room is changing too fast; retry")

@@ -43,7 +43,7 @@ def seated(room: RoomRecord, player_id: str) -> RoomRecord | None:
     if room.seat_of(player_id) is not None:
         return None
     if not room.is_open:
-        raise RoomError("room_closed", "this room is closed", 410)
+        raise RoomError("room_closed", "this room is closed")
     if len(room.seats) >= 2:
         raise RoomError("room_full", "this room is full: it already has two players")
     return replace(room, seats=[*room.seats, new_seat(player_id)])
@@ -63,7 +63,6 @@ def too_many(exc: LimitExceeded) -> RoomError:
     return RoomError(
         "too_many_attempts",
         "too many password attempts; wait a little before trying again",
-        429,
         tries_left=0,
         retry_after=max(1, round(exc.retry_after)),
     )
@@ -104,24 +103,23 @@ class Lobby:
         more than a join does.
         """
         if variant not in VARIANTS:
-            raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi", 400)
+            raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi")
         if bikjang not in ("off", "points"):
-            raise RoomError("bad_request", "bikjang must be off or points", 400)
+            raise RoomError("bad_request", "bikjang must be off or points")
         if rules not in ("casual", "wxf") or (variant == "janggi" and rules != "casual"):
-            raise RoomError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)", 400)
+            raise RoomError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)")
         normalized = None
         if password is not None:
             try:
                 normalized = normalize_password(password)
             except PasswordError as exc:
-                raise RoomError("bad_password", str(exc), 400, reason=exc.reason) from None
+                raise RoomError("bad_password", str(exc), reason=exc.reason) from None
         db, store = self.core.db, self.core.store
         most = self.limiter.limits.open_rooms_per_player
         if await db(store.open_rooms_of, player.id) >= most:
             raise RoomError(
                 "too_many_rooms",
                 f"you already have {most} open rooms; leave one before opening another",
-                429,
             )
         address = address or CLIENT_BLOCK.get()
         attempt = await self._attempt(player, address) if normalized else None
@@ -190,7 +188,6 @@ class Lobby:
             raise RoomError(
                 "wrong_password",
                 f"no open room has this password; {attempt.left} tries left",
-                404,
                 tries_left=attempt.left,
             )
         if room.seat_of(player.id) is None:  # not their own room: it was found
@@ -205,7 +202,7 @@ class Lobby:
         store = self.core.store
         room = await self.core.db(store.by_invite, invite) if len(invite) <= MAX_INVITE else None
         if room is None:
-            raise RoomError("not_found", "this invite link leads to no room", 404)
+            raise RoomError("not_found", "this invite link leads to no room")
         return await self.take_seat(player, room.id)
 
     async def take_seat(self, player: Player, room_id: str) -> RoomRecord:
@@ -220,7 +217,7 @@ class Lobby:
         """
         room = await self.core.read_room(room_id) if len(room_id) <= MAX_ROOM_ID else None
         if room is None or room.seat_of(player.id) is None:
-            raise RoomError("not_found", "no such room, or you have no seat in it", 404)
+            raise RoomError("not_found", "no such room, or you have no seat in it")
         return room
 
     async def vacate(self, player: Player, room_id: str) -> None:

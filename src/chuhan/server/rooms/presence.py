@@ -38,7 +38,7 @@ def attached(
     RoomError ``not_found`` for a player without a seat."""
     index = room.seat_of(player_id)
     if index is None:
-        raise RoomError("not_found", "you have no seat in this room", 404)
+        raise RoomError("not_found", "you have no seat in this room")
     seat = room.seats[index]
     if seat["device"] == device and seat["connected"]:
         return None

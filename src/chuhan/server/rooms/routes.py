@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
@@ -35,7 +34,6 @@ from ..protocol import (
     TakeSeat,
     ack,
     encode,
-    error_body,
     error_reply,
     parse,
     state_event,
@@ -66,12 +64,6 @@ class JoinBody(BaseModel):
     password: str = Field(max_length=40)
 
 
-def _refusal(exc: GameActionError) -> JSONResponse:
-    status = exc.status if isinstance(exc, RoomError) else 409
-    extra = exc.extra if isinstance(exc, RoomError) else {}
-    return JSONResponse(error_body(exc.code, exc.message, **extra), status_code=status)
-
-
 def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:
     """The rooms' routes; their clock keepers start and stop with the app. ``settings``:
     the game service's own (``Settings.rooms``) unless given."""
@@ -99,51 +91,35 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         names = await names_of(room.seats)
         return views.room_view(room, player.id, names, rooms.clock_rules.turn_seconds)
 
-    @router.post("/api/rooms", status_code=201, response_model=None)
-    async def create(body: CreateRoomBody, request: Request, player: Known) -> Any:
-        try:
-            address = request.client.host if request.client else "unknown"
-            room = await rooms.create(
-                player, body.variant, body.bikjang, body.password, rules=body.rules,
-                address=address,
-            )
-            return JSONResponse(await view(room.id, player, room), status_code=201)
-        except GameActionError as exc:
-            return _refusal(exc)
-
-    @router.post("/api/rooms/join", response_model=None)
-    async def join(body: JoinBody, request: Request, player: Known) -> Any:
+    @router.post("/api/rooms", status_code=201)
+    async def create(body: CreateRoomBody, request: Request, player: Known) -> dict[str, Any]:
         address = request.client.host if request.client else "unknown"
-        try:
-            room = await rooms.join_by_password(player, body.password, address)
-            return await view(room.id, player, room)
-        except GameActionError as exc:
-            return _refusal(exc)
+        room = await rooms.create(
+            player, body.variant, body.bikjang, body.password, rules=body.rules, address=address
+        )
+        return await view(room.id, player, room)
 
-    @router.post("/api/rooms/invite/{invite}", response_model=None)
-    async def join_invite(invite: str, player: Known) -> Any:
-        try:
-            room = await rooms.join_by_invite(player, invite)
-            return await view(room.id, player, room)
-        except GameActionError as exc:
-            return _refusal(exc)
+    @router.post("/api/rooms/join")
+    async def join(body: JoinBody, request: Request, player: Known) -> dict[str, Any]:
+        address = request.client.host if request.client else "unknown"
+        room = await rooms.join_by_password(player, body.password, address)
+        return await view(room.id, player, room)
 
-    @router.get("/api/rooms/{room_id}", response_model=None)
-    async def get_room(room_id: str, player: Known) -> Any:
-        try:
-            return await view(room_id, player)
-        except GameActionError as exc:
-            return _refusal(exc)
+    @router.post("/api/rooms/invite/{invite}")
+    async def join_invite(invite: str, player: Known) -> dict[str, Any]:
+        room = await rooms.join_by_invite(player, invite)
+        return await view(room.id, player, room)
 
-    @router.post("/api/rooms/{room_id}/leave", response_model=None)
-    async def leave(room_id: str, player: Known) -> Any:
+    @router.get("/api/rooms/{room_id}")
+    async def get_room(room_id: str, player: Known) -> dict[str, Any]:
+        return await view(room_id, player)
+
+    @router.post("/api/rooms/{room_id}/leave")
+    async def leave(room_id: str, player: Known) -> dict[str, Any]:
         """R8: the answer names the player's pending AI game to go back to, if any."""
-        try:
-            await rooms.leave(player, room_id)
-            pending = await games.pending_game(player)
-            return {"pending": await games.state(pending) if pending else None}
-        except GameActionError as exc:
-            return _refusal(exc)
+        await rooms.leave(player, room_id)
+        pending = await games.pending_game(player)
+        return {"pending": await games.state(pending) if pending else None}
 
     @router.websocket("/ws/rooms/{room_id}")
     async def socket(websocket: WebSocket, room_id: str) -> None:

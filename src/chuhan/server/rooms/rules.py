@@ -26,12 +26,7 @@ JANGGI_DEFAULT_SETUP = "HEHE"  # SPEC R4: what a side that runs out of setup tim
 
 
 class RoomError(GameActionError):
-    """A room action refused; ``status`` is the HTTP status, ``extra`` more answer fields."""
-
-    def __init__(self, code: str, message: str, status: int = 409, **extra: Any) -> None:
-        super().__init__(code, message)
-        self.status = status
-        self.extra = extra
+    """A room action refused (its HTTP status is its code's, :data:`..protocol.HTTP_ERRORS`)."""
 
 
 def side_names(variant: str) -> tuple[str, str]:
@@ -66,7 +61,7 @@ def press_ready(
     """
     index = room.seat_of(player_id)
     if index is None:
-        raise RoomError("not_found", "you have no seat in this room", 404)
+        raise RoomError("not_found", "you have no seat in this room")
     if room.setup is not None or room.game_id != expected_game_id:
         return None
     seats = [dict(s) for s in room.seats]
@@ -129,7 +124,7 @@ def rematch(
     """
     index = room.seat_of(player_id)
     if index is None:
-        raise RoomError("not_found", "you have no seat in this room", 404)
+        raise RoomError("not_found", "you have no seat in this room")
     if room.setup is not None or room.game_id != expected_game_id:
         return None
     players = [s["player"] for s in room.seats]

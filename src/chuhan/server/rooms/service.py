@@ -285,7 +285,7 @@ class RoomService:
         """R4, J3: Han chooses first, then Cho, seeing Han's choice; each within the turn
         time. Raises RoomError ``bad_request`` or ``not_your_turn``."""
         if choice not in SETUPS:
-            raise RoomError("bad_request", f"setup must be one of {', '.join(SETUPS)}", 400)
+            raise RoomError("bad_request", f"setup must be one of {', '.join(SETUPS)}")
         return await self._setup_step(room_id, player.id, choice)
 
     async def _setup_step(self, room_id: str, player_id: str | None, choice: str) -> RoomRecord:

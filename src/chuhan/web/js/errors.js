@@ -4,7 +4,8 @@
 import { ApiError } from "./connection.js";
 import { hasText, t } from "./i18n.js";
 
-/** The player's text for an error reply or HTTP error body: {code, reason?, tries_left?…}.
+/** The player's text for an error reply or an HTTP answer's `error`: {code, reason?,
+ * tries_left?…} (the same fields in both, docs/protocol.md).
  * A reason (the rule a password or a name broke) has its own text where there is one. */
 export function errorText(error) {
   const code = error?.code || "other";
@@ -19,7 +20,7 @@ export function errorText(error) {
  * sentence of its own. */
 export function apiErrorText(error) {
   const text = !(error instanceof ApiError) || error.status === 0
-    ? t("error.network") : errorText({ ...(error.body || {}), code: error.code });
+    ? t("error.network") : errorText({ ...(error.body?.error || {}), code: error.code });
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

@@ -292,8 +292,8 @@ export async function openGame(root, kind, params) {
       else if (samePendingGame(pending, request)) state = pending;
       else state = await choosePending(pending, request);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "pending_game" && error.body?.pending) {
-        const pending = error.body.pending;
+      if (error instanceof ApiError && error.code === "pending_game" && error.body?.error?.pending) {
+        const pending = error.body.error.pending;
         if (samePendingGame(pending, request)) state = pending;
         else state = await choosePending(pending, request);
       } else {
