@@ -8,7 +8,10 @@ Client messages are pydantic models in discriminated unions (:data:`GameMessage`
 messages are built by the functions at the end (:func:`error_reply` is the one way to build
 an error) and described by the models of :data:`ServerMessage`, from which the message
 tables of docs/protocol.md are generated (``python -m chuhan.server.protocol --write``; a
-test checks that the file matches). Nothing here touches a game.
+test checks that the file matches). The HTTP API's request bodies are here too, and its
+errors: the one refusal (:class:`GameActionError`), the status of each code
+(:data:`HTTP_ERRORS`, the docs' HTTP errors table) and the one answer (:func:`error_body`).
+Nothing here touches a game.
 """
 
 from __future__ import annotations
@@ -632,6 +635,62 @@ def check_server_message(message: dict[str, Any]) -> Any:
     return SERVER_MESSAGES.validate_python(message)
 
 
+# ---------------------------------------------------------------------- HTTP request bodies
+# What the HTTP API's routes read (docs/protocol.md, HTTP JSON API and Rooms); a body that
+# does not fit is refused 422 ``invalid_request``.
+
+
+class CreateGameBody(BaseModel):
+    """``POST /api/games`` (SPEC P1, P2, P6)."""
+
+    kind: Literal["ai", "local"] = "ai"
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    level: Literal["beginner", "intermediate", "advanced"] | None = None
+    color: Literal["red", "black", "cho", "han", "random"] = "random"
+    setup: SetupChoice | None = None
+    setup_other: SetupChoice | None = None
+    bikjang: Literal["off", "points"] = "off"
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
+    abandon_pending: bool = False
+
+
+class MoveBody(BaseModel):
+    """``POST /api/games/{id}/moves``: the socket's ``move`` over HTTP."""
+
+    ply: int = Field(ge=0, le=MAX_NUMBER)
+    move: str = Field(min_length=1, max_length=MAX_MOVE_LENGTH)
+    id: str | None = Field(default=None, max_length=MAX_ID_LENGTH)
+
+
+class ProfileBody(BaseModel):
+    """``PATCH /api/me`` (S1)."""
+
+    name: str | None = Field(default=None, max_length=40)
+
+
+class AnalysisBody(BaseModel):
+    """``POST /api/analysis/moves``: a position for the learn pages."""
+
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    fen: str | None = Field(default=None, max_length=200)
+    setup: str | None = Field(default=None, max_length=9)
+
+
+class CreateRoomBody(BaseModel):
+    """``POST /api/rooms`` (R1, R2)."""
+
+    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
+    bikjang: Literal["off", "points"] = "off"
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
+    password: str | None = Field(default=None, max_length=40)
+
+
+class JoinBody(BaseModel):
+    """``POST /api/rooms/join`` (R2, Z3)."""
+
+    password: str = Field(max_length=40)
+
+
 # ---------------------------------------------------------------------- HTTP errors
 
 
@@ -651,7 +710,7 @@ REFUSED = 409  # any code not listed: an action the game or room refuses now
 HTTP_ERRORS: dict[str, HttpError] = {
     "bad_request": HttpError(
         400,
-        "fits the schema but not the game: `color: \"cho\"` in xiangqi, no `level` for an AI "
+        'fits the schema but not the game: `color: "cho"` in xiangqi, no `level` for an AI '
         "game, a notation the variant does not use, a move not legal now, a cursor the server "
         "did not give",
     ),

@@ -13,10 +13,9 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
-from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from .. import views
@@ -25,6 +24,8 @@ from ..hub import News
 from ..identity import Known, known_player, no_player
 from ..protocol import (
     ROOM_MESSAGES,
+    CreateRoomBody,
+    JoinBody,
     Move,
     Probe,
     ProtocolError,
@@ -51,17 +52,6 @@ NOT_FOUND_CLOSE = 4404
 DETACHED_CLOSE = 4409
 SERVER_STOPPING_CLOSE = 1012  # uvicorn closes every socket with it when the server stops
 MAX_REPLAY = 200
-
-
-class CreateRoomBody(BaseModel):
-    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
-    bikjang: Literal["off", "points"] = "off"
-    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
-    password: str | None = Field(default=None, max_length=40)
-
-
-class JoinBody(BaseModel):
-    password: str = Field(max_length=40)
 
 
 def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:

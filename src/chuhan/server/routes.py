@@ -1,0 +1,115 @@
+"""The JSON API of players and their games (SPEC S1, P1–P6; docs/protocol.md, HTTP JSON API),
+the game socket, and the operators' health and metrics. Routers only: the player comes from
+:mod:`.identity`, a refusal is raised and answered by :mod:`.refusals`, bodies are
+:mod:`.protocol`'s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response, WebSocket
+from fastapi.responses import JSONResponse
+
+from ..rules import RulesError, make_board
+from .ai import AIPool
+from .games import GameActionError
+from .identity import Me
+from .metrics import CONTENT_TYPE, Metrics
+from .protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
+from .redis_hub import RedisHub
+from .service import GameService, NewGame
+from .ws import game_socket
+
+
+def ops_router(
+    service: GameService, pool: AIPool, metrics: Metrics, redis_hub: RedisHub | None
+) -> APIRouter:
+    """``/health`` and ``/metrics`` (the guard keeps /metrics to the operators' port)."""
+    router = APIRouter()
+    store = service.store
+
+    @router.get("/health")
+    async def health() -> JSONResponse:
+        db_ok = await service.db(store.ping)
+        ai: dict[str, Any] = {
+            "workers": pool.workers,
+            "jobs": pool.pending,
+            "max_jobs": pool.max_jobs,
+        }
+        body = {"status": "ok" if db_ok else "degraded", "db": "ok" if db_ok else "down", "ai": ai}
+        if pool.shared:  # the queue every instance and worker shares, read from Redis
+            try:
+                ai["shared"] = await service.db(pool.queue_state)
+            except Exception:
+                ai["shared"] = "down"
+                body["status"] = "degraded"
+        if redis_hub is not None:  # without Redis this instance still serves its own sockets
+            # R4, Z4: news not crossing (no subscription, or no echo) is an outage.
+            body["redis"] = "ok" if redis_hub.healthy else "down"
+            body["hub"] = redis_hub.health()
+            if not redis_hub.healthy:
+                body["status"] = "degraded"
+        return JSONResponse(body, status_code=200 if db_ok else 503)
+
+    @router.get("/metrics", include_in_schema=False)
+    async def metrics_text() -> Response:
+        """Prometheus text format (the games gauge reads the database: off the loop)."""
+        return Response(await service.db(metrics.text), media_type=CONTENT_TYPE)
+
+    return router
+
+
+def games_router(service: GameService) -> APIRouter:
+    """The player's profile, their games against the AI or on one device, the learn pages'
+    rules, and the game socket."""
+    router = APIRouter()
+
+    @router.get("/api/me")
+    async def get_me(player: Me) -> dict[str, Any]:
+        return await service.profile(player)
+
+    @router.patch("/api/me")
+    async def patch_me(body: ProfileBody, player: Me) -> dict[str, Any]:
+        player = await service.rename(player, body.name)
+        return await service.profile(player)
+
+    @router.get("/api/games/pending")
+    async def pending(player: Me) -> dict[str, Any]:
+        game = await service.pending_game(player)
+        return {"game": await service.state(game) if game else None}
+
+    @router.post("/api/games", status_code=201)
+    async def create(body: CreateGameBody, player: Me) -> dict[str, Any]:
+        game = await service.create_game(player, NewGame(**body.model_dump()))
+        return await service.state(game)
+
+    @router.get("/api/games/{game_id}")
+    async def get_game(game_id: str, player: Me) -> dict[str, Any]:
+        return await service.state(await service.game_for(player, game_id))
+
+    @router.post("/api/games/{game_id}/moves")
+    async def post_move(game_id: str, body: MoveBody, player: Me) -> dict[str, Any]:
+        game = await service.game_for(player, game_id)
+        try:
+            after, ply = await service.move(game, body.ply, body.move)
+        except GameActionError as exc:  # as the socket's move error: with the state now
+            state = await service.state(await service.current_game(game_id))
+            raise exc.with_fields(state=state, reply_to=body.id) from None
+        return {"type": "ack", "reply_to": body.id, "ply": ply, "state": await service.state(after)}
+
+    @router.post("/api/analysis/moves")
+    async def analysis(body: AnalysisBody) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if body.variant == "janggi" and body.setup:
+            options["setup"] = body.setup
+        try:
+            board = make_board(body.variant, body.fen, **options)
+        except (RulesError, ValueError) as exc:
+            raise GameActionError("bad_request", str(exc)) from None
+        return {"legal_moves": list(board.legal_move_texts()), "in_check": board.is_check()}
+
+    @router.websocket("/ws/games/{game_id}")
+    async def websocket(socket: WebSocket, game_id: str) -> None:
+        await game_socket(socket, service, game_id)
+
+    return router
