@@ -29,12 +29,12 @@ from sqlalchemy import text
 from chuhan.rules import make_board
 from chuhan.server import games as rules_of
 from chuhan.server import views
+from chuhan.server.db.store import Store
 from chuhan.server.hub import News
 from chuhan.server.protocol import encode
 from chuhan.server.records import GameRecord, RoomRecord
 from chuhan.server.rooms import rules
 from chuhan.server.rooms.clocks import ClockRules
-from chuhan.server.storage import Store
 
 PLIES = 200
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
 from chuhan.rules.record import read_records
+from chuhan.server.db.store import Store
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.storage import Store
 from test_record import PLAYED_ON
 from test_server_support import create, server
 

@@ -14,9 +14,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import insert
 
+from chuhan.server.db.store import MIGRATIONS_DIR, Store
 from chuhan.server.db.tables import games, rooms
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.storage import MIGRATIONS_DIR, Store
 from rooms_client import Player, running_server
 from test_rooms_protocol import QUIET, end_of, new_game, play, ready_both
 

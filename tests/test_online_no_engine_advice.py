@@ -14,9 +14,9 @@ from sqlalchemy import update
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
+from chuhan.server.db.store import Store
 from chuhan.server.db.tables import games
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.storage import Store
 from test_server_support import create, game_socket, server
 
 pytestmark = pytest.mark.timeout(120)

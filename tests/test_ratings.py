@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from chuhan.server import glicko2
+from chuhan.server.db.store import Store
 from chuhan.server.db.tables import rating_changes
 from chuhan.server.ratings import (
     MIN_PLIES,
@@ -23,7 +24,6 @@ from chuhan.server.ratings import (
     rated,
 )
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.storage import Store
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 OPENING = ["h3e3", "h10g8", "b1c3", "b10c8"]

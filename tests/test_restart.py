@@ -17,7 +17,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from chuhan.server.storage import Store
+from chuhan.server.db.store import Store
 from client_events import EVENTS, is_game_event
 from rooms_client import ServerProcess, server_environment
 

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select, update
 
 from chuhan.rules import make_board
+from chuhan.server.db.store import Store
 from chuhan.server.db.tables import (
     game_analyses,
     game_events,
@@ -27,7 +28,6 @@ from chuhan.server.db.tables import (
 )
 from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.retention import Retention, RetentionJob
-from chuhan.server.storage import Store
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)

@@ -19,9 +19,9 @@ from chuhan.rules import make_board, verify_commitment
 from chuhan.rules.record import read_record
 from chuhan.server.ai import AIJob, run_job
 from chuhan.server.ai_queue import pool_for
+from chuhan.server.db.store import Store
 from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Store
 from test_analysis import uci_program
 from test_record import PLAYED_ON
 from test_server_support import ScriptedAI, create, game_socket, server

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from chuhan.server.ai import AIPool
+from chuhan.server.db.rooms import RoomStore
+from chuhan.server.db.store import Store
 from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
 from chuhan.server.records import PasswordTakenError, StaleRoomError
@@ -20,10 +22,8 @@ from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.rooms.store import RoomStore
 from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Store
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from chuhan.server.ai import AIPool
+from chuhan.server.db.store import Store
 from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
 from chuhan.server.records import utcnow
@@ -21,7 +22,6 @@ from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
 from chuhan.server.service import GameService, NewGame
 from chuhan.server.settings import Settings
-from chuhan.server.storage import Store
 
 
 def _service(store: Store) -> GameService:

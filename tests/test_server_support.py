@@ -19,9 +19,9 @@ from fastapi.testclient import TestClient
 
 from chuhan.server import Settings, create_app
 from chuhan.server.ai import AIJob, AIPool, _board
+from chuhan.server.db.store import Store
 from chuhan.server.protocol import check_server_message
 from chuhan.server.records import StaleGameError, utcnow
-from chuhan.server.storage import Store
 from client_events import EVENTS, is_game_event
 
 

@@ -14,8 +14,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Table, inspect, text
 
 from chuhan.server.db import tables
+from chuhan.server.db.store import MIGRATIONS_DIR, Store, iter_events
 from chuhan.server.records import Award, GameRecord, StaleGameError, utcnow
-from chuhan.server.storage import MIGRATIONS_DIR, Store, iter_events
 from test_server_support import create, game_socket, server
 
 pytestmark = pytest.mark.timeout(60)

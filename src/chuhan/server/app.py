@@ -19,6 +19,7 @@ from .ai import AIPool
 from .ai_queue import pool_for
 from .archive import archive_router
 from .collector import Collector
+from .db.store import Store
 from .front_end import mount_front_end
 from .guard import Guard, guard_settings
 from .hub import Hub, LocalHub
@@ -33,7 +34,6 @@ from .routes import games_router, ops_router
 from .service import GameService
 from .settings import Settings
 from .stalls import StallWatch
-from .storage import Store
 
 
 def create_app(

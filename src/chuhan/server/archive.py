@@ -30,13 +30,13 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from ..rules import RulesError
 from . import views
+from .db.store import Store, game_from_row
 from .db.tables import game_players, games, players
 from .games import GameActionError, side_names
 from .identity import Me
 from .records import GameRecord, aware
 from .review import record_text
 from .service import GameService
-from .storage import Store, game_from_row
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 50
@@ -88,7 +88,7 @@ def _parse_cursor(text: str) -> tuple[datetime, str]:
 
 
 class ArchiveStore:
-    """The archive's reads (synchronous, like :class:`~.storage.Store`)."""
+    """The archive's reads (synchronous, like :class:`~.db.store.Store`)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

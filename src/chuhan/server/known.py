@@ -3,7 +3,7 @@ without reading its game (issue 15: one database round trip per move, not two).
 
 A copy here may be out of date: another instance may have committed since, and its news not
 arrived yet. That is safe because every change is a conditional update on the game's
-``seq`` (:meth:`~.storage.Store.commit_change`): a change decided on an out-of-date copy is
+``seq`` (:meth:`~.db.store.Store.commit_change`): a change decided on an out-of-date copy is
 refused and :meth:`~.service.GameService.apply` decides it again on a fresh read; and a
 refusal or a "nothing to do" decided on a copy is decided again on a fresh read before it is
 believed. Nothing sent to a player is ever read from here.

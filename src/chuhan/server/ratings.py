@@ -37,11 +37,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from . import glicko2
+from .db.store import Store, game_from_row
 from .db.tables import game_players, games, rating_changes, ratings
 from .games import event, side_names
 from .hub import News
 from .records import GameRecord, utcnow
-from .storage import Store, game_from_row
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -129,7 +129,7 @@ def utc_day_start(moment: datetime) -> datetime:
 
 class RatingStore:
     """The ``ratings`` and ``rating_changes`` tables (migration 0008). Synchronous, like
-    :class:`~.storage.Store`: the service calls it from its database threads."""
+    :class:`~.db.store.Store`: the service calls it from its database threads."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

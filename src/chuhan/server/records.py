@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from .pairing.rules import Seek
+from .rooms.clocks import parse_iso
 
 # ---------------------------------------------------------------------------------- time
 
@@ -237,3 +238,25 @@ class Pairing:
     first: Seek
     second: Seek
     room: RoomRecord
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A server instance as its row says (SPEC Z4, R7): started, last heartbeat, stopped,
+    and what it last said of its hub (``{"checked_until", "outages"}``)."""
+
+    id: str
+    started_at: datetime
+    alive_at: datetime
+    stopped: bool
+    hub: dict[str, Any] | None = None
+
+    def is_dead(self, now: datetime, dead_after: float) -> bool:
+        """True once it stopped, or its last heartbeat is ``dead_after`` seconds old."""
+        return self.stopped or (now - self.alive_at).total_seconds() >= dead_after
+
+    def last_word(self) -> datetime:
+        """The last moment its news was seen to cross (its last echo, as its last heartbeat
+        said; that heartbeat if it said none): what it committed later may never have left."""
+        checked = (self.hub or {}).get("checked_until")
+        return min(parse_iso(checked), self.alive_at) if checked else self.alive_at

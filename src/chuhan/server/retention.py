@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 from sqlalchemy import and_, delete, exists, or_, select
 from sqlalchemy.engine import Connection
 
+from .db.store import Store
 from .db.tables import (
     game_analyses,
     game_events,
@@ -53,7 +54,6 @@ from .db.tables import (
     seeks,
 )
 from .records import utcnow
-from .storage import Store
 
 log = logging.getLogger("chuhan.retention")
 T = TypeVar("T")

@@ -56,6 +56,7 @@ from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, FairTurns
 from .connections import CLIENT_BLOCK
+from .db.store import Store
 from .db.tables import game_analyses, game_players, game_shares, players
 from .games import GameActionError
 from .identity import Me
@@ -63,7 +64,6 @@ from .limits import TooManyError
 from .names import BadText, readable
 from .records import GameRecord, Player, utcnow
 from .service import GameService, new_id
-from .storage import Store
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
@@ -78,7 +78,7 @@ MAX_TAG_LENGTH = 80
 
 class ReviewStore:
     """Share tokens and analyses, in the game database (tables ``game_shares`` and
-    ``game_analyses``, migration 0005). Synchronous, like :class:`~.storage.Store`."""
+    ``game_analyses``, migration 0005). Synchronous, like :class:`~.db.store.Store`."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -1,6 +1,6 @@
 """The game service: what the HTTP API and the WebSocket both call.
 
-It reads and changes games through the :class:`~.storage.Store` (in worker threads: the
+It reads and changes games through the :class:`~.db.store.Store` (in worker threads: the
 database is synchronous), starting a change from the game as this instance last knew it
 (:mod:`.known`), tells the :class:`~.hub.Hub` about new events, and drives the AI:
 whenever an AI game waits for the AI, one task per game asks the worker pool for a move and
@@ -32,6 +32,7 @@ from . import views
 from .ai import AIBusyError, AIJob, AIPool
 from .budgets import CreationBudgets
 from .connections import CLIENT_BLOCK
+from .db.store import POOL_OVERFLOW, POOL_SIZE, Store
 from .games import GameActionError
 from .hub import Hub, News
 from .known import KnownGames
@@ -39,7 +40,6 @@ from .names import display_name
 from .ratings import Ratings
 from .records import Change, GameRecord, Player, StaleGameError, utcnow
 from .settings import Settings
-from .storage import POOL_OVERFLOW, POOL_SIZE, Store
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")

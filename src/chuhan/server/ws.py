@@ -14,6 +14,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import views
+from .db.store import iter_events
 from .games import GameActionError
 from .hub import News
 from .identity import known_player
@@ -32,7 +33,6 @@ from .protocol import (
 )
 from .records import GameRecord, StoredEvent
 from .service import GameService
-from .storage import iter_events
 
 log = logging.getLogger("chuhan.ws")
 MAX_REPLAY = 200  # more missed events than this: a full state instead

@@ -140,7 +140,7 @@ rating_changes = Table(
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
 
-# Online rooms (SPEC R1–R3). Every change is a conditional update on ``version`` (rooms/store.py).
+# Online rooms (SPEC R1–R3). Every change is a conditional update on ``version`` (db/rooms.py).
 rooms = Table(
     "rooms",
     metadata,

@@ -40,6 +40,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ..connections import address_block
+from ..db.seeks import SeekStore
 from ..limits import Budget, Limiter, LimitExceeded
 from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
 from ..rooms import rules as room_rules
@@ -47,7 +48,6 @@ from ..rooms.lobby import new_seat
 from ..rooms.service import RoomService
 from ..service import new_id
 from .rules import Seek, SeekError, wish
-from .store import SeekStore
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0

@@ -11,10 +11,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..db.rooms import RoomStore
 from ..games import GameActionError
 from ..records import GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
-from .store import RoomStore
 
 if TYPE_CHECKING:
     from ..hub import Hub

@@ -13,17 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, select, update
-
-from ..db.tables import server_instances
+from ..db.instances import InstanceStore
 from ..games import GameActionError
 from ..hub import RESYNC_SEQ
-from ..records import RoomRecord, aware, utcnow
-from ..storage import Store
+from ..records import Instance, RoomRecord, utcnow
 from . import clocks, rules
 from .core import RoomCore, room_key
 from .presence import without_instances
@@ -32,25 +28,6 @@ if TYPE_CHECKING:
     from ..settings import RoomSettings
 
 log = logging.getLogger("chuhan.rooms")
-
-
-@dataclass(frozen=True)
-class Instance:
-    id: str
-    started_at: datetime
-    alive_at: datetime
-    stopped: bool
-    hub: dict[str, Any] | None = None
-
-    def is_dead(self, now: datetime, dead_after: float) -> bool:
-        """True once it stopped, or its last heartbeat is ``dead_after`` seconds old."""
-        return self.stopped or (now - self.alive_at).total_seconds() >= dead_after
-
-    def last_word(self) -> datetime:
-        """The last moment its news was seen to cross (its last echo, as its last heartbeat
-        said; that heartbeat if it said none): what it committed later may never have left."""
-        checked = (self.hub or {}).get("checked_until")
-        return min(clocks.parse_iso(checked), self.alive_at) if checked else self.alive_at
 
 
 def outage_since(live: list[Instance], dead: list[Instance]) -> datetime | None:
@@ -66,65 +43,6 @@ def outage_since(live: list[Instance], dead: list[Instance]) -> datetime | None:
     if any(instance.started_at <= since for instance in live):
         return None
     return since
-
-
-class InstanceStore:
-    """The instances' rows on the server's :class:`~..storage.Store` engine."""
-
-    def __init__(self, store: Store) -> None:
-        self.engine = store.engine
-
-    def beat(self, instance_id: str, now: datetime, hub: dict[str, Any] | None = None) -> bool:
-        """Say ``instance_id`` is alive at ``now`` (and what it says of its hub); its row is
-        created if missing.
-
-        Returns False when the row had to be created again (others took it for dead).
-        """
-        with self.engine.begin() as conn:
-            changed = conn.execute(
-                update(server_instances)
-                .where(server_instances.c.id == instance_id)
-                .values(alive_at=now, stopped=False, hub=hub)
-            ).rowcount
-            if changed == 1:
-                return True
-            conn.execute(
-                server_instances.insert().values(
-                    id=instance_id, started_at=now, alive_at=now, stopped=False, hub=hub
-                )
-            )
-        return False
-
-    def stop(self, instance_id: str, now: datetime) -> None:
-        """A graceful stop: the last moment alive, and no waiting for the heartbeat to age."""
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(server_instances)
-                .where(server_instances.c.id == instance_id)
-                .values(alive_at=now, stopped=True)
-            )
-
-    def all(self) -> list[Instance]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(server_instances)).all()
-        return [
-            Instance(
-                row.id, aware(row.started_at), aware(row.alive_at), bool(row.stopped), row.hub
-            )
-            for row in rows
-        ]
-
-    def forget(self, instance: Instance) -> bool:
-        """Delete a dead instance's row once its seats are cleared; False if it was already
-        gone or it came back to life meanwhile (its heartbeat moved)."""
-        with self.engine.begin() as conn:
-            deleted = conn.execute(
-                delete(server_instances).where(
-                    server_instances.c.id == instance.id,
-                    server_instances.c.alive_at == instance.alive_at,
-                )
-            ).rowcount
-        return bool(deleted == 1)
 
 
 NEWS_OUTAGES_KEPT_SECONDS = 900.0  # longer than any turn: older outages concern no clock

@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..connections import address_block, network_block
+from ..db.rooms import RoomStore
 from ..limits import Budget, Limiter, LimitExceeded, Reservation
-from .store import RoomStore
 
 
 @dataclass(frozen=True)

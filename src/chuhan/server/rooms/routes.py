@@ -19,6 +19,7 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from .. import views
+from ..db.store import iter_events
 from ..games import GameActionError
 from ..hub import News
 from ..identity import Known, known_player, no_player
@@ -42,7 +43,6 @@ from ..protocol import (
 from ..records import GameRecord, Player, RoomRecord, StoredEvent
 from ..service import GameService, new_id
 from ..settings import RoomSettings
-from ..storage import iter_events
 from .core import room_key
 from .rules import RoomError
 from .service import RoomService

@@ -27,6 +27,7 @@ from typing import Any
 
 from ...rules.janggi import SETUPS
 from .. import games as rules_of
+from ..db.instances import InstanceStore
 from ..games import GameActionError
 from ..records import Change, GameRecord, Player, RoomRecord, utcnow
 from ..service import GameService, new_id
@@ -34,7 +35,7 @@ from ..settings import RoomSettings
 from . import rules
 from .clocks import ClockRules
 from .core import RoomCore, room_key
-from .instances import InstanceRegistry, InstanceStore
+from .instances import InstanceRegistry
 from .keeper import ClockKeeper
 from .lobby import Lobby
 from .presence import Presence

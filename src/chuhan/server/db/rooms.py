@@ -19,9 +19,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from ..db.tables import rooms
 from ..records import ROOM_FIELDS, PasswordTakenError, RoomRecord, StaleRoomError, aware, utcnow
-from ..storage import Store
+from .store import Store
+from .tables import rooms
 
 
 def room_values(room: RoomRecord) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def _room_from_row(row: Any) -> RoomRecord:
 
 
 class RoomStore:
-    """Synchronous room storage on the server's :class:`~..storage.Store` engine."""
+    """Synchronous room storage on the server's :class:`~.store.Store` engine."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

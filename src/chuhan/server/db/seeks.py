@@ -37,12 +37,12 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from ..db.tables import game_players, games, rooms, seeks, server_instances
+from ..glicko2 import DEFAULT_RATING
+from ..pairing.rules import Seek, SeekError, Wish, pairs
 from ..records import Pairing, RoomRecord, SeekState, aware
-from ..rooms.store import room_values
-from ..storage import Store
-from .ratings import rating_of
-from .rules import Seek, SeekError, Wish, pairs
+from .rooms import room_values
+from .store import Store
+from .tables import game_players, games, ratings, rooms, seeks, server_instances
 
 _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's
 MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)
@@ -54,7 +54,7 @@ def _state(row: Any) -> SeekState:
 
 
 class SeekStore:
-    """Synchronous seek storage on the server's :class:`~..storage.Store` engine."""
+    """Synchronous seek storage on the server's :class:`~.store.Store` engine."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -270,3 +270,14 @@ def _room_of_ongoing_game(conn: Connection, player_id: str) -> str | None:
     )
     found: str | None = conn.execute(query).scalar()
     return found
+
+
+def rating_of(conn: Connection, player_id: str, variant: str) -> float:
+    """The rating a seek is paired by (SPEC B1 "nearest in rating", B2): the player's
+    Glicko-2 rating in ``variant`` (read on ``conn``), or Glicko-2's starting rating."""
+    found = conn.execute(
+        select(ratings.c.rating).where(
+            ratings.c.player_id == player_id, ratings.c.variant == variant
+        )
+    ).scalar()
+    return float(found) if found is not None else DEFAULT_RATING

@@ -27,8 +27,7 @@ from sqlalchemy import JSON, Engine, Table, create_engine, event, func, select, 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from .db.tables import game_events, game_players, games, players
-from .records import (
+from ..records import (
     GAME_FIELDS,
     Award,
     GameRecord,
@@ -39,9 +38,10 @@ from .records import (
     aware,
     utcnow,
 )
+from .tables import game_events, game_players, games, players
 
 log = logging.getLogger("chuhan.storage")
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 POOL_SIZE = 20  # PostgreSQL connections kept open per instance
 POOL_OVERFLOW = 10  # more while busy, closed after use
 _MIGRATION_LOCK_ID = 0x43484148  # PostgreSQL advisory lock: one instance migrates at a time
