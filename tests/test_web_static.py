@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from chuhan.server.protocol import HTTP_ERRORS
+
 WEB = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web"
 LANGUAGES = ("en", "es", "pt")
 # Keys the scripts build from data: family → the values the server and rules may send.
@@ -65,6 +67,8 @@ def used_keys() -> set[str]:
     for family, values in FAMILIES.items():
         joiner = "_" if family.startswith("settings.") else "."
         keys |= {f"{family}{joiner}{value}" for value in values}
+    # Every code of docs/protocol.md's HTTP errors table (issue 29) has its own text too.
+    keys |= {f"error.{code}" for code in HTTP_ERRORS}
     return keys
 
 
