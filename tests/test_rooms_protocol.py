@@ -468,6 +468,31 @@ def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Pa
     play({"red": back, "black": sockets["black"]}, QUIET[2:4], first_ply=2)
 
 
+def test_a_room_replay_ends_with_an_ack_naming_the_last_event_as_on_the_game_socket_P5(
+    server: tuple[str, Path],
+) -> None:
+    """Issue 29 (one socket base): a reconnecting room client learns it is in sync exactly as
+    on the game socket: the missed events, then an ``ack`` whose ``last_seq`` is the last of
+    them. A hello that names no game gets the game's full state and a plain ``ack``."""
+    url, _ = server
+    sockets, room, (red_player, _) = new_game(url)
+    play(sockets, QUIET[:1])
+    red = sockets["red"]
+    held = red.state()
+    seen, game_id = held["seq"], held["id"]  # type: ignore[index]
+    red.close()
+    assert sockets["black"].request("move", ply=1, move=QUIET[1])["type"] == "ack"
+    back = red_player.open(room["id"], holding=held, game_id=game_id, last_seq=seen)
+    answer = [m for m in back.messages if m.get("type") in ("ack", "move", "state")]
+    assert [m["type"] for m in answer] == ["move", "ack"], answer
+    assert answer[0]["seq"] == seen + 1 and answer[1]["last_seq"] == seen + 1
+    back.close()
+    fresh = red_player.open(room["id"], last_seq=seen)  # no game_id: its last_seq says nothing
+    answer = [m for m in fresh.messages if m.get("type") in ("ack", "move", "state")]
+    assert [m["type"] for m in answer] == ["state", "ack"], answer
+    assert answer[0]["state"]["moves"] == QUIET[:2] and "last_seq" not in answer[1]
+
+
 def test_the_only_device_is_never_told_its_seat_is_elsewhere_R7(
     server: tuple[str, Path],
 ) -> None:

@@ -5,13 +5,14 @@ docs/protocol.md).
 Client messages are pydantic models in discriminated unions (:data:`GameMessage`,
 :data:`RoomMessage`, :data:`SeekMessage`) that share one base (an ``id`` and a ``type``);
 :func:`parse` reads a frame into one of them or raises :class:`ProtocolError`. Server
-messages are built by the functions at the end (:func:`error_reply` is the one way to build
-an error) and described by the models of :data:`ServerMessage`, from which the message
-tables of docs/protocol.md are generated (``python -m chuhan.server.protocol --write``; a
-test checks that the file matches). The HTTP API's request bodies are here too, and its
-errors: the one refusal (:class:`GameActionError`), the status of each code
-(:data:`HTTP_ERRORS`, the docs' HTTP errors table) and the one answer (:func:`error_body`).
-Nothing here touches a game.
+messages are the models of :data:`ServerMessage` (issue 29: every socket builds what it
+sends from them, e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
+:func:`state_event` are the short forms of the two sent from outside the sockets too), from
+which the message tables of docs/protocol.md are generated (``python -m
+chuhan.server.protocol --write``; a test checks that the file matches). The HTTP API's
+request bodies are here too, and its errors: the one refusal (:class:`GameActionError`), the
+status of each code (:data:`HTTP_ERRORS`, the docs' HTTP errors table) and the one answer
+(:func:`error_body`). Nothing here touches a game.
 """
 
 from __future__ import annotations
@@ -76,8 +77,9 @@ class Hello(ClientMessage):
 class RoomHello(Hello):
     """Open the room (R7): a device that already held the seat takes it back at once (a
     dropped socket reconnecting); the server answers ``room``, then the missed events of the
-    room's game (``last_seq`` counts only when ``game_id`` names the current game), or a full
-    ``state``."""
+    room's game and an ``ack`` with ``last_seq``, as the game socket does (``last_seq``
+    counts only when ``game_id`` names the current game), or a full ``state`` and a plain
+    ``ack``."""
 
     device: DeviceId | None = Field(None, description="this tab's id, 1–40 letters or digits")
     game_id: GameId | None = Field(None, description="the game ``last_seq`` belongs to")
@@ -306,8 +308,9 @@ def encode(message: dict[str, Any]) -> str:
 def error_reply(
     code: str, message: str, reply_to: str | None = None, **fields: Any
 ) -> dict[str, Any]:
-    """The one error reply of both sockets (``fields``: the game socket's ``state``)."""
-    return {"type": "error", "reply_to": reply_to, "code": code, "message": message, **fields}
+    """The one error reply of every socket (``fields``: the game socket's ``state``, the
+    seek socket's ``room`` or ``retry_after``)."""
+    return ErrorReply(reply_to=reply_to, code=code, message=message, **fields).wire()
 
 
 def error_body(code: str, message: str, **fields: Any) -> dict[str, Any]:
@@ -316,60 +319,56 @@ def error_body(code: str, message: str, **fields: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **fields}}
 
 
-def ack(reply_to: str, **fields: Any) -> dict[str, Any]:
-    """An acknowledgement (``ply`` for a move, ``last_seq`` after a replay)."""
-    return {"type": "ack", "reply_to": reply_to, **fields}
-
-
-def pong(reply_to: str) -> dict[str, Any]:
-    return {"type": "pong", "reply_to": reply_to}
-
-
-def hint_reply(reply_to: str, move: str) -> dict[str, Any]:
-    return {"type": "hint", "reply_to": reply_to, "move": move}
-
-
 def state_event(seq: int, state: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    """The full state for one viewer, as an event (``reply_to`` when it answers a hello)."""
-    return {"type": "state", "seq": seq, **fields, "state": state}
+    """The full state for one viewer, as an event (``reply_to`` when it answers a hello,
+    ``game_id`` on the room socket)."""
+    return StateEvent(seq=seq, state=state, **fields).wire()
 
 
 class ServerModel(BaseModel):
+    """A message the server sends: every socket builds it from its model (its ``type`` is
+    the model's), and sends :meth:`wire`."""
+
     model_config = ConfigDict(extra="forbid")
+
+    def wire(self) -> dict[str, Any]:
+        """As sent: the ``type``, then the fields given (an optional field not given stays
+        out: a plain ``ack`` is ``{"type", "reply_to"}``; one given as null is sent)."""
+        return {"type": _type_of(type(self)), **self.model_dump(exclude_unset=True)}
 
 
 class AckReply(ServerModel):
     """A request was done: for a move, only after it is committed to the database (Z4)."""
 
-    type: Literal["ack"]
+    type: Literal["ack"] = "ack"
     reply_to: str
-    ply: int | None = Field(None, description="the move's ply (move)")
-    last_seq: int | None = Field(None, description="the last event replayed (hello)")
+    ply: int | None = Field(default=None, description="the move's ply (move)")
+    last_seq: int | None = Field(default=None, description="the last event replayed (hello)")
 
 
 class ErrorReply(ServerModel):
     """A request refused, or a message that could not be read (Z5); the game goes on."""
 
-    type: Literal["error"]
+    type: Literal["error"] = "error"
     reply_to: str | None = Field(description="null when the id could not be read")
     code: str
     message: str = Field(description="for developers; clients show a text per code")
-    state: dict[str, Any] | None = Field(None, description="game socket: the current state")
-    room: str | None = Field(None, description="seek socket, `already_playing`: that room")
-    retry_after: float | None = Field(None, description="seek socket: when to try again")
+    state: dict[str, Any] | None = Field(default=None, description="game socket: the current state")
+    room: str | None = Field(default=None, description="seek socket, `already_playing`: that room")
+    retry_after: float | None = Field(default=None, description="seek socket: when to try again")
 
 
 class PongReply(ServerModel):
     """The answer to ``ping``."""
 
-    type: Literal["pong"]
+    type: Literal["pong"] = "pong"
     reply_to: str
 
 
 class HintReply(ServerModel):
     """The answer to ``hint``."""
 
-    type: Literal["hint"]
+    type: Literal["hint"] = "hint"
     reply_to: str
     move: str
 
@@ -377,7 +376,7 @@ class HintReply(ServerModel):
 class BusyNotice(ServerModel):
     """Every AI worker is busy; the server retries the AI's move by itself."""
 
-    type: Literal["busy"]
+    type: Literal["busy"] = "busy"
     message: str
     retry_in: float
 
@@ -386,34 +385,34 @@ class RoomNotice(ServerModel):
     """The room as this player sees it (after every change of the room): its seats with
     their names, readiness, sides, connection and rematch offer (B4)."""
 
-    type: Literal["room"]
+    type: Literal["room"] = "room"
     room: dict[str, Any]
 
 
 class ElsewhereNotice(ServerModel):
     """The seat is held by another connected device: offer "Continue on this device"."""
 
-    type: Literal["elsewhere"]
+    type: Literal["elsewhere"] = "elsewhere"
     message: str
 
 
 class DetachedNotice(ServerModel):
     """The seat moved to another device; this socket closes (4409)."""
 
-    type: Literal["detached"]
+    type: Literal["detached"] = "detached"
     message: str
 
 
 class LeftNotice(ServerModel):
     """This player left the room; the socket closes."""
 
-    type: Literal["left"]
+    type: Literal["left"] = "left"
 
 
 class SeekingNotice(ServerModel):
     """B1: this player waits for a stranger (``waited``: seconds since the seek began)."""
 
-    type: Literal["seeking"]
+    type: Literal["seeking"] = "seeking"
     variant: str
     options: dict[str, str]
     waited: float
@@ -422,27 +421,27 @@ class SeekingNotice(ServerModel):
 class WaitingNotice(ServerModel):
     """B1: how many players wait for each variant, site-wide (every few seconds)."""
 
-    type: Literal["waiting"]
+    type: Literal["waiting"] = "waiting"
     counts: dict[str, int]
 
 
 class PairedNotice(ServerModel):
     """B1: paired; the game is on in ``room`` (open ``/room/<room>``)."""
 
-    type: Literal["paired"]
+    type: Literal["paired"] = "paired"
     room: str
 
 
 class CancelledNotice(ServerModel):
     """B1: the seek was withdrawn; nobody is waiting for this player any more."""
 
-    type: Literal["cancelled"]
+    type: Literal["cancelled"] = "cancelled"
 
 
 class ProbeNotice(ServerModel):
     """Answer with a ``probe`` of the same ``n`` (lag measurement, R4)."""
 
-    type: Literal["probe"]
+    type: Literal["probe"] = "probe"
     n: int
 
 
@@ -451,46 +450,50 @@ class GameEvent(ServerModel):
     It carries either the viewer's whole ``state`` after it, or only the change: ``set``."""
 
     seq: int
-    game_id: str | None = Field(None, description="room socket: the game the event belongs to")
-    state: dict[str, Any] | None = Field(None, description="the viewer's whole state after it")
+    game_id: str | None = Field(
+        default=None, description="room socket: the game the event belongs to"
+    )
+    state: dict[str, Any] | None = Field(
+        default=None, description="the viewer's whole state after it"
+    )
     set: dict[str, Any] | None = Field(
-        None, description="the state fields the event replaces whole (all but the lists)"
+        default=None, description="the state fields the event replaces whole (all but the lists)"
     )
     legal: str | None = Field(
-        None, description='with `set`: `legal_moves` in short, `"h3:h4h5e3 b3:b4 pass"`'
+        default=None, description='with `set`: `legal_moves` in short, `"h3:h4h5e3 b3:b4 pass"`'
     )
 
 
 class StateEvent(GameEvent):
     """The full state (the answer to ``hello``, or a resync)."""
 
-    type: Literal["state"]
-    reply_to: str | None = Field(None, description="the hello it answers")
+    type: Literal["state"] = "state"
+    reply_to: str | None = Field(default=None, description="the hello it answers")
     state: dict[str, Any]
 
 
 class StartEvent(GameEvent):
     """The game was created (seq 1)."""
 
-    type: Literal["start"]
+    type: Literal["start"] = "start"
 
 
 class MoveEvent(GameEvent):
     """A move was played. With ``set``, it also appends one entry to each of the state's
     lists: ``move`` to ``moves``, ``notation`` to ``notation``, ``record`` to ``records``."""
 
-    type: Literal["move"]
+    type: Literal["move"] = "move"
     ply: int = Field(description="the ply it applied to")
     move: str
     by: str = Field(description="the mover's side name")
     notation: dict[str, str] | None = Field(
-        None, description="the move in each of the state's notations"
+        default=None, description="the move in each of the state's notations"
     )
     record: dict[str, Any] | None = Field(
-        None, description="jieqi: the move's record as the viewer may know it (Q5)"
+        default=None, description="jieqi: the move's record as the viewer may know it (Q5)"
     )
     known: list[tuple[int, str | None]] | None = Field(
-        None,
+        default=None,
         description="jieqi on one device: `[index, captured]` of the records now shown "
         "otherwise (the side to move's knowledge)",
     )
@@ -499,27 +502,27 @@ class MoveEvent(GameEvent):
 class ThinkingEvent(GameEvent):
     """The AI started computing its move."""
 
-    type: Literal["thinking"]
+    type: Literal["thinking"] = "thinking"
     ply: int
 
 
 class UndoEvent(GameEvent):
     """The game went back to ``ply`` moves."""
 
-    type: Literal["undo"]
+    type: Literal["undo"] = "undo"
     ply: int
 
 
 class DrawDeclinedEvent(GameEvent):
     """The AI declined a draw offer."""
 
-    type: Literal["draw_declined"]
+    type: Literal["draw_declined"] = "draw_declined"
 
 
 class EndEvent(GameEvent):
     """The game ended."""
 
-    type: Literal["end"]
+    type: Literal["end"] = "end"
     result: dict[str, Any]
     points_awarded: int
 
@@ -527,33 +530,33 @@ class EndEvent(GameEvent):
 class DrawOfferedEvent(GameEvent):
     """Room: a draw is offered (R5)."""
 
-    type: Literal["draw_offered"]
+    type: Literal["draw_offered"] = "draw_offered"
     by: str
 
 
 class DrawRejectedEvent(GameEvent):
     """Room: the recipient moved instead of accepting (R5)."""
 
-    type: Literal["draw_rejected"]
+    type: Literal["draw_rejected"] = "draw_rejected"
     by: str
 
 
 class PausedEvent(GameEvent):
     """Room: both players are away; the turn waits on the shared budget (R7)."""
 
-    type: Literal["paused"]
+    type: Literal["paused"] = "paused"
 
 
 class ResumedEvent(GameEvent):
     """Room: a player is back; the turn goes on (R7)."""
 
-    type: Literal["resumed"]
+    type: Literal["resumed"] = "resumed"
 
 
 class OutageEvent(GameEvent):
     """Room: no server was alive for ``seconds``; the clock moved by as much (Z4)."""
 
-    type: Literal["outage"]
+    type: Literal["outage"] = "outage"
     seconds: float
 
 
@@ -561,7 +564,7 @@ class RatedEvent(GameEvent):
     """Paired game (B2): the finished game changed its players' ratings (also in the state's
     ``options.rated``)."""
 
-    type: Literal["rated"]
+    type: Literal["rated"] = "rated"
     rated: dict[str, Any] = Field(
         description="per side: `before`, `after`, `delta`, `provisional`; `counted` (false: "
         "past the pair's daily limit, `reason` `pair_limit`)"

@@ -37,6 +37,7 @@ from .games import GameActionError
 from .hub import Hub, News
 from .known import KnownGames
 from .names import display_name
+from .protocol import BusyNotice
 from .ratings import Ratings
 from .records import Change, GameRecord, Player, StaleGameError, utcnow
 from .settings import Settings
@@ -497,12 +498,11 @@ class GameService:
                 try:
                     move = str(await self.pool.submit(job))
                 except AIBusyError:
-                    notice = {
-                        "type": "busy",
-                        "message": "the AI is busy; retrying",
-                        "retry_in": self.settings.ai_retry_seconds,
-                    }
-                    await self.hub.notice(game_id, notice)
+                    notice = BusyNotice(
+                        message="the AI is busy; retrying",
+                        retry_in=self.settings.ai_retry_seconds,
+                    )
+                    await self.hub.notice(game_id, notice.wire())
                     await asyncio.sleep(self.settings.ai_retry_seconds)
                     continue
                 except Exception:

@@ -1,159 +1,101 @@
 """The game WebSocket ``/ws/games/{id}`` (SPEC Z1, Z4, Z5, P5; docs/protocol.md).
 
-One :class:`GameConnection` per socket. Replies (``ack``, ``error``, ``hint``, ``pong``) carry
-the client's message id; events come from the game's log, rendered for this connection's
-viewer, numbered by ``seq``, each sent once and in order.
+One :class:`GameConnection` per socket; the loop, the replay and the catch-up are the base's
+(:mod:`.sockets`). Replies (``ack``, ``error``, ``hint``, ``pong``) carry the client's message
+id; events come from the game's log, rendered for this connection's viewer, numbered by
+``seq``, each sent once and in order.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from . import views
-from .db.store import iter_events
 from .games import GameActionError
-from .hub import News
 from .identity import known_player
 from .protocol import (
     GAME_MESSAGES,
+    AckReply,
     Hello,
+    HintReply,
     Move,
-    ProtocolError,
-    ack,
+    Ping,
+    PongReply,
     encode,
     error_reply,
-    hint_reply,
-    parse,
-    pong,
-    state_event,
 )
-from .records import GameRecord, StoredEvent
+from .records import GameRecord
 from .service import GameService
+from .sockets import GameFollower
 
-log = logging.getLogger("chuhan.ws")
-MAX_REPLAY = 200  # more missed events than this: a full state instead
 NOT_FOUND_CLOSE = 4404
 
 
-class GameConnection:
+class GameConnection(GameFollower):
     """A player's socket on one of their games."""
 
+    messages = GAME_MESSAGES
+
     def __init__(self, socket: WebSocket, service: GameService, game: GameRecord) -> None:
-        self.socket = socket
-        self.service = service
+        super().__init__(socket, service)
         self.game_id = game.id
-        self.viewer = views.viewer_of(game)
-        self.sent_seq: int | None = None  # None until the client says hello
-        self._lock = asyncio.Lock()
+        self.side = views.viewer_of(game)
+        self.log_fields = {"game": game.id}
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        await self.socket.send_text(encode(message))
+    async def viewer(self) -> int | None:
+        return self.side
 
-    async def reply(self, message: dict[str, Any]) -> None:
-        async with self._lock:
-            await self._send(message)
+    async def _game(self) -> GameRecord:
+        """The game as it is now (refused with ``not_found`` once it is gone)."""
+        assert self.game_id is not None  # set for the connection's whole life
+        return await self.games.current_game(self.game_id)
 
-    async def notice(self, message: dict[str, Any]) -> None:
-        await self.reply(message)
-
-    async def notify(self, game_id: str, seq: int, news: News | None = None) -> None:
-        if self.sent_seq is not None and 0 <= seq <= self.sent_seq:
-            return  # a negative seq: "read whatever you missed" (the hub resynchronises)
-        async with self._lock:
-            fresh = news.after(self.sent_seq) if news and self.sent_seq is not None else None
-            usable = news is not None and not news.withheld and news.game.id == self.game_id
-            if news is not None and fresh is not None and usable:
-                # the change just committed follows what was sent
-                await self._send_events(news.game, fresh)
-                return
-            await self._catch_up()
-
-    async def _catch_up(self) -> None:
-        """Send every logged event after ``sent_seq``, rendered for this viewer."""
-        if self.sent_seq is None:
-            return
-        game = await self.service.db(self.service.store.game, self.game_id)
-        if game is None or game.seq <= self.sent_seq:
-            return
-        events = await self.service.db(
-            lambda: list(iter_events(self.service.store, self.game_id, self.sent_seq or 0))
-        )
-        await self._send_events(game, [e for e in events if e.seq <= game.seq])
-
-    async def _send_events(self, game: GameRecord, events: list[StoredEvent]) -> None:
-        """``events`` (the last ones of ``game``), as this viewer receives them (Z2)."""
-        for message in views.render_events(game, events, self.viewer):
-            await self._send(message)
-            self.sent_seq = message["seq"]
+    async def refuse(self, code: str, text: str, reply_to: str | None, **fields: Any) -> None:
+        """A refusal carries the state as it is now: the client adopts it (a stale move)."""
+        state = None
+        game = await self.games.db(self.games.store.game, self.game_id)
+        if game is not None:
+            state = await asyncio.to_thread(views.state_for, game, self.side)
+        await super().refuse(code, text, reply_to, **{"state": state, **fields})
 
     async def hello(self, message: Hello) -> None:
-        """Resend what the client missed since ``last_seq``, or the full state (SPEC P5)."""
-        game = await self.service.current_game(self.game_id)
-        self.service.ensure_ai(game)  # after a failed AI attempt, a reconnect tries again
+        """Resend what the client missed since ``last_seq`` and acknowledge, or answer with
+        the full state (SPEC P5)."""
+        game = await self._game()
+        self.games.ensure_ai(game)  # after a failed AI attempt, a reconnect tries again
         async with self._lock:
-            last = message.last_seq
-            if last is None or last > game.seq or game.seq - last > MAX_REPLAY:
-                state = await asyncio.to_thread(views.state_for, game, self.viewer)
-                await self._send(state_event(game.seq, state, reply_to=message.id))
-                self.sent_seq = game.seq
-                return
-            self.sent_seq = last
-            await self._catch_up()
-            await self._send(ack(message.id, last_seq=self.sent_seq))
+            if await self.replay(game, message.last_seq, reply_to=message.id):
+                await self._send(AckReply(reply_to=message.id, last_seq=self.sent_seq))
 
-    async def error(self, code: str, text: str, reply_to: str | None) -> None:
-        state = None
-        game = await self.service.db(self.service.store.game, self.game_id)
-        if game is not None:
-            state = await asyncio.to_thread(views.state_for, game, self.viewer)
-        await self.reply(error_reply(code, text, reply_to, state=state))
-
-    async def handle(self, raw: str) -> None:
-        try:
-            message = parse(raw, self.service.settings.max_message_bytes, GAME_MESSAGES)
-        except ProtocolError as exc:
-            await self.error(exc.code, exc.message, exc.reply_to)
-            return
-        try:
-            await self._dispatch(message)
-        except GameActionError as exc:
-            await self.error(exc.code, exc.message, message.id)
-        except (WebSocketDisconnect, asyncio.CancelledError):
-            raise
-        except Exception:  # a bug must not take the connection down with it (SPEC Z5)
-            log.exception("message failed", extra={"game": self.game_id, "type": message.type})
-            await self.error("internal", "the server could not handle this message", message.id)
-
-    async def _dispatch(self, message: Any) -> None:
-        service = self.service
-        if message.type == "ping":
-            await self.reply(pong(message.id))
+    async def dispatch(self, message: Any) -> None:
+        games = self.games
+        if isinstance(message, Ping):
+            await self.send(PongReply(reply_to=message.id))
             return
         if isinstance(message, Hello):
             await self.hello(message)
             return
-        game = await service.current_game(self.game_id)
+        game = await self._game()
         if self.sent_seq is None:  # no hello yet: events start from here
             self.sent_seq = game.seq
         if isinstance(message, Move):
-            _, ply = await service.move(game, message.ply, message.move)
-            await self.reply(ack(message.id, ply=ply))
+            _, ply = await games.move(game, message.ply, message.move)
+            await self.send(AckReply(reply_to=message.id, ply=ply))
         elif message.type == "undo":
-            await service.undo(game)
-            await self.reply(ack(message.id))
+            await games.undo(game)
+            await self.send(AckReply(reply_to=message.id))
         elif message.type == "resign":
-            await service.resign(game)
-            await self.reply(ack(message.id))
+            await games.resign(game)
+            await self.send(AckReply(reply_to=message.id))
         elif message.type == "draw_offer":
-            await service.offer_draw(game)
-            await self.reply(ack(message.id))
+            await games.offer_draw(game)
+            await self.send(AckReply(reply_to=message.id))
         elif message.type == "hint":
-            move = await service.hint(game)
-            await self.reply(hint_reply(message.id, move))
+            move = await games.hint(game)
+            await self.send(HintReply(reply_to=message.id, move=move))
         # Events the change produced reached this socket through the hub, like any other.
 
 
@@ -171,15 +113,6 @@ async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> 
     await service.hub.follow(game.id, connection)  # before hello reads the state
     service.ensure_ai(game)  # its AI move may have been lost with another instance
     try:
-        while True:
-            frame = await socket.receive()
-            if frame["type"] == "websocket.disconnect":
-                break
-            raw = frame.get("text")
-            if raw is None:
-                raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
-            await connection.handle(raw)
-    except WebSocketDisconnect:
-        pass
+        await connection.serve()
     finally:
         service.hub.unsubscribe(game.id, connection)

@@ -10,7 +10,6 @@ the player's topic); and it speaks the messages and error replies of the other t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,16 +23,20 @@ from ..hub import News
 from ..identity import known_player, no_player
 from ..protocol import (
     SEEK_MESSAGES,
-    CancelSeek,
-    ProtocolError,
+    AckReply,
+    CancelledNotice,
+    PairedNotice,
+    Ping,
+    PongReply,
+    SeekingNotice,
     SeekRequest,
+    WaitingNotice,
     encode,
     error_reply,
-    parse,
 )
 from ..records import Player, SeekState, utcnow
 from ..service import GameService, new_id
-from .rules import SeekError
+from ..sockets import Connection
 from .service import PairingService, seek_key
 
 log = logging.getLogger("chuhan.pairing")
@@ -77,26 +80,21 @@ def pairing_router(games: GameService) -> APIRouter:
     return router
 
 
-class SeekConnection:
+class SeekConnection(Connection):
     """One page waiting for a stranger: its seek, its notices; the seek ends with it."""
+
+    messages = SEEK_MESSAGES
 
     def __init__(
         self, socket: WebSocket, pairing: PairingService, player: Player, address: str
     ) -> None:
-        self.socket = socket
+        super().__init__(socket, pairing.games.settings.max_message_bytes)
         self.pairing = pairing
         self.player = player
         self.address = address
         self.connection = new_id("s")
-        self.closed = False
         self.paired_room: str | None = None
         self.sought = False  # this socket sent a seek that was taken
-        self._lock = asyncio.Lock()
-
-    async def notice(self, message: dict[str, Any]) -> None:
-        async with self._lock:
-            if not self.closed:
-                await self.socket.send_text(encode(message))
 
     async def notify(self, key: str, seq: int, news: News | None = None) -> None:
         """The player's topic rang (paired, perhaps on another instance): read the seek."""
@@ -109,20 +107,15 @@ class SeekConnection:
 
     async def _tell(self, state: SeekState | None) -> None:
         if state is None:
-            await self.notice({"type": "cancelled"})
+            await self.send(CancelledNotice())
         elif state.status == "paired" and state.room_id is not None:
             if self.paired_room != state.room_id:
                 self.paired_room = state.room_id
-                await self.notice({"type": "paired", "room": state.room_id})
+                await self.send(PairedNotice(room=state.room_id))
         else:
             waited = max(0.0, (utcnow() - state.since).total_seconds())
-            await self.notice(
-                {
-                    "type": "seeking",
-                    "variant": state.variant,
-                    "options": state.options,
-                    "waited": round(waited, 1),
-                }
+            await self.send(
+                SeekingNotice(variant=state.variant, options=state.options, waited=round(waited, 1))
             )
 
     async def serve(self) -> None:
@@ -131,17 +124,10 @@ class SeekConnection:
         await hub.follow(key, self)
         self.pairing.waiters.add(self)
         try:
-            await self.notice({"type": "waiting", "counts": self.pairing.counts()})
-            while True:
-                frame = await self.socket.receive()
-                if frame["type"] == "websocket.disconnect":
-                    break
-                raw = frame.get("text")
-                if raw is None:
-                    raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
-                await self.handle(raw)
+            await self.send(WaitingNotice(counts=self.pairing.counts()))
+            await super().serve()
         except (WebSocketDisconnect, RuntimeError):
-            pass
+            pass  # gone before its first notice
         finally:
             self.closed = True
             self.pairing.waiters.discard(self)
@@ -152,40 +138,24 @@ class SeekConnection:
             except Exception:
                 log.warning("seek not withdrawn", exc_info=True)
 
-    async def handle(self, raw: str) -> None:
-        settings = self.pairing.games.settings
-        try:
-            message = parse(raw, settings.max_message_bytes, SEEK_MESSAGES)
-        except ProtocolError as exc:
-            await self.notice(error_reply(exc.code, exc.message, exc.reply_to))
-            return
-        try:
-            if isinstance(message, SeekRequest):
-                state: SeekState | None = await self.pairing.seek(
-                    self.player, message.variant, message.options, self.connection, self.address
-                )
-            elif isinstance(message, CancelSeek):
-                # Z7: only a socket that sought reaches the database to withdraw (a flood of
-                # cancels from any other costs nothing); seeks are limited per address.
-                state = await self.pairing.cancel(self.player) if self.sought else None
-                self.sought = False
-            else:
-                await self.notice({"type": "pong", "reply_to": message.id})
-                return
-        except SeekError as exc:
-            await self.notice(error_reply(exc.code, exc.message, message.id, **exc.extra))
-            return
-        except Exception:  # a bug must not take the socket down with it (Z5)
-            log.exception("seek failed")
-            message_text = "the server could not handle this message"
-            await self.notice(error_reply("internal", message_text, message.id))
+    async def dispatch(self, message: Any) -> None:
+        if isinstance(message, Ping):
+            await self.send(PongReply(reply_to=message.id))
             return
         if isinstance(message, SeekRequest):
+            state: SeekState | None = await self.pairing.seek(
+                self.player, message.variant, message.options, self.connection, self.address
+            )
             self.sought = True
-        await self.notice({"type": "ack", "reply_to": message.id})
+        else:
+            # Z7: only a socket that sought reaches the database to withdraw (a flood of
+            # cancels from any other costs nothing); seeks are limited per address.
+            state = await self.pairing.cancel(self.player) if self.sought else None
+            self.sought = False
+        await self.send(AckReply(reply_to=message.id))
         if state is None:  # withdrawn: the counts without this player, then "cancelled"
-            await self.notice({"type": "waiting", "counts": await self.pairing.fresh_counts()})
+            await self.send(WaitingNotice(counts=await self.pairing.fresh_counts()))
         await self._tell(state)
         if state is not None and state.status == "waiting":
             counts = await self.pairing.fresh_counts(max_age=0.5)
-            await self.notice({"type": "waiting", "counts": counts})
+            await self.send(WaitingNotice(counts=counts))

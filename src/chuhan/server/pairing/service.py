@@ -42,6 +42,7 @@ from typing import Any, Protocol
 from ..connections import address_block
 from ..db.seeks import SeekStore
 from ..limits import Budget, Limiter, LimitExceeded
+from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_seat
@@ -256,7 +257,7 @@ class PairingService:
         for each variant."""
         for pool in await self.db(self.store.waiting_pools, self.live_since()):
             await self.pair(pool)
-        message = {"type": "waiting", "counts": await self.fresh_counts()}
+        message = WaitingNotice(counts=await self.fresh_counts()).wire()
         for waiter in list(self.waiters):
             with contextlib.suppress(Exception):
                 await waiter.notice(message)
