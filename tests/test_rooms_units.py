@@ -17,7 +17,13 @@ from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
 from chuhan.server.games import GameActionError
 from chuhan.server.hub import LocalHub
-from chuhan.server.records import PasswordTakenError, StaleRoomError
+from chuhan.server.records import (
+    SYSTEM_CLOCK,
+    Clock,
+    ManualClock,
+    PasswordTakenError,
+    StaleRoomError,
+)
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password
@@ -115,8 +121,10 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
 ) -> None:
     url, schema = database
     first, second = _stores(url, schema)
-    short = RoomSettings(clock=ClockRules(turn_seconds=0.3, lag_cap_seconds=0))
-    services = [RoomService(_games(store), short) for store in (first, second)]
+    # One clock for both instances, moved past the deadline instead of slept through.
+    clock = ManualClock()
+    rules = RoomSettings(clock=ClockRules(turn_seconds=60, lag_cap_seconds=0))
+    services = [RoomService(_games(store, clock), rules, clock) for store in (first, second)]
 
     async def scenario() -> None:
         creator, _ = await services[0].games.new_player()
@@ -126,7 +134,7 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
         await services[0].ready(creator, room.id)
         started = await services[1].ready(friend, room.id)
         assert started.game_id is not None
-        await asyncio.sleep(0.5)
+        clock.advance(61)  # past the turn's minute, without waiting it
         await asyncio.gather(*(s._enforce(started) for s in services))
         await asyncio.gather(*(s.stop() for s in services))
         game = first.game(started.game_id)
@@ -201,8 +209,9 @@ def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_resta
 def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
     store.migrate()
-    settings = RoomSettings(clock=ClockRules(turn_seconds=0.2, lag_cap_seconds=0))
-    service = RoomService(_games(store), settings)
+    clock = ManualClock()
+    settings = RoomSettings(clock=ClockRules(turn_seconds=60, lag_cap_seconds=0))
+    service = RoomService(_games(store, clock), settings, clock)
 
     async def scenario() -> None:
         creator, _ = await service.games.new_player()
@@ -214,7 +223,7 @@ def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -
         await service.stop()  # no keeper: only the late move itself meets the deadline
         assert started.sides is not None and started.game_id is not None
         red = creator if started.sides[0] == creator.id else friend
-        await asyncio.sleep(0.3)
+        clock.advance(61)  # the turn's minute is over, without waiting it
         with pytest.raises(GameActionError, match="ran out"):
             await service.move(red, room.id, 0, "h3e3")
         game = store.game(started.game_id)
@@ -225,5 +234,6 @@ def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -
     store.dispose()
 
 
-def _games(store: Store) -> GameService:
-    return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))
+def _games(store: Store, clock: Clock = SYSTEM_CLOCK) -> GameService:
+    hub = LocalHub(clock)
+    return GameService(store, hub, AIPool(1, 1), Settings(database_url=store.url))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .records import GameRecord, StoredEvent, game_from_json, game_to_json, utcnow
+from .records import SYSTEM_CLOCK, Clock, GameRecord, StoredEvent, game_from_json, game_to_json
 
 # Published instead of a seq: "read whatever you missed", subscribers catch up from the
 # database (news may have been lost: Redis dropped, an instance died before announcing).
@@ -113,7 +113,8 @@ class Hub(Protocol):
 class LocalHub:
     """An in-process hub: every subscriber of a game lives in this server process."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock = SYSTEM_CLOCK) -> None:
+        self.clock = clock  # one process: news crosses at once, it is checked "now"
         self._subscribers: dict[str, set[Subscriber]] = defaultdict(set)
         self._listeners: list[Callable[[News], None]] = []
 
@@ -130,7 +131,7 @@ class LocalHub:
         return None  # one process: nothing to cross
 
     def news_checked_at(self) -> datetime | None:
-        return utcnow()
+        return self.clock.now()
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None:
         subscribers = self._subscribers.get(game_id)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..db.rooms import RoomStore
 from ..games import GameActionError
-from ..records import GameRecord, RoomRecord, StaleRoomError
+from ..records import SYSTEM_CLOCK, Clock, GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
 
 if TYPE_CHECKING:
@@ -31,8 +32,17 @@ def room_key(room_id: str) -> str:
 
 
 class RoomCore:
-    def __init__(self, games: GameService, settings: RoomSettings, instance_id: str) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        settings: RoomSettings,
+        instance_id: str,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self.games = games
+        # Where every room decision reads the time (deadlines, presence, heartbeats): a
+        # test hands in a ManualClock and moves it instead of sleeping (issue 29).
+        self.clock = clock
         self.settings = settings
         self.store = RoomStore(games.store)
         self.instance_id = instance_id  # marks the seats its connections hold (R7)
@@ -41,6 +51,9 @@ class RoomCore:
         # reads it again on every change announced (from any instance), so a game action
         # may start from it without a read (and reads once more if it was out of date).
         self._known: OrderedDict[str, RoomRecord] = OrderedDict()
+
+    def now(self) -> datetime:
+        return self.clock.now()
 
     @property
     def hub(self) -> Hub:

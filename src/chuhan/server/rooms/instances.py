@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..db.instances import InstanceStore
 from ..games import GameActionError
 from ..hub import RESYNC_SEQ
-from ..records import Instance, RoomRecord, utcnow
+from ..records import Instance, RoomRecord
 from . import clocks, rules
 from .core import RoomCore, room_key
 from .presence import without_instances
@@ -108,7 +108,7 @@ class InstanceRegistry:
         """What the instances ``instance_ids`` (holding the players' seats) say about news
         crossing between them: this one's at once, the others' as of their last heartbeat.
         An instance that says nothing cannot vouch for anything (``checked_until`` None)."""
-        now = utcnow()
+        now = self.core.now()
         outages: list[clocks.Outage] = []
         checked: list[datetime | None] = []
         for instance_id in instance_ids:
@@ -139,7 +139,7 @@ class InstanceRegistry:
         """Say this instance is alive, then move the clocks by an outage of every instance
         (Z4) and clear the seats dead instances held (R7)."""
         core = self.core
-        now = utcnow()
+        now = self.core.now()
         await core.db(self.store.beat, core.instance_id, now, self.hub_state(now))
         self.heartbeat = asyncio.get_running_loop().create_task(self._beat())
         live, dead = await self._other_instances()
@@ -153,7 +153,7 @@ class InstanceRegistry:
     async def leave(self) -> None:
         """A graceful stop (the heartbeat task was stopped already)."""
         try:
-            await self.core.db(self.store.stop, self.core.instance_id, utcnow())
+            await self.core.db(self.store.stop, self.core.instance_id, self.core.now())
         except Exception:  # the database is gone: the heartbeat ages instead
             log.exception("could not record this instance's stop")
 
@@ -165,19 +165,19 @@ class InstanceRegistry:
         long to be heard again.
         """
         core = self.core
-        beating_since = utcnow()
+        beating_since = self.core.now()
         while not core.closing:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             try:
-                now = utcnow()
+                now = self.core.now()
                 if not await core.db(self.store.beat, core.instance_id, now, self.hub_state(now)):
                     log.warning("this instance was taken for dead; its heartbeat is back")
                 self.peers = {i.id: i for i in await core.db(self.store.all)}
-                steady = (utcnow() - beating_since).total_seconds()
+                steady = (self.core.now() - beating_since).total_seconds()
                 if self.recovered and steady >= self.settings.dead_after_seconds:
                     await self._bury_dead_peers()
             except Exception:
-                beating_since = utcnow()
+                beating_since = self.core.now()
                 log.exception("heartbeat failed")
 
     async def _other_instances(self) -> tuple[list[Instance], list[Instance]]:
@@ -189,7 +189,7 @@ class InstanceRegistry:
         """
         first = {i.id: i for i in await self.core.db(self.store.all)}
         while True:
-            now = utcnow()
+            now = self.core.now()
             live, dead, unsure = [], [], []
             for instance in await self.core.db(self.store.all):
                 seen = first.get(instance.id)
@@ -214,17 +214,17 @@ class InstanceRegistry:
             try:
                 if room.setup is not None:
                     await core.change_room(
-                        room.id, lambda r: rules.setup_after_outage(r, since, utcnow())
+                        room.id, lambda r: rules.setup_after_outage(r, since, self.core.now())
                     )
                 elif room.game_id is not None:
                     await core.games.apply(
-                        room.game_id, lambda g: rules.clock_after_outage(g, since, utcnow())
+                        room.game_id, lambda g: rules.clock_after_outage(g, since, self.core.now())
                     )
             except GameActionError as exc:
                 log.warning("clock not moved", extra={"room": room.id, "code": exc.code})
 
     async def _bury_dead_peers(self) -> None:
-        now = utcnow()
+        now = self.core.now()
         dead = [
             instance
             for instance in self.peers.values()
@@ -279,7 +279,7 @@ class InstanceRegistry:
         since = min(instance.last_word() for instance in lost)
         if room.setup is not None:
             await self.core.change_room(
-                room.id, lambda r: rules.setup_instance_lost(r, since, utcnow())
+                room.id, lambda r: rules.setup_instance_lost(r, since, self.core.now())
             )
             return
         if room.game_id is None:
@@ -287,7 +287,9 @@ class InstanceRegistry:
         news = self.watch(holders)
         games = self.core.games
         games.known.forget(room.game_id)  # the dead instance may have changed it unheard
-        await games.apply(room.game_id, lambda g: rules.instance_lost(g, since, utcnow(), news))
+        await games.apply(
+            room.game_id, lambda g: rules.instance_lost(g, since, self.core.now(), news)
+        )
 
     async def _resync(self, room: RoomRecord) -> None:
         """Every socket of the room and of its game, on every instance, reads what it

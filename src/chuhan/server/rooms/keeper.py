@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from ..records import GameRecord, RoomRecord, utcnow
+from ..records import GameRecord, RoomRecord
 from . import clocks
 from .core import RoomCore
 
@@ -103,7 +103,7 @@ class ClockKeeper:
                     enforced, room = None, None
                     await _wait(wake, self.poll_seconds)
                     continue
-                delay = (moment - utcnow()).total_seconds()
+                delay = (moment - self.core.now()).total_seconds()
                 if delay > 0:
                     if not await _wait(wake, delay):
                         room = None  # the moment came: decide on a fresh read

@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..connections import CLIENT_BLOCK
-from ..records import PasswordTakenError, Player, RoomRecord, utcnow
+from ..records import PasswordTakenError, Player, RoomRecord
 from ..service import new_id
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
@@ -123,7 +123,7 @@ class Lobby:
             )
         address = address or CLIENT_BLOCK.get()
         attempt = await self._attempt(player, address) if normalized else None
-        now = utcnow()
+        now = self.core.now()
         room = RoomRecord(
             id=new_id("r"),
             invite=None if normalized else secrets.token_urlsafe(24),
@@ -162,7 +162,7 @@ class Lobby:
         if holder is None:
             return True
         idle_for = timedelta(seconds=self.core.settings.idle_room_seconds)
-        idle = utcnow() - holder.updated_at > idle_for
+        idle = self.core.now() - holder.updated_at > idle_for
         if not idle or any(seat["connected"] for seat in holder.seats):
             return False
         try:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..games import GameActionError
-from ..records import Change, GameRecord, Player, RoomRecord, utcnow
+from ..records import Change, GameRecord, Player, RoomRecord
 from . import rules
 from .core import RETRIES, RoomCore
 from .rules import RoomError
@@ -156,7 +156,7 @@ class Presence:
                 sides: list[str] = room.sides,
                 news: rules.NewsWatch | None = news,
             ) -> Change | None:
-                return rules.presence(g, away, sides, utcnow(), news)
+                return rules.presence(g, away, sides, self.core.now(), news)
 
             await self.apply(room, decide)
             fresh = await self.core.read_room(room.id)
@@ -167,5 +167,7 @@ class Presence:
     async def settle_setup(self, room_id: str) -> None:
         """R7 during the janggi setup choice (:func:`.rules.setup_presence`)."""
         clock = self.core.settings.clock
-        await self.core.change_room(room_id, lambda r: rules.setup_presence(r, utcnow(), clock))
+        await self.core.change_room(
+            room_id, lambda r: rules.setup_presence(r, self.core.now(), clock)
+        )
         self.keep_time(room_id)

@@ -29,7 +29,7 @@ from ...rules.janggi import SETUPS
 from .. import games as rules_of
 from ..db.instances import InstanceStore
 from ..games import GameActionError
-from ..records import Change, GameRecord, Player, RoomRecord, utcnow
+from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
 from ..service import GameService, new_id
 from ..settings import RoomSettings
 from . import rules
@@ -65,11 +65,13 @@ Action = Callable[[GameRecord, RoomRecord, int, datetime], Change | None]
 
 
 class RoomService:
-    def __init__(self, games: GameService, settings: RoomSettings) -> None:
+    def __init__(
+        self, games: GameService, settings: RoomSettings, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.games = games
         self.settings = settings
         self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
-        self.core = RoomCore(games, settings, self.instance_id)
+        self.core = RoomCore(games, settings, self.instance_id, clock)
         self.store = self.core.store
         self.limiter = JoinLimiter(self.store, settings.limits)
         self.keeper = ClockKeeper(self.core, self._enforce, settings.heartbeat_seconds / 2)
@@ -201,7 +203,7 @@ class RoomService:
             return rules.press_ready(
                 room,
                 player.id,
-                utcnow(),
+                self.core.now(),
                 self.clock_rules,
                 swap=swap,
                 game_id=game_id,
@@ -220,7 +222,7 @@ class RoomService:
                 room,
                 player.id,
                 action,
-                utcnow(),
+                self.core.now(),
                 self.clock_rules,
                 game_id=game_id,
                 expected_game_id=expected,
@@ -300,7 +302,7 @@ class RoomService:
                 room,
                 player_id,
                 choice,
-                utcnow(),
+                self.core.now(),
                 self.clock_rules,
                 game_id=game_id,
                 lag_of_cho=self.presence.lag_of(room, 0),
@@ -345,13 +347,16 @@ class RoomService:
             unscored = PAIRED  # B1: paired games are rated (B2), not scored
         elif len(set(sides)) == 2:
             recent = await self.db(
-                self.games.store.scored_games_between, sides[0], sides[1], utcnow() - PAIR_WINDOW
+                self.games.store.scored_games_between,
+                sides[0],
+                sides[1],
+                self.core.now() - PAIR_WINDOW,
             )
             unscored = unscored_reason(recent, self.settings.scored_games_per_pair)
         game = rules.new_game(
             room,
             start,
-            utcnow(),
+            self.core.now(),
             self.clock_rules,
             ttl_seconds=self.games.settings.game_ttl_seconds,
             lag_of_first=self.presence.lag_of(room, 0),
@@ -427,7 +432,7 @@ class RoomService:
             flagged = False  # decided again (an out-of-date copy): only the last one counts
             if not g.ongoing:
                 raise RoomError("game_over", "the game is over")
-            now = utcnow()
+            now = self.core.now()
             # Acting on their turn, the player has seen the move: an outage of the news so
             # far is added to the deadline (Z4), there is nothing more to wait for.
             decided = rules.overdue(g, room.sides, now, news, sure=False)
@@ -475,7 +480,9 @@ class RoomService:
             news = self.news(fresh)
             await self._apply(
                 room,
-                lambda g: rules.overdue(g, room.sides, utcnow(), news) if g.ongoing else None,
+                lambda g: (
+                    rules.overdue(g, room.sides, self.core.now(), news) if g.ongoing else None
+                ),
             )
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})
