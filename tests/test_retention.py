@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select, update
 
 from chuhan.rules import make_board
+from chuhan.server.db.retention import Retention
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import (
     game_analyses,
@@ -27,7 +28,7 @@ from chuhan.server.db.tables import (
     seeks,
 )
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.retention import Retention, RetentionJob
+from chuhan.server.retention import RetentionJob
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from .limits import Budget, Limiter, LimitExceeded, Reservation, TooManyError
+from .db.limits import Limiter
+from .limits import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0
 

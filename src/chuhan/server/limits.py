@@ -9,7 +9,7 @@ is possible one interval later, and a steady user at the budget's rate is never 
 Buckets live in the database (table ``limit_buckets``, one row per key), so every server
 instance counts the same uses; one transaction per reservation, rows locked in key order.
 
-:meth:`Limiter.reserve` takes one use from several buckets at once, all or none:
+:meth:`~.db.limits.Limiter.reserve` takes one use from several buckets at once, all or none:
 
 - a *refusing* bucket (a player's own budget) over its limit refuses the use, saying when
   the next one is possible;
@@ -21,21 +21,13 @@ instance counts the same uses; one transaction per reservation, rows locked in k
   user's own). A budget that strangers anywhere can spend then shuts nobody out: it only
   makes each user's own budget the tighter one (issue 27).
 
-:meth:`Limiter.refund` gives a reserved use back (a password that was right costs nothing).
+:meth:`~.db.limits.Limiter.refund` gives a reserved use back (a right password costs nothing).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Engine
-
-from .db.tables import limit_buckets
 from .games import GameActionError
 
 
@@ -62,7 +54,7 @@ class Budget:
 class Reservation:
     """A use taken: ``wait`` seconds before it may go on (slowing buckets), ``left`` uses
     remaining before the tightest bucket refuses or slows (gauges aside: theirs are nobody's
-    own), and what :meth:`Limiter.refund` gives back."""
+    own), and what :meth:`~.db.limits.Limiter.refund` gives back."""
 
     wait: float
     left: int
@@ -83,86 +75,3 @@ class TooManyError(GameActionError):
 
     def __init__(self, code: str, message: str, retry_after: float) -> None:
         super().__init__(code, message, retry_after=max(1, round(retry_after)))
-
-
-class Limiter:
-    """Budgets counted in one database for every instance (synchronous: run it off the
-    event loop, as the rest of the storage)."""
-
-    def __init__(self, engine: Engine, max_wait_seconds: float = 10.0) -> None:
-        self.engine = engine
-        self.max_wait_seconds = max_wait_seconds
-
-    def _insert(self) -> object:
-        dialect = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
-        return dialect(limit_buckets)
-
-    def reserve(
-        self,
-        uses: Sequence[tuple[str, Budget]],
-        now: float | None = None,
-        when_full: Sequence[tuple[str, Budget]] = (),
-    ) -> Reservation:
-        """Take one use from each ``(key, budget)``, or none; when a gauge among them is
-        full, from each of ``when_full`` instead of it. Raises LimitExceeded."""
-        now = time.time() if now is None else now
-        keys = sorted({key for key, _ in (*uses, *when_full)})
-        with self.engine.begin() as conn:
-            missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
-            conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
-            query = select(limit_buckets.c.key, limit_buckets.c.tat).where(
-                limit_buckets.c.key.in_(keys)
-            )
-            if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
-                query = query.with_for_update()
-            # A bucket the retention job deleted meanwhile had regained every use: unused.
-            tat = dict.fromkeys(keys, 0.0)
-            tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
-
-            def early(key: str, budget: Budget) -> float:
-                """> 0: the bucket is full for that long (the use's turn is that late)."""
-                return max(tat[key], now) - budget.tolerance - now
-
-            full = {key for key, budget in uses if budget.gauge and early(key, budget) > 0}
-            uses = [use for use in uses if use[0] not in full] + (list(when_full) if full else [])
-            wait, refused_for, left = 0.0, 0.0, None
-            for key, budget in uses:
-                late = early(key, budget)
-                if late > 0 and not budget.slows:
-                    refused_for = max(refused_for, late)
-                wait = max(wait, late) if budget.slows else wait
-                if not budget.gauge:  # the site's room is nobody's own number of tries
-                    room = int((now + budget.tolerance - max(tat[key], now)) // budget.interval)
-                    left = room if left is None else min(left, room)
-            if refused_for > 0:
-                raise LimitExceeded(refused_for)
-            if wait > self.max_wait_seconds:
-                raise LimitExceeded(wait)
-            charged = []
-            for key, budget in uses:
-                tat[key] = max(tat[key], now) + budget.interval
-                charged.append((key, budget.interval))
-                conn.execute(
-                    update(limit_buckets).where(limit_buckets.c.key == key).values(tat=tat[key])
-                )
-        return Reservation(max(0.0, wait), max(0, left if left is not None else 0), tuple(charged))
-
-    def refund(self, reservation: Reservation) -> None:
-        """Give the reserved uses back."""
-        with self.engine.begin() as conn:
-            for key, interval in reservation.charged:
-                conn.execute(
-                    update(limit_buckets)
-                    .where(limit_buckets.c.key == key)
-                    .values(tat=limit_buckets.c.tat - interval)
-                )
-
-    def left(self, key: str, budget: Budget, now: float | None = None) -> int:
-        """How many uses ``key`` has now."""
-        now = time.time() if now is None else now
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                select(limit_buckets.c.tat).where(limit_buckets.c.key == key)
-            ).first()
-        start = max(float(row[0]) if row else 0.0, now)
-        return max(0, int((now + budget.tolerance - start) // budget.interval) + 1)

@@ -19,11 +19,9 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .ai import AIJob, AIPool
-from .db.tables import games
 from .records import Change
 from .service import GameService
 
@@ -152,15 +150,9 @@ class _StoredGames(Collector):
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
         family = GaugeMetricFamily("chuhan_games_ongoing", "Ongoing games", labels=["kind"])
-        query = (
-            select(games.c.kind, func.count())
-            .where(games.c.status == "ongoing")
-            .group_by(games.c.kind)
-        )
         counts = dict.fromkeys(("ai", "local", "online"), 0)
         try:
-            with self.service.store.engine.connect() as conn:
-                counts.update({str(kind): int(n) for kind, n in conn.execute(query)})
+            counts.update(self.service.store.ongoing_counts())
         except Exception:  # a scrape during a database outage still reports the rest
             return [family]
         for kind, count in sorted(counts.items()):

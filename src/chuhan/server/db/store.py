@@ -299,6 +299,16 @@ class Store:
         with self.reader.connect() as conn:
             return [game_from_row(row) for row in conn.execute(query.order_by(games.c.created_at))]
 
+    def ongoing_counts(self) -> dict[str, int]:
+        """How many games are ongoing, by kind (the ``chuhan_games_ongoing`` metric)."""
+        query = (
+            select(games.c.kind, func.count())
+            .where(games.c.status == "ongoing")
+            .group_by(games.c.kind)
+        )
+        with self.engine.connect() as conn:
+            return {str(kind): int(n) for kind, n in conn.execute(query)}
+
     def playing_online(self, player_id: str) -> bool:
         """True while the player is seated in an ongoing online game (issue 27 #9: no engine
         advice for them meanwhile)."""

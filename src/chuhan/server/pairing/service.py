@@ -40,8 +40,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ..connections import address_block
+from ..db.limits import Limiter
 from ..db.seeks import SeekStore
-from ..limits import Budget, Limiter, LimitExceeded
+from ..limits import Budget, LimitExceeded
 from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
 from ..rooms import rules as room_rules

@@ -31,8 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..connections import address_block, network_block
+from ..db.limits import Limiter
 from ..db.rooms import RoomStore
-from ..limits import Budget, Limiter, LimitExceeded, Reservation
+from ..limits import Budget, LimitExceeded, Reservation
 
 
 @dataclass(frozen=True)
