@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from .glicko2 import Rating
 from .pairing.rules import Seek
 from .rooms.clocks import parse_iso
 
@@ -260,3 +261,34 @@ class Instance:
         said; that heartbeat if it said none): what it committed later may never have left."""
         checked = (self.hub or {}).get("checked_until")
         return min(parse_iso(checked), self.alive_at) if checked else self.alive_at
+
+
+PROVISIONAL_DEVIATION = 110.0  # a rating is shown with "?" above this (as lichess does)
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """A player's rating in one variant, and how many rated games it rests on."""
+
+    rating: Rating
+    games: int
+
+    @property
+    def provisional(self) -> bool:
+        return is_provisional(self.rating)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rating": round(self.rating.rating),
+            "deviation": round(self.rating.deviation),
+            "provisional": self.provisional,
+            "games": self.games,
+        }
+
+
+NEWCOMER = PlayerRating(Rating(), 0)
+
+
+def is_provisional(rating: Rating) -> bool:
+    """Shown with \"?\": the rating is still uncertain (SPEC B2)."""
+    return rating.deviation > PROVISIONAL_DEVIATION

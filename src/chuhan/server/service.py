@@ -32,14 +32,15 @@ from . import views
 from .ai import AIBusyError, AIJob, AIPool
 from .budgets import CreationBudgets
 from .connections import CLIENT_BLOCK
+from .db.ratings import RatingStore
 from .db.store import POOL_OVERFLOW, POOL_SIZE, Store
 from .games import GameActionError
 from .hub import Hub, News
 from .known import KnownGames
 from .names import display_name
 from .protocol import BusyNotice
-from .ratings import Ratings
-from .records import Change, GameRecord, Player, StaleGameError, utcnow
+from .ratings import rateable
+from .records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
 from .settings import Settings
 from .views import viewer_of
 
@@ -572,3 +573,36 @@ def _validate_new_game(request: NewGame) -> None:
         request.variant == "janggi" and request.rules != "casual"
     ):
         raise GameActionError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)")
+
+
+PENDING_WINDOW = timedelta(days=7)  # how far back a profile read looks for unrated games
+
+
+class Ratings:
+    """Rating finished paired games and reading ratings, for the game and room services."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.store = RatingStore(service.store)
+
+    async def settle(self, game: GameRecord) -> GameRecord:
+        """Rate ``game`` if it is a finished paired game not rated yet, and announce its
+        ``rated`` event to the game's followers. Returns the game as it now is."""
+        if not rateable(game) or "rated" in game.options:
+            return game
+        done = await self.service.db(self.store.rate, game.id)
+        if done is None:
+            return game
+        after, payload = done
+        self.service.known.remember(after)
+        await self.service.hub.publish(after.id, after.seq, News.of(after, [payload]))
+        log.info("game rated", extra={"game": after.id, "rated": payload["rated"]})
+        return after
+
+    async def of_player(self, player_id: str) -> dict[str, PlayerRating]:
+        """The player's ratings, after rating any of their finished paired games that an
+        instance left unrated (a crash between a game's end and its rating)."""
+        since = utcnow() - PENDING_WINDOW
+        for game in await self.service.db(self.store.unrated_games, player_id, since):
+            await self.settle(game)
+        return await self.service.db(self.store.of_player, player_id)

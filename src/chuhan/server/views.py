@@ -11,17 +11,21 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..rules import Board
 from ..rules.jieqi import JieqiBoard
 from .games import NOTATIONS, ai_to_move, board_of, side_names
 from .protocol import state_event
-from .records import GameRecord, PlayedGame, Player, StoredEvent, utcnow
-
-if TYPE_CHECKING:
-    from .ratings import PlayerRating
-    from .records import RoomRecord
+from .records import (
+    GameRecord,
+    PlayedGame,
+    Player,
+    PlayerRating,
+    RoomRecord,
+    StoredEvent,
+    utcnow,
+)
 
 
 def viewer_of(game: GameRecord) -> int | None:
