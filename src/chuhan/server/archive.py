@@ -19,22 +19,18 @@ them as one record file.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
-from sqlalchemy import and_, or_, select
-from sqlalchemy.sql.elements import ColumnElement
 
 from ..rules import RulesError
 from . import views
-from .db.store import Store, game_from_row
-from .db.tables import game_players, games, players
+from .db.archive import ArchiveStore
 from .games import GameActionError, side_names
 from .identity import Me
-from .records import GameRecord, aware
+from .records import ArchivedGame, GameRecord, aware
 from .review import record_text
 from .service import GameService
 
@@ -44,7 +40,6 @@ MAX_DOWNLOAD = 500  # games per download (Z7): a bigger archive downloads by var
 KINDS = ("ai", "local", "room", "paired", "imported")
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 NOTATIONS = ("iccs", "wxf", "chinese", "korean")
-RESUMABLE = ("ai", "local")  # unfinished games of these kinds are listed, linking back
 
 
 def kind_of(game: GameRecord) -> str:
@@ -64,16 +59,6 @@ def notation_for(variant: str, chosen: str) -> str:
     return chosen
 
 
-@dataclass(frozen=True)
-class ArchivedGame:
-    """One game of the archive as its player played it: their side (None on one device or
-    in an imported record) and the online opponent's display name."""
-
-    game: GameRecord
-    side: int | None
-    opponent: str | None
-
-
 def _cursor(game: GameRecord) -> str:
     return f"{game.created_at.isoformat()}|{game.id}"
 
@@ -85,84 +70,6 @@ def _parse_cursor(text: str) -> tuple[datetime, str]:
         return aware(datetime.fromisoformat(moment)), game_id
     except ValueError:
         raise GameActionError("bad_request", "before must be a page's next cursor") from None
-
-
-class ArchiveStore:
-    """The archive's reads (synchronous, like :class:`~.db.store.Store`)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def page(
-        self,
-        player_id: str,
-        limit: int,
-        variant: str | None = None,
-        kind: str | None = None,
-        before: tuple[datetime, str] | None = None,
-        finished_only: bool = False,
-    ) -> list[ArchivedGame]:
-        """The player's archived games, newest first (``created_at``, then id)."""
-        mine = game_players.alias("mine")
-        other = game_players.alias("other")
-        listed: ColumnElement[bool] = or_(
-            and_(games.c.player_id == player_id, games.c.kind.in_(("ai", "local", "imported"))),
-            and_(mine.c.player_id == player_id, games.c.status != "ongoing"),
-        )
-        if finished_only:
-            listed = and_(listed, games.c.status != "ongoing")
-        else:
-            listed = and_(listed, or_(games.c.status != "ongoing", games.c.kind.in_(RESUMABLE)))
-        query = (
-            select(games, mine.c.side, players.c.name.label("opponent_name"))
-            .outerjoin(mine, (mine.c.game_id == games.c.id) & (mine.c.player_id == player_id))
-            .outerjoin(other, (other.c.game_id == games.c.id) & (other.c.player_id != player_id))
-            .outerjoin(players, players.c.id == other.c.player_id)
-            .where(listed)
-        )
-        if variant is not None:
-            query = query.where(games.c.variant == variant)
-        if kind in ("room", "paired"):
-            paired = games.c.options["paired"].as_boolean()
-            query = query.where(games.c.kind == "online").where(
-                paired.is_(True) if kind == "paired" else or_(paired.is_(None), ~paired)
-            )
-        elif kind is not None:
-            query = query.where(games.c.kind == kind)
-        if before is not None:
-            moment, game_id = before
-            query = query.where(
-                or_(
-                    games.c.created_at < moment,
-                    and_(games.c.created_at == moment, games.c.id < game_id),
-                )
-            )
-        query = query.order_by(games.c.created_at.desc(), games.c.id.desc()).limit(limit)
-        with self.store.reader.connect() as conn:
-            rows = conn.execute(query).all()
-        found = []
-        for row in rows:
-            game = game_from_row(row)
-            side = row.side if game.kind == "online" else game.human_side
-            found.append(ArchivedGame(game, side, row.opponent_name))
-        return found
-
-    def game_for(self, player_id: str, game_id: str) -> ArchivedGame | None:
-        """One game the player owns or sat in (None for anyone else's: Z2)."""
-        game = self.store.game(game_id)
-        if game is None:
-            return None
-        if game.player_id == player_id:
-            return ArchivedGame(game, game.human_side, None)
-        if game.kind != "online":
-            return None
-        with self.store.reader.connect() as conn:
-            side = conn.execute(
-                select(game_players.c.side).where(
-                    game_players.c.game_id == game_id, game_players.c.player_id == player_id
-                )
-            ).scalar_one_or_none()
-        return None if side is None else ArchivedGame(game, side, None)
 
 
 # ---------------------------------------------------------------------- what is shown

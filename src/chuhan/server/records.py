@@ -292,3 +292,26 @@ NEWCOMER = PlayerRating(Rating(), 0)
 def is_provisional(rating: Rating) -> bool:
     """Shown with \"?\": the rating is still uncertain (SPEC B2)."""
     return rating.deviation > PROVISIONAL_DEVIATION
+
+
+@dataclass(frozen=True)
+class ArchivedGame:
+    """One game of the archive as its player played it: their side (None on one device or
+    in an imported record) and the online opponent's display name."""
+
+    game: GameRecord
+    side: int | None
+    opponent: str | None
+
+
+@dataclass(frozen=True)
+class StoredAnalysis:
+    """A game's engine analysis as stored (issue 17): one evaluation per evaluated view."""
+
+    game_id: str
+    status: str  # queued, running, done, failed
+    engine: str
+    nodes: int
+    positions: int
+    evaluations: list[dict[str, Any]]
+    updated_at: datetime

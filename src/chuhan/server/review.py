@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -32,8 +31,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import PlainTextResponse
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
 
 from ..engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
 from ..rules import RulesError, make_board
@@ -56,138 +53,19 @@ from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, FairTurns
 from .connections import CLIENT_BLOCK
-from .db.store import Store
-from .db.tables import game_analyses, game_players, game_shares, players
+from .db.reviews import ReviewStore
 from .games import GameActionError
 from .identity import Me
 from .limits import TooManyError
 from .names import BadText, readable
-from .records import GameRecord, Player, utcnow
+from .records import GameRecord, Player, StoredAnalysis, utcnow
 from .service import GameService, new_id
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
-SHARE_TOKEN_BYTES = 24  # 192 bits: unguessable (SPEC Z3's standard for invite links)
 UNDECIDED_REASONS = ("abandoned", "expired", "interrupted", "unfinished")
 RECORD_TAGS = ("Event", "Site", "Date", "Round", "Red", "Black", "RedTeam", "BlackTeam")
 MAX_TAG_LENGTH = 80
-
-
-# ---------------------------------------------------------------------- storage
-
-
-class ReviewStore:
-    """Share tokens and analyses, in the game database (tables ``game_shares`` and
-    ``game_analyses``, migration 0005). Synchronous, like :class:`~.db.store.Store`."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def share_of(self, game_id: str) -> str | None:
-        with self.store.reader.connect() as conn:
-            query = select(game_shares.c.token).where(game_shares.c.game_id == game_id)
-            return conn.execute(query).scalar_one_or_none()
-
-    def share(self, game_id: str) -> str:
-        """The game's share token, made on first asking (two askers get the same one)."""
-        token = self.share_of(game_id)
-        if token is not None:
-            return token
-        token = secrets.token_urlsafe(SHARE_TOKEN_BYTES)
-        try:
-            with self.store.engine.begin() as conn:
-                conn.execute(
-                    game_shares.insert().values(token=token, game_id=game_id, created_at=utcnow())
-                )
-        except IntegrityError:
-            existing = self.share_of(game_id)
-            assert existing is not None
-            return existing
-        return token
-
-    def game_of_share(self, token: str) -> str | None:
-        with self.store.reader.connect() as conn:
-            query = select(game_shares.c.game_id).where(game_shares.c.token == token)
-            return conn.execute(query).scalar_one_or_none()
-
-    def online_side(self, game_id: str, player_id: str) -> int | None:
-        with self.store.reader.connect() as conn:
-            query = select(game_players.c.side).where(
-                game_players.c.game_id == game_id, game_players.c.player_id == player_id
-            )
-            return conn.execute(query).scalar_one_or_none()
-
-    def names(self, game_id: str) -> dict[int, str | None]:
-        """The display names of an online game's players by side."""
-        query = (
-            select(game_players.c.side, players.c.name)
-            .join(players, players.c.id == game_players.c.player_id)
-            .where(game_players.c.game_id == game_id)
-        )
-        with self.store.reader.connect() as conn:
-            return {row.side: row.name for row in conn.execute(query)}
-
-    def player_name(self, player_id: str) -> str | None:
-        with self.store.reader.connect() as conn:
-            query = select(players.c.name).where(players.c.id == player_id)
-            return conn.execute(query).scalar_one_or_none()
-
-    def analysis(self, game_id: str) -> StoredAnalysis | None:
-        with self.store.reader.connect() as conn:
-            row = conn.execute(
-                select(game_analyses).where(game_analyses.c.game_id == game_id)
-            ).one_or_none()
-        if row is None:
-            return None
-        return StoredAnalysis(
-            row.game_id,
-            row.status,
-            row.engine,
-            row.nodes,
-            row.positions,
-            list(row.evaluations),
-            row.updated_at,
-        )
-
-    def begin_analysis(self, game_id: str, nodes: int, positions: int) -> bool:
-        """Queue an analysis of the game unless one exists; True when this call queued it."""
-        try:
-            with self.store.engine.begin() as conn:
-                conn.execute(
-                    game_analyses.insert().values(
-                        game_id=game_id,
-                        status="queued",
-                        engine="",
-                        nodes=nodes,
-                        positions=positions,
-                        evaluations=[],
-                        updated_at=utcnow(),
-                    )
-                )
-        except IntegrityError:
-            return False
-        return True
-
-    def save_analysis(
-        self, game_id: str, status: str, engine: str, evaluations: list[dict[str, Any]]
-    ) -> None:
-        with self.store.engine.begin() as conn:
-            conn.execute(
-                update(game_analyses)
-                .where(game_analyses.c.game_id == game_id)
-                .values(status=status, engine=engine, evaluations=evaluations, updated_at=utcnow())
-            )
-
-
-@dataclass(frozen=True)
-class StoredAnalysis:
-    game_id: str
-    status: str  # queued, running, done, failed
-    engine: str
-    nodes: int
-    positions: int
-    evaluations: list[dict[str, Any]]
-    updated_at: datetime
 
 
 # ---------------------------------------------------------------------- records
