@@ -104,3 +104,30 @@ def test_a_socket_opened_as_a_move_is_published_elsewhere_misses_nothing_Z4_P5(
         state = sockets[on_b].wait_state(lambda s, ply=ply: s["ply"] == ply + 1, timeout=10)
         assert state["moves"] == OPENING[: ply + 1]
     close(sockets)
+
+
+def test_a_jieqi_game_socket_shows_moves_made_on_another_instance_as_the_api_does_Z2(
+    servers: Cluster,
+) -> None:
+    """Issue 29 (one socket base): the game socket now takes news the way the room socket
+    does. A jieqi change from another instance comes without its secret (the arrangement
+    stays in the database, Z2), and the socket renders that news instead of reading the
+    log. The page on b must hold, after each move made over HTTP on a, exactly the state
+    the API answers: the same pieces, captures, records and legal moves."""
+    a, b, _ = servers.instances
+    owner = httpx.Client(base_url=a.url, timeout=10)
+    owner.get("/api/me").raise_for_status()  # the first visit: its identity (Z6)
+    created = owner.post("/api/games", json={"kind": "local", "variant": "jieqi"})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    with game_socket(b, game["id"], owner.cookies["chuhan_player"]) as sock:
+        state = game
+        for ply in range(8):
+            move = sorted(state["legal_moves"])[ply % len(state["legal_moves"])]
+            answer = owner.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})
+            assert answer.status_code == 200, answer.text
+            state = answer.json()["state"]
+            shown = sock.wait_state(lambda s, ply=ply: s["ply"] == ply + 1, timeout=10)
+            for field in ("fen", "captured", "records", "moves", "legal_moves", "status"):
+                assert shown[field] == state[field], field
+    owner.close()
