@@ -134,6 +134,20 @@ def _start_of(board: Board) -> Board:
     return start
 
 
+def _ending(
+    board: Board, result: str | None, termination: str | None
+) -> tuple[str, str | None]:
+    """The ``result`` and ``termination`` a record states: the given ones, else the board's
+    outcome's (one rule for every written format). Raises ValueError for an unknown result."""
+    outcome = board.outcome()
+    result = result or result_text(outcome)
+    if result not in RESULTS:
+        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
+    if termination is None and outcome is not None:
+        termination = outcome.reason
+    return result, termination
+
+
 def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -157,12 +171,7 @@ def write_record(
     if fmt not in FORMAT_TAGS:
         raise ValueError(f"unknown record format {fmt!r}; choose one of {', '.join(FORMAT_TAGS)}")
     check_notation(board, fmt)
-    outcome = board.outcome()
-    result = result or result_text(outcome)
-    if result not in RESULTS:
-        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
-    if termination is None and outcome is not None:
-        termination = outcome.reason
+    result, termination = _ending(board, result, termination)
     start = _start_of(board)
     header: dict[str, str] = {"Game": GAME_NAMES.get(board.variant, board.variant)}
     header["Variant"] = board.variant
@@ -178,7 +187,8 @@ def write_record(
     header["Format"] = FORMAT_TAGS[fmt]
     if isinstance(board, JieqiBoard) and board.commitment:
         header["Commitment"] = board.commitment
-    if isinstance(board, JieqiBoard) and board.has_secret and (outcome or result != "*"):
+    ended = result != "*" or board.outcome() is not None
+    if isinstance(board, JieqiBoard) and board.has_secret and ended:
         header["Arrangement"], header["Salt"] = board.reveal()
     header.update(tags or {})
     lines = [f'[{name} "{_quote(value)}"]' for name, value in header.items()]
@@ -210,12 +220,7 @@ def write_gib(
     setup = getattr(start, "setup", None)
     if setup is None:
         raise ValueError("a .gib record starts from a setup; this game starts from a FEN")
-    outcome = board.outcome()
-    result = result or result_text(outcome)
-    if result not in RESULTS:
-        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
-    if termination is None and outcome is not None:
-        termination = outcome.reason
+    result, termination = _ending(board, result, termination)
     cho, han = setup.split(":")
     # Both setups are written from the board's left as Cho sees it (Han's own left reversed).
     lines = [
