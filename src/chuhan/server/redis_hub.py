@@ -37,6 +37,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from .background import cancel_all
 from .hub import RESYNC_SEQ, LocalHub, News, Subscriber
 from .records import utcnow
 
@@ -133,10 +134,7 @@ class RedisHub:
 
     async def stop(self) -> None:
         self._closing = True
-        tasks = [*self._tasks, *self._deliveries]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all([*self._tasks, *self._deliveries])
         with contextlib.suppress(RedisError, OSError):
             await self._redis.aclose()
             await self._pool.disconnect()

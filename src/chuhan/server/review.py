@@ -52,6 +52,7 @@ from ..rules.record import (
 from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, FairTurns
+from .background import cancel_all, release
 from .connections import CLIENT_BLOCK
 from .db.reviews import ReviewStore
 from .games import GameActionError
@@ -399,26 +400,20 @@ class AnalysisRunner:
         self._tasks[game.id] = asyncio.get_running_loop().create_task(self._run(game))
 
     async def stop(self) -> None:
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all(self._tasks.values())
 
     async def _run(self, game: GameRecord) -> None:
         block, owner = self._askers[game.id]
         try:
             await self._analyse(game, block, owner)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # a cancel (stop) is a BaseException and passes through
             log.exception("analysis failed", extra={"game": game.id})
             stored = await self.service.db(self.reviews.analysis, game.id)
             done = stored.evaluations if stored else []
             engine = stored.engine if stored else ""
             await self.service.db(self.reviews.save_analysis, game.id, "failed", engine, done)
         finally:
-            if self._tasks.get(game.id) is asyncio.current_task():
-                del self._tasks[game.id]
+            if release(self._tasks, game.id):
                 del self._askers[game.id]
             for counter, key in ((self._players, owner), (self._blocks, block)):
                 counter[key] -= 1

@@ -30,6 +30,7 @@ from ..rules.janggi import SETUPS
 from . import games as rules_of
 from . import views
 from .ai import AIBusyError, AIJob, AIPool
+from .background import cancel_all, release
 from .budgets import CreationBudgets
 from .connections import CLIENT_BLOCK
 from .db.ratings import RatingStore
@@ -130,10 +131,7 @@ class GameService:
 
     async def stop(self) -> None:
         self._closing = True
-        tasks = list(self._ai_tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all(self._ai_tasks.values())
         self.pool.shutdown()
         await self.db(self.store.dispose)
         self._threads.shutdown(wait=False)
@@ -519,13 +517,10 @@ class GameService:
                     log.info("ai moved", extra={"game": game_id, "ply": len(history), "move": move})
                 if not rules_of.ai_to_move(after):
                     return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # a cancel (stop) is a BaseException and passes through
             log.exception("AI turn failed", extra={"game": game_id})
         finally:
-            if self._ai_tasks.get(game_id) is asyncio.current_task():
-                del self._ai_tasks[game_id]
+            release(self._ai_tasks, game_id)
 
     async def wait_for_ai(self, game_id: str) -> None:
         """Wait until the AI task of the game (if any) is done (tests and shutdown)."""

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from ..background import cancel_all, release
 from ..records import GameRecord, RoomRecord
 from . import clocks
 from .core import RoomCore
@@ -71,10 +72,7 @@ class ClockKeeper:
         self.tasks[room_id] = asyncio.get_running_loop().create_task(self._keep(room_id))
 
     async def stop(self) -> None:
-        tasks = list(self.tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all(self.tasks.values())
 
     async def _keep(self, room_id: str) -> None:
         wake = self._wake[room_id]
@@ -110,13 +108,10 @@ class ClockKeeper:
                     continue
                 await self.enforce(room)
                 enforced, room = moment, None
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # a cancel (stop) is a BaseException and passes through
             log.exception("room clock failed", extra={"room": room_id})
         finally:
-            if self.tasks.get(room_id) is asyncio.current_task():
-                del self.tasks[room_id]
+            if release(self.tasks, room_id):
                 self._hints.pop(room_id, None)
                 self._rooms.pop(room_id, None)
 
