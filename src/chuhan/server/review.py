@@ -345,20 +345,17 @@ class AnalysisRunner:
 
     def _refusal(self, owner: str, block: str) -> TooManyError | None:
         """Why one more analysis for ``owner`` from ``block`` is refused, or None."""
-        if owner and self._players[owner] >= self.per_player:
-            return TooManyError(
-                "analysis_queue_full",
-                f"you already have {self.per_player} analyses waiting or running; "
-                "ask again when one is done",
-                self.RETRY_SECONDS,
-            )
-        if block and self._blocks[block] >= self.per_address:
-            return TooManyError(
-                "analysis_queue_full",
-                f"your network already has {self.per_address} analyses waiting or running; "
-                "ask again when one is done",
-                self.RETRY_SECONDS,
-            )
+        budgets = (
+            (owner, self._players, self.per_player, "you already have"),
+            (block, self._blocks, self.per_address, "your network already has"),
+        )
+        for key, counter, limit, who in budgets:
+            if key and counter[key] >= limit:
+                return TooManyError(
+                    "analysis_queue_full",
+                    f"{who} {limit} analyses waiting or running; ask again when one is done",
+                    self.RETRY_SECONDS,
+                )
         return None
 
     async def start(self, game: GameRecord, owner: str = "", block: str = "") -> StoredAnalysis:
