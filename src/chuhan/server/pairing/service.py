@@ -46,7 +46,7 @@ from ..limits import Budget, LimitExceeded
 from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
 from ..rooms import rules as room_rules
-from ..rooms.lobby import new_seat
+from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
 from ..service import new_id
 from .rules import Seek, SeekError, wish
@@ -211,22 +211,7 @@ class PairingService:
         no password, no invite link (nobody else can join, R1)."""
         now = utcnow()
         seats = [{**new_seat(first.player_id), "ready": True}, new_seat(second.player_id)]
-        room = RoomRecord(
-            id=new_id("r"),
-            invite=None,
-            password=None,
-            open_password=None,
-            variant=variant,
-            options={**options, "paired": True},
-            status="open",
-            seats=seats,
-            sides=None,
-            setup=None,
-            game_id=None,
-            version=1,
-            created_at=now,
-            updated_at=now,
-        )
+        room = new_room(variant, {**options, "paired": True}, seats, now)
         started = room_rules.press_ready(
             room,
             second.player_id,

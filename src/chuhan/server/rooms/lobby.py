@@ -11,7 +11,7 @@ import asyncio
 import logging
 import secrets
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..connections import CLIENT_BLOCK
@@ -30,6 +30,35 @@ MAX_INVITE = 64
 
 def new_seat(player_id: str) -> dict[str, Any]:
     return {"player": player_id, "ready": False, "device": None, "connected": False}
+
+
+def new_room(
+    variant: str,
+    options: dict[str, Any],
+    seats: list[dict[str, Any]],
+    now: datetime,
+    *,
+    password: str | None = None,
+    invite: str | None = None,
+) -> RoomRecord:
+    """A room just opened (R1), by a player or by pairing (B1): open at version 1, no sides
+    drawn, no setup, no game yet; its ``password`` stays findable until the room closes."""
+    return RoomRecord(
+        id=new_id("r"),
+        invite=invite,
+        password=password,
+        open_password=password,
+        variant=variant,
+        options=options,
+        status="open",
+        seats=seats,
+        sides=None,
+        setup=None,
+        game_id=None,
+        version=1,
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def closed(room: RoomRecord) -> RoomRecord:
@@ -124,21 +153,13 @@ class Lobby:
         address = address or CLIENT_BLOCK.get()
         attempt = await self._attempt(player, address) if normalized else None
         now = self.core.now()
-        room = RoomRecord(
-            id=new_id("r"),
-            invite=None if normalized else secrets.token_urlsafe(24),
+        room = new_room(
+            variant,
+            {"bikjang": bikjang} if variant == "janggi" else {"rules": rules},
+            [new_seat(player.id)],
+            now,
             password=normalized,
-            open_password=normalized,
-            variant=variant,
-            options={"bikjang": bikjang} if variant == "janggi" else {"rules": rules},
-            status="open",
-            seats=[new_seat(player.id)],
-            sides=None,
-            setup=None,
-            game_id=None,
-            version=1,
-            created_at=now,
-            updated_at=now,
+            invite=None if normalized else secrets.token_urlsafe(24),
         )
         try:
             await db(store.insert, room)
