@@ -16,10 +16,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import TypeVar
 
+from .games import GameActionError
 from .hub import News
 from .records import GameRecord
+
+State = TypeVar("State")
+Decision = TypeVar("Decision")
+Stored = TypeVar("Stored")
 
 KNOWN_GAMES = 16_384  # issue 15: 5,000 online games followed on each of two instances
 
@@ -65,3 +72,44 @@ class KnownGames:
 
     def __len__(self) -> int:
         return len(self._games)
+
+
+async def decide_and_commit(
+    known: Callable[[], State | None],
+    read: Callable[[], Awaitable[State | None]],
+    decide: Callable[[State], Decision | None],
+    commit: Callable[[State, Decision], Awaitable[Stored | None]],
+    *,
+    retries: int,
+    missing: GameActionError,
+    busy: GameActionError,
+) -> tuple[State, Stored | None]:
+    """The optimistic change of a game or a room: decide on this instance's copy, commit
+    conditionally, and decide again on a fresh read whatever a copy may have got wrong.
+
+    The first try starts from ``known()`` (no read); a refusal (GameActionError) or a
+    "nothing to do" (``decide`` returns None) decided on that copy, and a commit the
+    database refused as out of date (``commit`` returns None), are decided again on
+    ``read()``. Returns the state decided on and what ``commit`` stored (None: nothing to
+    do, as decided on a fresh read). Raises ``missing`` when ``read`` finds nothing,
+    ``decide``'s refusal on a fresh read, and ``busy`` after ``retries`` tries.
+    """
+    for attempt in range(retries):
+        copy = known() if attempt == 0 else None
+        state = copy or await read()
+        if state is None:
+            raise missing
+        try:
+            decision = decide(state)
+        except GameActionError:
+            if copy is None:
+                raise
+            continue  # perhaps refused for being out of date: decide on a fresh read
+        if decision is None:
+            if copy is not None:
+                continue
+            return state, None
+        stored = await commit(state, decision)
+        if stored is not None:
+            return state, stored
+    raise busy

@@ -37,7 +37,7 @@ from .db.ratings import RatingStore
 from .db.store import POOL_OVERFLOW, POOL_SIZE, Store
 from .games import GameActionError
 from .hub import Hub, News
-from .known import KnownGames
+from .known import KnownGames, decide_and_commit
 from .names import display_name
 from .protocol import BusyNotice
 from .ratings import rateable
@@ -234,22 +234,8 @@ class GameService:
         Returns the game as committed.
         """
         started = time.perf_counter()
-        for attempt in range(_STALE_RETRIES):
-            known = self.known.get(game_id) if attempt == 0 else None
-            game = known or await self.db(self.store.game, game_id)
-            if game is None:
-                raise GameActionError("not_found", "no such game")
-            try:
-                change = decide(game)
-            except GameActionError:
-                if known is None:
-                    raise
-                continue  # perhaps refused for being out of date: decide on a fresh read
-            if change is None:
-                if known is not None:
-                    continue
-                self.known.remember(game)
-                return game
+
+        async def commit(game: GameRecord, change: Change) -> Change | None:
             try:
                 await self.db(
                     self.store.commit_change,
@@ -260,24 +246,37 @@ class GameService:
                 )
             except StaleGameError:
                 self.known.forget(game_id)
-                continue
-            self.known.remember(change.after)
-            if self._dies_after(change):  # a test's fault: committed, never announced
-                os.kill(os.getpid(), signal.SIGKILL)
-            await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
-            for observe in self.change_observers:
-                observe(change, time.perf_counter() - started)
-            if change.after.status != "ongoing":
-                log.info(
-                    "game finished",
-                    extra={
-                        "game": game_id,
-                        "result": change.after.result,
-                        "points_awarded": change.after.points_awarded,
-                    },
-                )
-            return change.after
-        raise GameActionError("busy", "the game is changing too fast; retry")
+                return None
+            return change
+
+        game, change = await decide_and_commit(
+            lambda: self.known.get(game_id),
+            lambda: self.db(self.store.game, game_id),
+            decide,
+            commit,
+            retries=_STALE_RETRIES,
+            missing=GameActionError("not_found", "no such game"),
+            busy=GameActionError("busy", "the game is changing too fast; retry"),
+        )
+        if change is None:
+            self.known.remember(game)
+            return game
+        self.known.remember(change.after)
+        if self._dies_after(change):  # a test's fault: committed, never announced
+            os.kill(os.getpid(), signal.SIGKILL)
+        await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
+        for observe in self.change_observers:
+            observe(change, time.perf_counter() - started)
+        if change.after.status != "ongoing":
+            log.info(
+                "game finished",
+                extra={
+                    "game": game_id,
+                    "result": change.after.result,
+                    "points_awarded": change.after.points_awarded,
+                },
+            )
+        return change.after
 
     async def create_game(self, player: Player, request: NewGame) -> GameRecord:
         """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or ``pending_game`` (P2:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..db.rooms import RoomStore
-from ..games import GameActionError
+from ..known import decide_and_commit
 from ..records import SYSTEM_CLOCK, Clock, GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
 
@@ -106,27 +106,26 @@ class RoomCore:
 
         Returns the room as stored (as read when ``decide`` changed nothing). Raises
         RoomError ``not_found``, ``busy`` or ``decide``'s own refusal."""
-        for attempt in range(RETRIES):
-            known = self.known(room_id) if attempt == 0 else None
-            room = known or await self.read_room(room_id)
-            if room is None:
-                raise RoomError("not_found", "no such room")
-            try:
-                after = decide(room)
-            except GameActionError:
-                if known is None:
-                    raise
-                continue  # perhaps refused for being out of date: decide on a fresh read
-            if after is None:
-                if known is not None:
-                    continue
-                return room
+
+        async def commit(room: RoomRecord, after: RoomRecord) -> RoomRecord | None:
             try:
                 stored: RoomRecord = await self.db(self.store.replace, room, after)
             except StaleRoomError:
-                continue
-            self.remember(stored)
-            if announce(stored):
-                await self.hub.publish(room_key(room_id), stored.version)
+                return None
             return stored
-        raise RoomError("busy", "the room is changing too fast; retry")
+
+        room, stored = await decide_and_commit(
+            lambda: self.known(room_id),
+            lambda: self.read_room(room_id),
+            decide,
+            commit,
+            retries=RETRIES,
+            missing=RoomError("not_found", "no such room"),
+            busy=RoomError("busy", "the room is changing too fast; retry"),
+        )
+        if stored is None:
+            return room
+        self.remember(stored)
+        if announce(stored):
+            await self.hub.publish(room_key(room_id), stored.version)
+        return stored
