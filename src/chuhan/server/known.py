@@ -28,6 +28,10 @@ State = TypeVar("State")
 Decision = TypeVar("Decision")
 Stored = TypeVar("Stored")
 
+# Tries of one change before it is refused as "busy": a concurrent change costs one, and
+# twenty in a row means the thing is changing faster than anyone can play.
+CHANGE_RETRIES = 20
+
 KNOWN_GAMES = 16_384  # issue 15: 5,000 online games followed on each of two instances
 
 
@@ -79,10 +83,8 @@ async def decide_and_commit(
     read: Callable[[], Awaitable[State | None]],
     decide: Callable[[State], Decision | None],
     commit: Callable[[State, Decision], Awaitable[Stored | None]],
-    *,
-    retries: int,
-    missing: GameActionError,
-    busy: GameActionError,
+    refusal: type[GameActionError],
+    what: str,
 ) -> tuple[State, Stored | None]:
     """The optimistic change of a game or a room: decide on this instance's copy, commit
     conditionally, and decide again on a fresh read whatever a copy may have got wrong.
@@ -91,14 +93,15 @@ async def decide_and_commit(
     "nothing to do" (``decide`` returns None) decided on that copy, and a commit the
     database refused as out of date (``commit`` returns None), are decided again on
     ``read()``. Returns the state decided on and what ``commit`` stored (None: nothing to
-    do, as decided on a fresh read). Raises ``missing`` when ``read`` finds nothing,
-    ``decide``'s refusal on a fresh read, and ``busy`` after ``retries`` tries.
+    do, as decided on a fresh read). Raises ``refusal`` ``not_found`` when ``read`` finds
+    nothing, ``decide``'s refusal on a fresh read, and ``refusal`` ``busy`` after
+    :data:`CHANGE_RETRIES` tries (``what``, "game" or "room", names the thing in their texts).
     """
-    for attempt in range(retries):
+    for attempt in range(CHANGE_RETRIES):
         copy = known() if attempt == 0 else None
         state = copy or await read()
         if state is None:
-            raise missing
+            raise refusal("not_found", f"no such {what}")
         try:
             decision = decide(state)
         except GameActionError:
@@ -112,4 +115,4 @@ async def decide_and_commit(
         stored = await commit(state, decision)
         if stored is not None:
             return state, stored
-    raise busy
+    raise refusal("busy", f"the {what} is changing too fast; retry")

@@ -47,7 +47,6 @@ from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
 T = TypeVar("T")
-_STALE_RETRIES = 20
 
 
 @dataclass(frozen=True)
@@ -235,6 +234,10 @@ class GameService:
         """
         started = time.perf_counter()
 
+        async def read() -> GameRecord | None:
+            game: GameRecord | None = await self.db(self.store.game, game_id)
+            return game
+
         async def commit(game: GameRecord, change: Change) -> Change | None:
             try:
                 await self.db(
@@ -250,13 +253,7 @@ class GameService:
             return change
 
         game, change = await decide_and_commit(
-            lambda: self.known.get(game_id),
-            lambda: self.db(self.store.game, game_id),
-            decide,
-            commit,
-            retries=_STALE_RETRIES,
-            missing=GameActionError("not_found", "no such game"),
-            busy=GameActionError("busy", "the game is changing too fast; retry"),
+            lambda: self.known.get(game_id), read, decide, commit, GameActionError, "game"
         )
         if change is None:
             self.known.remember(game)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..db.rooms import RoomStore
-from ..known import decide_and_commit
+from ..known import CHANGE_RETRIES, decide_and_commit
 from ..records import SYSTEM_CLOCK, Clock, GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from ..service import GameService
     from ..settings import RoomSettings
 
-RETRIES = 20
+RETRIES = CHANGE_RETRIES
 KNOWN_ROOMS = 32_768  # rooms remembered per instance (each followed by its sockets)
 
 
@@ -115,13 +116,8 @@ class RoomCore:
             return stored
 
         room, stored = await decide_and_commit(
-            lambda: self.known(room_id),
-            lambda: self.read_room(room_id),
-            decide,
-            commit,
-            retries=RETRIES,
-            missing=RoomError("not_found", "no such room"),
-            busy=RoomError("busy", "the room is changing too fast; retry"),
+            partial(self.known, room_id), partial(self.read_room, room_id), decide, commit,
+            RoomError, "room",
         )
         if stored is None:
             return room
