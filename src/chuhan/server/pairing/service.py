@@ -44,7 +44,7 @@ from ..db.limits import Limiter
 from ..db.seeks import SeekStore
 from ..limits import Budget, LimitExceeded
 from ..protocol import WaitingNotice
-from ..records import Pairing, Player, RoomRecord, SeekState, utcnow
+from ..records import Pairing, Player, RoomRecord, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
@@ -56,10 +56,10 @@ BEAT_SECONDS = 2.0
 GONE_SECONDS = 300.0  # a seek this old of an instance not alive is dropped
 
 
-def gone_before() -> datetime:
+def gone_before(now: datetime) -> datetime:
     """A seek not sought since then whose instance is not alive is dropped: its instance
     died (one merely late, taken for dead under load, keeps its seeks meanwhile)."""
-    return utcnow() - timedelta(seconds=GONE_SECONDS)
+    return now - timedelta(seconds=GONE_SECONDS)
 
 
 @dataclass
@@ -110,7 +110,7 @@ class PairingService:
     def live_since(self) -> datetime:
         """The oldest heartbeat of an instance whose seeks are paired: one older is taken
         for dead, as the rooms take it (R7)."""
-        return utcnow() - timedelta(seconds=self.rooms.settings.dead_after_seconds)
+        return self.rooms.core.now() - timedelta(seconds=self.rooms.settings.dead_after_seconds)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -150,7 +150,7 @@ class PairingService:
                 retry_after=max(1, round(exc.retry_after)),
             ) from None
         state: SeekState = await self.db(
-            self.store.put, player.id, wanted, connection, self.instance_id, utcnow()
+            self.store.put, player.id, wanted, connection, self.instance_id, self.rooms.core.now()
         )
         if state.status == "waiting":
             await self.pair(wanted.pool)
@@ -186,7 +186,11 @@ class PairingService:
                 return []  # a run that began after this call paired for it
             covers = desk.asked
             made: list[Pairing] = await self.db(
-                self.store.match, pool, self.live_since(), gone_before(), self._new_room
+                self.store.match,
+                pool,
+                self.live_since(),
+                gone_before(self.rooms.core.now()),
+                self._new_room,
             )
             desk.covered = covers
         for pairing in made:
@@ -209,7 +213,7 @@ class PairingService:
         """The room of two paired players: both seats taken and ready, so the colours are
         drawn and the game (janggi: the setup choice) begins at once (R3), as "ready" does;
         no password, no invite link (nobody else can join, R1)."""
-        now = utcnow()
+        now = self.rooms.core.now()
         seats = [{**new_seat(first.player_id), "ready": True}, new_seat(second.player_id)]
         room = new_room(variant, {**options, "paired": True}, seats, now)
         started = room_rules.press_ready(
