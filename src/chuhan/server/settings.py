@@ -82,8 +82,10 @@ Fault injection, for tests only (never set in a deployment):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, TypeVar, get_type_hints
 
 from .budgets import CreationLimits
 from .rooms.clocks import ClockRules
@@ -91,6 +93,7 @@ from .rooms.ratelimit import JoinLimits
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60
+T = TypeVar("T")
 
 
 def _env_float(name: str, default: float) -> float:
@@ -116,6 +119,22 @@ def _env_list(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
 
 
+def _from_env(cls: type[T], variables: Mapping[str, str], **given: Any) -> T:
+    """``cls(**given)`` with each field named in ``variables`` read from that environment
+    variable (unset or empty: the field's own default, so each default is written once, on
+    its field)."""
+    types = get_type_hints(cls)
+    read: dict[str, Any] = {}
+    for name, variable in variables.items():
+        value = os.environ.get(variable)
+        if value:
+            read[name] = _NUMBER_TYPES[types[name]](value)
+    return cls(**read, **given)
+
+
+_NUMBER_TYPES: dict[Any, Callable[[str], int | float]] = {int: int, float: float}
+
+
 @dataclass(frozen=True)
 class RoomSettings:
     """Room timings and limits (SPEC R4, R7, Z3, Z4)."""
@@ -137,34 +156,49 @@ class RoomSettings:
 
     @classmethod
     def from_env(cls) -> RoomSettings:
-        return cls(
-            clock=ClockRules(
-                turn_seconds=_env_float("CHUHAN_ROOM_TURN_SECONDS", 90.0),
-                lag_cap_seconds=_env_float("CHUHAN_ROOM_LAG_CAP_SECONDS", 2.0),
-                away_budget_seconds=_env_float("CHUHAN_ROOM_AWAY_BUDGET_SECONDS", 120.0),
-            ),
-            limits=JoinLimits(
-                per_player=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER", 10),
-                per_address=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS", 30),
-                per_network=_env_int("CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK", 90),
-                per_room=_env_int("CHUHAN_ROOM_FINDS_PER_ROOM", 20),
-                site=_env_int("CHUHAN_PASSWORD_TRIES_SITE", 600),
-                under_attack_per_address=_env_int(
-                    "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS", 3
-                ),
-                under_attack_per_network=_env_int(
-                    "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK", 6
-                ),
-                window_seconds=_env_float("CHUHAN_ROOM_JOIN_WINDOW_SECONDS", 900.0),
-                max_wait_seconds=_env_float("CHUHAN_PASSWORD_MAX_WAIT_SECONDS", 10.0),
-                open_rooms_per_player=_env_int("CHUHAN_OPEN_ROOMS_PER_PLAYER", 3),
-            ),
-            heartbeat_seconds=_env_float("CHUHAN_ROOM_HEARTBEAT_SECONDS", 1.0),
-            dead_after_seconds=_env_float("CHUHAN_ROOM_DEAD_AFTER_SECONDS", 5.0),
-            probe_seconds=_env_float("CHUHAN_ROOM_PROBE_SECONDS", 60.0),
-            scored_games_per_pair=_env_int("CHUHAN_SCORED_GAMES_PER_PAIR", 3),
-            seeks_per_address=_env_int("CHUHAN_SEEKS_PER_ADDRESS", 60),
+        return _from_env(
+            cls,
+            _ROOM_VARIABLES,
+            clock=_from_env(ClockRules, _CLOCK_VARIABLES),
+            limits=_from_env(JoinLimits, _JOIN_VARIABLES),
         )
+
+
+# Which environment variable sets which field (unset or empty: the field's own default).
+_ROOM_VARIABLES = {
+    "heartbeat_seconds": "CHUHAN_ROOM_HEARTBEAT_SECONDS",
+    "dead_after_seconds": "CHUHAN_ROOM_DEAD_AFTER_SECONDS",
+    "probe_seconds": "CHUHAN_ROOM_PROBE_SECONDS",
+    "scored_games_per_pair": "CHUHAN_SCORED_GAMES_PER_PAIR",
+    "seeks_per_address": "CHUHAN_SEEKS_PER_ADDRESS",
+}
+_CLOCK_VARIABLES = {
+    "turn_seconds": "CHUHAN_ROOM_TURN_SECONDS",
+    "lag_cap_seconds": "CHUHAN_ROOM_LAG_CAP_SECONDS",
+    "away_budget_seconds": "CHUHAN_ROOM_AWAY_BUDGET_SECONDS",
+}
+_JOIN_VARIABLES = {
+    "per_player": "CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER",
+    "per_address": "CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS",
+    "per_network": "CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK",
+    "per_room": "CHUHAN_ROOM_FINDS_PER_ROOM",
+    "site": "CHUHAN_PASSWORD_TRIES_SITE",
+    "under_attack_per_address": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS",
+    "under_attack_per_network": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK",
+    "window_seconds": "CHUHAN_ROOM_JOIN_WINDOW_SECONDS",
+    "max_wait_seconds": "CHUHAN_PASSWORD_MAX_WAIT_SECONDS",
+    "open_rooms_per_player": "CHUHAN_OPEN_ROOMS_PER_PLAYER",
+}
+_CREATION_VARIABLES = {
+    "players_per_address": "CHUHAN_NEW_PLAYERS_PER_ADDRESS",
+    "games_per_player": "CHUHAN_GAMES_PER_PLAYER",
+    "games_per_address": "CHUHAN_GAMES_PER_ADDRESS",
+    "imports_per_player": "CHUHAN_IMPORTS_PER_PLAYER",
+    "imports_per_address": "CHUHAN_IMPORTS_PER_ADDRESS",
+    "analyses_per_player": "CHUHAN_ANALYSES_PER_PLAYER",
+    "analyses_per_address": "CHUHAN_ANALYSES_PER_ADDRESS",
+    "window_seconds": "CHUHAN_CREATION_WINDOW_SECONDS",
+}
 
 
 @dataclass(frozen=True)
@@ -226,16 +260,7 @@ class Settings:
             analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
             ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
-            creation=CreationLimits(
-                players_per_address=_env_int("CHUHAN_NEW_PLAYERS_PER_ADDRESS", 100),
-                games_per_player=_env_int("CHUHAN_GAMES_PER_PLAYER", 100),
-                games_per_address=_env_int("CHUHAN_GAMES_PER_ADDRESS", 500),
-                imports_per_player=_env_int("CHUHAN_IMPORTS_PER_PLAYER", 60),
-                imports_per_address=_env_int("CHUHAN_IMPORTS_PER_ADDRESS", 240),
-                analyses_per_player=_env_int("CHUHAN_ANALYSES_PER_PLAYER", 60),
-                analyses_per_address=_env_int("CHUHAN_ANALYSES_PER_ADDRESS", 240),
-                window_seconds=_env_float("CHUHAN_CREATION_WINDOW_SECONDS", 3600.0),
-            ),
+            creation=_from_env(CreationLimits, _CREATION_VARIABLES),
             retention_days=_env_float("CHUHAN_RETENTION_DAYS", 30.0),
             retention_interval_seconds=_env_float("CHUHAN_RETENTION_INTERVAL_SECONDS", 3600.0),
             analyses_queued_per_player=_env_int("CHUHAN_ANALYSES_QUEUED_PER_PLAYER", 3),

@@ -45,7 +45,7 @@ class JoinLimits:
     site: int = 600
     under_attack_per_address: int = 3
     under_attack_per_network: int = 6
-    window_seconds: float = 15 * 60
+    window_seconds: float = 15 * 60.0
     max_wait_seconds: float = 10.0
     open_rooms_per_player: int = 3
 
