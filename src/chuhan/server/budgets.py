@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy.engine import Engine
-
 from .db.limits import Limiter
+from .db.store import Store
 from .limits import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0
@@ -81,9 +80,9 @@ KINDS = {
 class CreationBudgets:
     """The budgets of :class:`CreationLimits` (blocking: run off the event loop)."""
 
-    def __init__(self, engine: Engine, limits: CreationLimits) -> None:
+    def __init__(self, store: Store, limits: CreationLimits) -> None:
         self.limits = limits
-        self.limiter = Limiter(engine, limits.max_wait_seconds)
+        self.limiter = Limiter(store.engine, limits.max_wait_seconds)
 
     def _budgets(self, kind: str) -> tuple[int, int]:
         limits = self.limits

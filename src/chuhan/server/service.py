@@ -24,8 +24,6 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError
-
 from ..rules.janggi import SETUPS
 from . import games as rules_of
 from . import views
@@ -34,7 +32,7 @@ from .background import cancel_all, release
 from .budgets import CreationBudgets
 from .connections import CLIENT_BLOCK
 from .db.ratings import RatingStore
-from .db.store import POOL_OVERFLOW, POOL_SIZE, Store
+from .db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
 from .games import GameActionError
 from .hub import Hub, News
 from .known import KnownGames, decide_and_commit
@@ -95,7 +93,7 @@ class GameService:
         # per call than anyio's limiter (a move makes one call), and the store's functions
         # read no context variables. An in-memory database is one thread's.
         threads = 1 if store.in_memory else POOL_SIZE + POOL_OVERFLOW
-        self.budgets = CreationBudgets(store.engine, settings.creation)
+        self.budgets = CreationBudgets(store, settings.creation)
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="db")
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -109,8 +107,8 @@ class GameService:
         call = functools.partial(fn, *args)
         try:
             return await loop.run_in_executor(self._threads, call)
-        except DBAPIError as exc:
-            if not exc.connection_invalidated:
+        except Exception as exc:
+            if not connection_lost(exc):
                 raise
             log.warning("database connection lost; retrying on a new one")
             return await loop.run_in_executor(self._threads, call)

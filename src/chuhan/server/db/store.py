@@ -478,6 +478,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` says the database dropped the connection a statement ran on (a
+    restart, a terminated backend): the pool is renewed, and the caller may run it again."""
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
 def iter_events(store: Store, game_id: str, after: int) -> Iterator[StoredEvent]:
     """Every event of the game after ``after``, fetched in pages."""
     while True:
