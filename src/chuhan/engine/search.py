@@ -432,43 +432,37 @@ class Searcher:
                 if hidden is None:
                     continue
                 v = hidden
-                if v > best:
-                    best = v
-                    if v > alpha:
-                        alpha = v
-                        if v >= beta:
-                            break
-                continue
-            victim = 0
-            if code != PASS_CODE:
-                victim = b[to]
-                piece = b[fr]
-                if not in_check:
-                    if static + value[victim + 7] + DELTA_MARGIN <= alpha:
-                        continue
-                    # A bigger piece taking a defended one loses material: not worth a look.
-                    if value[piece + 7] > value[victim + 7] + 50 and attacked(to, 1 - turn):
-                        continue
-                row = tables[piece + 7]
-                new_score = score + row[to] - row[fr] - tables[victim + 7][to]
             else:
-                new_score = score
-            undo = make(code)
-            if (
-                check_legal
-                and (fr == ksq or mask[fr] or mask[to] == 1)
-                and attacked(kings[turn], 1 - turn)
-            ):
+                victim = 0
+                if code != PASS_CODE:
+                    victim = b[to]
+                    piece = b[fr]
+                    if not in_check:
+                        if static + value[victim + 7] + DELTA_MARGIN <= alpha:
+                            continue
+                        # A bigger piece taking a defended one loses material: not worth a look.
+                        if value[piece + 7] > value[victim + 7] + 50 and attacked(to, 1 - turn):
+                            continue
+                    row = tables[piece + 7]
+                    new_score = score + row[to] - row[fr] - tables[victim + 7][to]
+                else:
+                    new_score = score
+                undo = make(code)
+                if (
+                    check_legal
+                    and (fr == ksq or mask[fr] or mask[to] == 1)
+                    and attacked(kings[turn], 1 - turn)
+                ):
+                    unmake(undo)
+                    continue
+                gives_check = attacked(kings[1 - turn], turn)
+                taken = safety and victim
+                if taken:
+                    new_score += self._take(victim)
+                v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+                if taken:
+                    counts[victim + 7] += 1
                 unmake(undo)
-                continue
-            gives_check = attacked(kings[1 - turn], turn)
-            taken = safety and victim
-            if taken:
-                new_score += self._take(victim)
-            v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
-            if taken:
-                counts[victim + 7] += 1
-            unmake(undo)
             if v > best:
                 best = v
                 if v > alpha:
