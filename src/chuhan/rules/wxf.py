@@ -335,12 +335,7 @@ def judge(
         for code in reversed(codes):
             _shift(board, code % NUM_POINTS, code // NUM_POINTS)
         first = FIRST if codes and b[codes[0] // NUM_POINTS] > 0 else 1 - FIRST
-        moved = [False, False]
-        always_check = [True, True]
-        for i, gave_check in enumerate(checks):
-            side = first ^ (i & 1)
-            moved[side] = True
-            always_check[side] = always_check[side] and gave_check
+        moved, always_check = _checking_sides(first, checks)
         # A checking move chases nothing, so a side that checked once has no perpetual chase.
         open_ = [moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
                  for s in (0, 1)]
@@ -430,15 +425,21 @@ def game_verdict(board: JudgedBoard, first: int) -> tuple[int | None, str, dict[
     return winner, reason, ruling_json(board, first, verdict)
 
 
-def _casual(board: JudgedBoard, checks: Sequence[bool]) -> Verdict:
-    """E1's informal rule: a one-sided perpetual check loses, anything else draws."""
-    start_turn = (board.turn - len(checks)) % 2
+def _checking_sides(first: int, checks: Sequence[bool]) -> tuple[list[bool], list[bool]]:
+    """For each side, whether it moved in the span whose moves gave ``checks`` (side
+    ``first`` moved first), and whether every one of its moves gave check."""
     moved = [False, False]
     always = [True, True]
     for i, gave_check in enumerate(checks):
-        side = start_turn ^ (i & 1)
+        side = first ^ (i & 1)
         moved[side] = True
         always[side] = always[side] and gave_check
+    return moved, always
+
+
+def _casual(board: JudgedBoard, checks: Sequence[bool]) -> Verdict:
+    """E1's informal rule: a one-sided perpetual check loses, anything else draws."""
+    moved, always = _checking_sides((board.turn - len(checks)) % 2, checks)
     statuses = tuple(CHECK if moved[s] and always[s] else IDLE for s in (0, 1))
     marks = tuple((c, ()) for c in checks)
     return _verdict((statuses[0], statuses[1]), [None, None], marks)
