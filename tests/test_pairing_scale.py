@@ -162,8 +162,15 @@ def test_a_player_waiting_on_a_killed_instance_is_not_paired_B1_R7(tmp_path: Pat
         ghost = seek_socket(player_on(b), b)
         ghost.request("seek", variant="janggi")
         ghost.wait_for(is_type("seeking"))
-        b.kill()
         live = player_on(a)
+        # First the ghost counted on a (the counts are read at most every 0.5 s: a stale 0
+        # from before its seek ended the wait below at once, and the live player was paired
+        # with a ghost whose instance was not yet taken for dead).
+        for _ in range(200):
+            if live.http.get("/api/seeks/waiting").json()["counts"].get("janggi", 0) == 1:
+                break
+            time.sleep(0.1)
+        b.kill()
         for _ in range(200):  # until a takes b for dead: the ghost is no longer counted
             counts = live.http.get("/api/seeks/waiting").json()["counts"]
             if counts.get("janggi", 0) == 0:
