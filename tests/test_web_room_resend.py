@@ -123,9 +123,16 @@ def test_a_lost_answer_and_an_offline_move_each_arrive_once_P5_R7(
         red_link.cut_after_move = True
         click_move(red, "h3e3")
         wait_ply(both, 1)
-        red.wait_for_timeout(500)
+
+        def resent() -> list[dict[str, Any]]:
+            return [m for m in red_link.moves_sent if m.get("move") == "h3e3"]
+
+        for _ in range(150):  # the reconnect and the resend, however busy the machine
+            if red_link.connections > connections and len(resent()) >= 2:
+                break
+            red.wait_for_timeout(100)  # pumps the link's handlers meanwhile
         assert red_link.connections > connections, "red's client did not reconnect"
-        sent = [m for m in red_link.moves_sent if m.get("move") == "h3e3"]
+        sent = resent()
         assert len(sent) >= 2, "the unanswered move was not sent again"
         assert len({m["id"] for m in sent}) == 1, "a resend must reuse the request's id"
 
