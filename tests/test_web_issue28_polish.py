@@ -189,7 +189,7 @@ def test_a_draw_offer_on_a_phone_does_not_move_the_board_and_names_the_player_R5
         # The winner hears "¡Has ganado!" without a stray full stop after it.
         resign(black)
         wait_end(red, "resignation")
-        red.wait_for_function("window.said.some(text => text.includes('Has ganado'))")
+        red.wait_for_function("() => window.said.some(text => text.includes('Has ganado'))")
         said = red.evaluate("window.said")
         assert not any("!." in text for text in said), said
     finally:
