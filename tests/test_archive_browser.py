@@ -25,6 +25,7 @@ pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
 from web_fixtures import (  # noqa: E402
     Friends,
+    checked_page,
     move,
     open_page,
     play,
@@ -52,14 +53,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def page(chromium: Browser, server: str) -> Iterator[Page]:
-    context = chromium.new_context(base_url=server, viewport=WIDE, locale="en-US")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.set_default_timeout(15000)
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    yield from checked_page(chromium.new_context(base_url=server, viewport=WIDE, locale="en-US"))
 
 
 def archive_ids(page: Page) -> list[str]:

@@ -20,7 +20,14 @@ from chuhan.rules.record import read_record
 
 pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import ServerProcess, server_environment  # noqa: E402
-from web_fixtures import DESKTOP, click_point, open_page, piece_at, play  # noqa: E402
+from web_fixtures import (  # noqa: E402
+    DESKTOP,
+    checked_page,
+    click_point,
+    open_page,
+    piece_at,
+    play,
+)
 
 pytest_plugins = ["web_fixtures"]
 pytestmark = pytest.mark.timeout(180)
@@ -45,14 +52,7 @@ def new_context(chromium: Browser, url: str) -> BrowserContext:
 
 @pytest.fixture
 def page(chromium: Browser, review_server: str) -> Iterator[Page]:
-    context = new_context(chromium, review_server)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.set_default_timeout(15000)
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    yield from checked_page(new_context(chromium, review_server))
 
 
 def shown_ply(page: Page) -> int:

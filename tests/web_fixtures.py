@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from rooms_client import ServerProcess
 
@@ -45,10 +45,9 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture
-def web_page(chromium: Browser, web_server: str) -> Iterator[Page]:
-    """A page in a fresh context (new player, empty storage) with errors collected."""
-    context = chromium.new_context(base_url=web_server, viewport=DESKTOP, locale="en-US")
+def checked_page(context: BrowserContext) -> Iterator[Page]:
+    """A page of ``context`` (closed afterwards) that fails the test on any JavaScript error;
+    for a fixture to ``yield from``."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -56,6 +55,14 @@ def web_page(chromium: Browser, web_server: str) -> Iterator[Page]:
     yield page
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture
+def web_page(chromium: Browser, web_server: str) -> Iterator[Page]:
+    """A page in a fresh context (new player, empty storage) with errors collected."""
+    yield from checked_page(
+        chromium.new_context(base_url=web_server, viewport=DESKTOP, locale="en-US")
+    )
 
 
 # ---------------------------------------------------------------------- helpers
