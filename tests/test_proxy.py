@@ -267,9 +267,15 @@ def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
             holder.http.close()  # its keep-alive connection would count against it in nginx
             held: list[HeldSocket] = []
             try:
-                for _ in range(NGINX_CONNECTIONS_PER_ADDRESS):
-                    with contextlib.suppress(OSError, InvalidHandshake):
+                # A handshake this test's client loses on a busy machine (CI saw 63 of 64) is
+                # tried again, a few times in all, once its connection has gone.
+                attempts = 0
+                while len(held) < NGINX_CONNECTIONS_PER_ADDRESS and attempts < 72:
+                    attempts += 1
+                    try:
                         held.append(HeldSocket(holder, room["id"]))
+                    except (OSError, InvalidHandshake):
+                        time.sleep(0.5)
                 refused = None
                 try:
                     held.append(HeldSocket(holder, room["id"]))
