@@ -346,7 +346,8 @@ def tuned_source(features: Features, theta: np.ndarray, data: Data) -> str:
     """The tuned block of evaluation.py: piece values and per-point bonuses, readable."""
     usage = data.usage()
     lines = [BEGIN, "# Piece values (centipawns) and, per kind, the bonus on each point from the",
-             "# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them).",
+             "# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);",
+             "# the rows stop at the farthest rank the kind can reach (none beyond it).",
              "# A value is the mean over the points where the kind stood in the games."]
     values: dict[int, int] = {}
     for kind in KINDS:
@@ -360,7 +361,7 @@ def tuned_source(features: Features, theta: np.ndarray, data: Data) -> str:
     lines.append("XIANGQI_BONUS = {")
     for kind in KINDS:
         lines.append(f"    {KIND_NAMES[kind]}: (")
-        for rank in range(10):
+        for rank in range(max(r for _, r in POINTS[kind]) + 1):
             row = []
             for file in range(5):
                 j = features.index.get((kind, file, rank))

@@ -31,7 +31,8 @@ Table = list[list[int]]
 # soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's).
 # --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---
 # Piece values (centipawns) and, per kind, the bonus on each point from the
-# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them).
+# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);
+# the rows stop at the farthest rank the kind can reach (none beyond it).
 # A value is the mean over the points where the kind stood in the games.
 XIANGQI_VALUES = {
     KING: 0,
@@ -47,25 +48,11 @@ XIANGQI_BONUS = {
         (   0,    0,    0,   12,   45),  # rank 0
         (   0,    0,    0,  -50,    4),  # rank 1
         (   0,    0,    0,  -51,  -35),  # rank 2
-        (   0,    0,    0,    0,    0),  # rank 3
-        (   0,    0,    0,    0,    0),  # rank 4
-        (   0,    0,    0,    0,    0),  # rank 5
-        (   0,    0,    0,    0,    0),  # rank 6
-        (   0,    0,    0,    0,    0),  # rank 7
-        (   0,    0,    0,    0,    0),  # rank 8
-        (   0,    0,    0,    0,    0),  # rank 9
     ),
     ADVISOR: (
         (   0,    0,    0,  -15,    0),  # rank 0
         (   0,    0,    0,    0,   20),  # rank 1
         (   0,    0,    0,  -14,    0),  # rank 2
-        (   0,    0,    0,    0,    0),  # rank 3
-        (   0,    0,    0,    0,    0),  # rank 4
-        (   0,    0,    0,    0,    0),  # rank 5
-        (   0,    0,    0,    0,    0),  # rank 6
-        (   0,    0,    0,    0,    0),  # rank 7
-        (   0,    0,    0,    0,    0),  # rank 8
-        (   0,    0,    0,    0,    0),  # rank 9
     ),
     ELEPHANT: (
         (   0,    0,   -6,    0,    0),  # rank 0
@@ -73,11 +60,6 @@ XIANGQI_BONUS = {
         ( -25,    0,    0,    0,   19),  # rank 2
         (   0,    0,    0,    0,    0),  # rank 3
         (   0,    0,  -34,    0,    0),  # rank 4
-        (   0,    0,    0,    0,    0),  # rank 5
-        (   0,    0,    0,    0,    0),  # rank 6
-        (   0,    0,    0,    0,    0),  # rank 7
-        (   0,    0,    0,    0,    0),  # rank 8
-        (   0,    0,    0,    0,    0),  # rank 9
     ),
     HORSE: (
         ( -37,  -77,  -53,  -72,   -1),  # rank 0
@@ -342,8 +324,10 @@ def build_tables(
 
 
 def _tuned_xiangqi_square(kind: int, file: int, rank: int) -> int:
-    """The tuned bonus of a first-mover piece on (file, rank): files mirror about the middle."""
-    return XIANGQI_BONUS[kind][rank][min(file, 8 - file)]
+    """The tuned bonus of a first-mover piece on (file, rank): files mirror about the middle,
+    and a rank past the kind's rows (one it cannot reach) has none."""
+    rows = XIANGQI_BONUS[kind]
+    return rows[rank][min(file, 8 - file)] if rank < len(rows) else 0
 
 
 XIANGQI_TABLES = build_tables(XIANGQI_VALUES, _tuned_xiangqi_square)
