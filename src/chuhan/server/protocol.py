@@ -5,8 +5,9 @@ docs/protocol.md).
 Client messages are pydantic models in discriminated unions (:data:`GameMessage`,
 :data:`RoomMessage`, :data:`SeekMessage`) that share one base (an ``id`` and a ``type``);
 :func:`parse` reads a frame into one of them or raises :class:`ProtocolError`. Server
-messages are the models of :data:`ServerMessage` (issue 29: every socket builds what it
-sends from them, e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
+messages are the models of :data:`REPLIES`, :data:`NOTICES` and :data:`EVENTS`, each named
+by the ``type`` in its class line (issue 29: every socket builds what it sends from them,
+e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
 :func:`state_event` are the short forms of the two sent from outside the sockets too), from
 which the message tables of docs/protocol.md are generated (``python -m
 chuhan.server.protocol --write``; a test checks that the file matches). The HTTP API's
@@ -22,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -240,6 +241,8 @@ class MessageSet:
 
 
 def _type_of(model: type[BaseModel]) -> str:
+    if issubclass(model, ServerModel):
+        return model.message_type
     return str(model.model_fields["type"].annotation.__args__[0])  # type: ignore[union-attr]
 
 
@@ -326,30 +329,40 @@ def state_event(seq: int, state: dict[str, Any], **fields: Any) -> dict[str, Any
 
 
 class ServerModel(BaseModel):
-    """A message the server sends: every socket builds it from its model (its ``type`` is
-    the model's), and sends :meth:`wire`."""
+    """A message the server sends: every socket builds it from its model, which names its
+    ``type`` once, in its class line (``class PongReply(Reply, type="pong")``), and sends
+    :meth:`wire`."""
 
     model_config = ConfigDict(extra="forbid")
+    message_type: ClassVar[str]
+
+    def __init_subclass__(cls, type: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if type is not None:
+            cls.message_type = type
 
     def wire(self) -> dict[str, Any]:
         """As sent: the ``type``, then the fields given (an optional field not given stays
         out: a plain ``ack`` is ``{"type", "reply_to"}``; one given as null is sent)."""
-        return {"type": _type_of(type(self)), **self.model_dump(exclude_unset=True)}
+        return {"type": self.message_type, **self.model_dump(exclude_unset=True)}
 
 
-class AckReply(ServerModel):
+class Reply(ServerModel):
+    """The answer to one client message: ``reply_to`` is its ``id``."""
+
+    reply_to: str
+
+
+class AckReply(Reply, type="ack"):
     """A request was done: for a move, only after it is committed to the database (Z4)."""
 
-    type: Literal["ack"] = "ack"
-    reply_to: str
     ply: int | None = Field(default=None, description="the move's ply (move)")
     last_seq: int | None = Field(default=None, description="the last event replayed (hello)")
 
 
-class ErrorReply(ServerModel):
+class ErrorReply(ServerModel, type="error"):
     """A request refused, or a message that could not be read (Z5); the game goes on."""
 
-    type: Literal["error"] = "error"
     reply_to: str | None = Field(description="null when the id could not be read")
     code: str
     message: str = Field(description="for developers; clients show a text per code")
@@ -358,94 +371,77 @@ class ErrorReply(ServerModel):
     retry_after: float | None = Field(default=None, description="seek socket: when to try again")
 
 
-class PongReply(ServerModel):
+class PongReply(Reply, type="pong"):
     """The answer to ``ping``."""
 
-    type: Literal["pong"] = "pong"
-    reply_to: str
 
-
-class HintReply(ServerModel):
+class HintReply(Reply, type="hint"):
     """The answer to ``hint``."""
 
-    type: Literal["hint"] = "hint"
-    reply_to: str
     move: str
 
 
-class BusyNotice(ServerModel):
+class BusyNotice(ServerModel, type="busy"):
     """Every AI worker is busy; the server retries the AI's move by itself."""
 
-    type: Literal["busy"] = "busy"
     message: str
     retry_in: float
 
 
-class RoomNotice(ServerModel):
+class RoomNotice(ServerModel, type="room"):
     """The room as this player sees it (after every change of the room): its seats with
     their names, readiness, sides, connection and rematch offer (B4)."""
 
-    type: Literal["room"] = "room"
     room: dict[str, Any]
 
 
-class ElsewhereNotice(ServerModel):
+class ElsewhereNotice(ServerModel, type="elsewhere"):
     """The seat is held by another connected device: offer "Continue on this device"."""
 
-    type: Literal["elsewhere"] = "elsewhere"
     message: str
 
 
-class DetachedNotice(ServerModel):
+class DetachedNotice(ServerModel, type="detached"):
     """The seat moved to another device; this socket closes (4409)."""
 
-    type: Literal["detached"] = "detached"
     message: str
 
 
-class LeftNotice(ServerModel):
+class LeftNotice(ServerModel, type="left"):
     """This player left the room; the socket closes."""
 
-    type: Literal["left"] = "left"
 
-
-class SeekingNotice(ServerModel):
+class SeekingNotice(ServerModel, type="seeking"):
     """B1: this player waits for a stranger (``waited``: seconds since the seek began)."""
 
-    type: Literal["seeking"] = "seeking"
     variant: str
     options: dict[str, str]
     waited: float
 
 
-class WaitingNotice(ServerModel):
+class WaitingNotice(ServerModel, type="waiting"):
     """B1: how many players wait for each variant, site-wide (every few seconds)."""
 
-    type: Literal["waiting"] = "waiting"
     counts: dict[str, int]
 
 
-class PairedNotice(ServerModel):
+class PairedNotice(ServerModel, type="paired"):
     """B1: paired; the game is on in ``room`` (open ``/room/<room>``)."""
 
-    type: Literal["paired"] = "paired"
     room: str
 
 
-class CancelledNotice(ServerModel):
+class CancelledNotice(ServerModel, type="cancelled"):
     """B1: the seek was withdrawn; nobody is waiting for this player any more."""
 
-    type: Literal["cancelled"] = "cancelled"
 
-
-class ProbeNotice(ServerModel):
+class ProbeNotice(ServerModel, type="probe"):
     """Answer with a ``probe`` of the same ``n`` (lag measurement, R4)."""
 
-    type: Literal["probe"] = "probe"
     n: int
 
 
-class GameEvent(ServerModel):
+class GameEvent(ServerModel, type="state"):
     """A logged game event: ``seq`` counts the game's events; in a room also ``game_id``.
     It carries either the viewer's whole ``state`` after it, or only the change: ``set``."""
 
@@ -467,22 +463,18 @@ class GameEvent(ServerModel):
 class StateEvent(GameEvent):
     """The full state (the answer to ``hello``, or a resync)."""
 
-    type: Literal["state"] = "state"
     reply_to: str | None = Field(default=None, description="the hello it answers")
     state: dict[str, Any]
 
 
-class StartEvent(GameEvent):
+class StartEvent(GameEvent, type="start"):
     """The game was created (seq 1)."""
 
-    type: Literal["start"] = "start"
 
-
-class MoveEvent(GameEvent):
+class MoveEvent(GameEvent, type="move"):
     """A move was played. With ``set``, it also appends one entry to each of the state's
     lists: ``move`` to ``moves``, ``notation`` to ``notation``, ``record`` to ``records``."""
 
-    type: Literal["move"] = "move"
     ply: int = Field(description="the ply it applied to")
     move: str
     by: str = Field(description="the mover's side name")
@@ -499,72 +491,59 @@ class MoveEvent(GameEvent):
     )
 
 
-class ThinkingEvent(GameEvent):
+class ThinkingEvent(GameEvent, type="thinking"):
     """The AI started computing its move."""
 
-    type: Literal["thinking"] = "thinking"
     ply: int
 
 
-class UndoEvent(GameEvent):
+class UndoEvent(GameEvent, type="undo"):
     """The game went back to ``ply`` moves."""
 
-    type: Literal["undo"] = "undo"
     ply: int
 
 
-class DrawDeclinedEvent(GameEvent):
+class DrawDeclinedEvent(GameEvent, type="draw_declined"):
     """The AI declined a draw offer."""
 
-    type: Literal["draw_declined"] = "draw_declined"
 
-
-class EndEvent(GameEvent):
+class EndEvent(GameEvent, type="end"):
     """The game ended."""
 
-    type: Literal["end"] = "end"
     result: dict[str, Any]
     points_awarded: int
 
 
-class DrawOfferedEvent(GameEvent):
+class DrawOfferedEvent(GameEvent, type="draw_offered"):
     """Room: a draw is offered (R5)."""
 
-    type: Literal["draw_offered"] = "draw_offered"
     by: str
 
 
-class DrawRejectedEvent(GameEvent):
+class DrawRejectedEvent(GameEvent, type="draw_rejected"):
     """Room: the recipient moved instead of accepting (R5)."""
 
-    type: Literal["draw_rejected"] = "draw_rejected"
     by: str
 
 
-class PausedEvent(GameEvent):
+class PausedEvent(GameEvent, type="paused"):
     """Room: both players are away; the turn waits on the shared budget (R7)."""
 
-    type: Literal["paused"] = "paused"
 
-
-class ResumedEvent(GameEvent):
+class ResumedEvent(GameEvent, type="resumed"):
     """Room: a player is back; the turn goes on (R7)."""
 
-    type: Literal["resumed"] = "resumed"
 
-
-class OutageEvent(GameEvent):
+class OutageEvent(GameEvent, type="outage"):
     """Room: no server was alive for ``seconds``; the clock moved by as much (Z4)."""
 
-    type: Literal["outage"] = "outage"
     seconds: float
 
 
-class RatedEvent(GameEvent):
+class RatedEvent(GameEvent, type="rated"):
     """Paired game (B2): the finished game changed its players' ratings (also in the state's
     ``options.rated``)."""
 
-    type: Literal["rated"] = "rated"
     rated: dict[str, Any] = Field(
         description="per side: `before`, `after`, `delta`, `provisional`; `counted` (false: "
         "past the pair's daily limit, `reason` `pair_limit`)"
@@ -599,43 +578,17 @@ EVENTS = (
     OutageEvent,
     RatedEvent,
 )
-_SERVER_MODELS = (*REPLIES, *NOTICES, *EVENTS)
-ServerMessage = Annotated[
-    AckReply
-    | ErrorReply
-    | PongReply
-    | HintReply
-    | BusyNotice
-    | RoomNotice
-    | ElsewhereNotice
-    | DetachedNotice
-    | LeftNotice
-    | ProbeNotice
-    | SeekingNotice
-    | WaitingNotice
-    | PairedNotice
-    | CancelledNotice
-    | StateEvent
-    | StartEvent
-    | MoveEvent
-    | ThinkingEvent
-    | UndoEvent
-    | DrawDeclinedEvent
-    | EndEvent
-    | DrawOfferedEvent
-    | DrawRejectedEvent
-    | PausedEvent
-    | ResumedEvent
-    | OutageEvent
-    | RatedEvent,
-    Field(discriminator="type"),
-]
-SERVER_MESSAGES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+_SERVER_MODELS = {model.message_type: model for model in (*REPLIES, *NOTICES, *EVENTS)}
 
 
-def check_server_message(message: dict[str, Any]) -> Any:
-    """Validate one message the server sent (tests). Raises ValidationError."""
-    return SERVER_MESSAGES.validate_python(message)
+def check_server_message(message: dict[str, Any]) -> ServerModel:
+    """Validate one message the server sent (tests): a known ``type`` with the fields of its
+    model. Raises ValueError (a pydantic ValidationError for the fields)."""
+    fields = dict(message)
+    kind = fields.pop("type", None)
+    if kind not in _SERVER_MODELS:
+        raise ValueError(f"no server message has the type {kind!r}")
+    return _SERVER_MODELS[kind].model_validate(fields)
 
 
 # ---------------------------------------------------------------------- HTTP request bodies
