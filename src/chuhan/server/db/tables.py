@@ -3,6 +3,9 @@ the migrations (``tests/test_storage.py``). Changes go through an Alembic migrat
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -21,15 +24,33 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+
+def _id(name: str, refers_to: str | None = None, **flags: Any) -> Column[str]:
+    """A row's id (players, games, rooms and server instances have ids of at most 32
+    characters), or one that another row holds: ``refers_to`` names the table it must be in."""
+    references = [ForeignKey(f"{refers_to}.id")] if refers_to is not None else []
+    return Column(name, String(32), *references, **flags)
+
+
+def _keyword(name: str, nullable: bool = False, **flags: Any) -> Column[str]:
+    """One of a few short words: a game's kind, level or status, a variant's name."""
+    return Column(name, String(16), nullable=nullable, **flags)
+
+
+def _moment(name: str) -> Column[datetime]:
+    """When something happened or will: with its time zone, and always known."""
+    return Column(name, DateTime(timezone=True), nullable=False)
+
+
 players = Table(
     "players",
     metadata,
-    Column("id", String(32), primary_key=True),
+    _id("id", primary_key=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("name", String(40), nullable=True),
     Column("ai_points", Integer, nullable=False, server_default="0"),
     Column("online_points", Integer, nullable=False, server_default="0"),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    _moment("created_at"),
 )
 
 # One row per game. ``seq`` is the number of the game's last event: every change of the game
@@ -38,24 +59,24 @@ players = Table(
 games = Table(
     "games",
     metadata,
-    Column("id", String(32), primary_key=True),
-    Column("kind", String(16), nullable=False),
-    Column("variant", String(16), nullable=False),
-    Column("level", String(16), nullable=True),
-    Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
+    _id("id", primary_key=True),
+    _keyword("kind"),
+    _keyword("variant"),
+    _keyword("level", nullable=True),
+    _id("player_id", refers_to="players", nullable=True),
     Column("human_side", Integer, nullable=True),
     Column("options", JSON, nullable=False),
     Column("secret", JSON, nullable=True),
     Column("start_fen", Text, nullable=False),
     Column("moves", JSON, nullable=False),
-    Column("status", String(16), nullable=False),
+    _keyword("status"),
     Column("result", JSON, nullable=True),
     Column("practice", Boolean, nullable=False, server_default=false()),
     Column("points_awarded", Integer, nullable=False, server_default="0"),
     Column("seq", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("expires_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    _moment("created_at"),
+    _moment("expires_at"),
+    _moment("updated_at"),
     Index("ix_games_player_status", "player_id", "status"),
     Index("ix_games_player_created", "player_id", "created_at"),
     Index("ix_games_status", "status"),
@@ -65,11 +86,11 @@ games = Table(
 game_events = Table(
     "game_events",
     metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    _id("game_id", refers_to="games", primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("type", String(24), nullable=False),
     Column("payload", JSON, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    _moment("created_at"),
 )
 
 # Who played each online game and on which side (SPEC S1: online points with the games behind
@@ -77,8 +98,8 @@ game_events = Table(
 game_players = Table(
     "game_players",
     metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    _id("game_id", refers_to="games", primary_key=True),
+    _id("player_id", refers_to="players", primary_key=True),
     Column("side", Integer, nullable=False),
     Index("ix_game_players_player", "player_id"),
 )
@@ -90,20 +111,20 @@ game_shares = Table(
     "game_shares",
     metadata,
     Column("token", String(64), primary_key=True),
-    Column("game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    _id("game_id", refers_to="games", nullable=False, unique=True),
+    _moment("created_at"),
 )
 
 game_analyses = Table(
     "game_analyses",
     metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("status", String(16), nullable=False),
+    _id("game_id", refers_to="games", primary_key=True),
+    _keyword("status"),
     Column("engine", String(120), nullable=False),
     Column("nodes", Integer, nullable=False),
     Column("positions", Integer, nullable=False),
     Column("evaluations", JSON, nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    _moment("updated_at"),
 )
 
 # Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
@@ -112,13 +133,13 @@ game_analyses = Table(
 ratings = Table(
     "ratings",
     metadata,
-    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
-    Column("variant", String(16), primary_key=True),
+    _id("player_id", refers_to="players", primary_key=True),
+    _keyword("variant", primary_key=True),
     Column("rating", Float, nullable=False),
     Column("deviation", Float, nullable=False),
     Column("volatility", Float, nullable=False),
     Column("games", Integer, nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    _moment("updated_at"),
 )
 
 # What each paired game did to each of its players' ratings: one row per (game, player), so
@@ -127,16 +148,16 @@ ratings = Table(
 rating_changes = Table(
     "rating_changes",
     metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
-    Column("opponent_id", String(32), ForeignKey("players.id"), nullable=False),
-    Column("variant", String(16), nullable=False),
+    _id("game_id", refers_to="games", primary_key=True),
+    _id("player_id", refers_to="players", primary_key=True),
+    _id("opponent_id", refers_to="players", nullable=False),
+    _keyword("variant"),
     Column("counted", Boolean, nullable=False),
     Column("before", Float, nullable=False),
     Column("after", Float, nullable=False),
     Column("deviation_before", Float, nullable=False),
     Column("deviation_after", Float, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    _moment("created_at"),
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
 
@@ -144,30 +165,30 @@ rating_changes = Table(
 rooms = Table(
     "rooms",
     metadata,
-    Column("id", String(32), primary_key=True),
+    _id("id", primary_key=True),
     Column("invite", String(64), nullable=True, unique=True),
     Column("password", String(20), nullable=True),
     # The password while the room is open, NULL once closed: unique among open rooms (R2).
     Column("open_password", String(20), nullable=True, unique=True),
-    Column("variant", String(16), nullable=False),
+    _keyword("variant"),
     Column("options", JSON, nullable=False),
-    Column("status", String(16), nullable=False),
+    _keyword("status"),
     Column("seats", JSON, nullable=False),
     Column("sides", JSON(none_as_null=True), nullable=True),
     Column("setup", JSON(none_as_null=True), nullable=True),
-    Column("game_id", String(32), nullable=True),
+    _id("game_id", nullable=True),
     Column("version", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    _moment("created_at"),
+    _moment("updated_at"),
 )
 
 # Server instances' heartbeats (SPEC Z4, R7): presence and clocks across restarts.
 server_instances = Table(
     "server_instances",
     metadata,
-    Column("id", String(32), primary_key=True),
-    Column("started_at", DateTime(timezone=True), nullable=False),
-    Column("alive_at", DateTime(timezone=True), nullable=False),
+    _id("id", primary_key=True),
+    _moment("started_at"),
+    _moment("alive_at"),
     Column("stopped", Boolean, nullable=False, default=False),
     # Whether news crosses from and to this instance (R4, Z4): ``{"checked_until": <the last
     # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
@@ -186,17 +207,16 @@ limit_buckets = Table(
 seeks = Table(
     "seeks",
     metadata,
-    Column("player_id", String(32), primary_key=True),
+    _id("player_id", primary_key=True),
     Column("pool", String(48), nullable=False),
-    Column("variant", String(16), nullable=False),
+    _keyword("variant"),
     Column("options", JSON, nullable=False),
     Column("rating", Float, nullable=False),
-    Column("status", String(16), nullable=False),  # "waiting", then "paired"
-    Column("room_id", String(32), nullable=True),  # the room of the pairing
+    _keyword("status"),  # "waiting", then "paired"
+    _id("room_id", nullable=True),  # the room of the pairing
     Column("connection", String(64), nullable=False),  # the socket whose close cancels it
-    Column("instance", String(32), nullable=False),  # the instance whose socket holds it
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("seen_at", DateTime(timezone=True), nullable=False),  # when it was last sought
+    _id("instance", nullable=False),  # the instance whose socket holds it
+    _moment("created_at"),
+    _moment("seen_at"),  # when it was last sought
     Index("ix_seeks_status_pool", "status", "pool", "created_at"),
 )
-
