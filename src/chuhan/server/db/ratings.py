@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -21,15 +21,16 @@ from ..ratings import (
     score_of,
     utc_day_start,
 )
-from ..records import NEWCOMER, GameRecord, PlayerRating, is_provisional, utcnow
-from .store import Store, game_from_row
+from ..records import NEWCOMER, GameRecord, PlayerRating, StaleGameError, is_provisional, utcnow
+from .store import Store, game_from_row, update_unless_moved
 from .tables import game_players, games, rating_changes, ratings
 
 _ATTEMPTS = 5
 
 
 class _Moved(Exception):
-    """A rating or the game changed since this transaction read it: read again."""
+    """A rating changed since this transaction read it: read again (the game: a
+    :class:`StaleGameError`)."""
 
 
 class RatingStore:
@@ -79,7 +80,7 @@ class RatingStore:
             try:
                 with self.store.engine.begin() as conn:
                     return self._rate(conn, game_id)
-            except (_Moved, IntegrityError):
+            except (_Moved, StaleGameError, IntegrityError):
                 continue  # a rival rating landed first: read again (the rows say if it was ours)
             except OperationalError:
                 if not self.store.is_sqlite:
@@ -150,14 +151,8 @@ class RatingStore:
         finished = replace(
             game, options={**game.options, "rated": shown}, seq=game.seq + 1, updated_at=now
         )
-        changed = conn.execute(
-            update(games)
-            .where(games.c.id == game_id, games.c.seq == game.seq)
-            .values(options=finished.options, seq=finished.seq, updated_at=now)
-        ).rowcount
-        if changed != 1:
-            raise _Moved(game_id)
-        Store._insert_events(conn, game_id, game.seq, [payload])
+        values = {"options": finished.options, "seq": finished.seq, "updated_at": now}
+        Store.apply_change(conn, game_id, game.seq, values, [payload])
         return finished, payload
 
     @staticmethod
@@ -199,17 +194,12 @@ class RatingStore:
             # A newcomer's first rated game: a rival insert collides (IntegrityError: retry).
             conn.execute(ratings.insert().values(player_id=player_id, variant=variant, **values))
             return
-        changed = conn.execute(
-            update(ratings)
-            .where(
-                ratings.c.player_id == player_id,
-                ratings.c.variant == variant,
-                ratings.c.games == was.games,
-            )
-            .values(**values)
-        ).rowcount
-        if changed != 1:
-            raise _Moved(player_id)
+        at = (
+            ratings.c.player_id == player_id,
+            ratings.c.variant == variant,
+            ratings.c.games == was.games,
+        )
+        update_unless_moved(conn, ratings, at, values, _Moved(player_id))
 
 
 def _rating_of(row: Any) -> PlayerRating:

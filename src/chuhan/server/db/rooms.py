@@ -15,12 +15,11 @@ from sqlalchemy import (
     cast,
     or_,
     select,
-    update,
 )
 from sqlalchemy.exc import IntegrityError
 
 from ..records import ROOM_FIELDS, PasswordTakenError, RoomRecord, StaleRoomError, aware, utcnow
-from .store import Store
+from .store import Store, update_unless_moved
 from .tables import rooms
 
 
@@ -104,12 +103,7 @@ class RoomStore:
         stored = replace(after, version=before.version + 1, updated_at=utcnow())
         values = {name: getattr(stored, name) for name in ROOM_FIELDS}
         del values["id"]
+        at = (rooms.c.id == before.id, rooms.c.version == before.version)
         with self.engine.begin() as conn:
-            changed = conn.execute(
-                update(rooms)
-                .where(rooms.c.id == before.id, rooms.c.version == before.version)
-                .values(**values)
-            ).rowcount
-        if changed != 1:
-            raise StaleRoomError(before.id)
+            update_unless_moved(conn, rooms, at, values, StaleRoomError(before.id))
         return stored

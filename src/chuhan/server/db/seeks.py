@@ -41,8 +41,8 @@ from ..glicko2 import DEFAULT_RATING
 from ..pairing.rules import Seek, SeekError, Wish, pairs
 from ..records import Pairing, RoomRecord, SeekState, aware
 from .rooms import room_values
-from .store import Store
-from .tables import game_players, games, ratings, rooms, seeks, server_instances
+from .store import Store, seated_in_ongoing_game
+from .tables import games, ratings, rooms, seeks, server_instances
 
 _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's
 MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)
@@ -171,17 +171,7 @@ class SeekStore:
         Seeks of instances not alive since ``live_since`` wait (a late instance's are
         paired once it beats again); those also not sought since ``gone_before`` are
         dropped. Returns the pairings made."""
-        with self._serial():
-            return self._match(pool, live_since, gone_before, make_room)
-
-    def _match(
-        self,
-        pool: str,
-        live_since: datetime,
-        gone_before: datetime,
-        make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
-    ) -> list[Pairing]:
-        with self.engine.begin() as conn:
+        with self._serial(), self.engine.begin() as conn:
             if not self.store.is_sqlite:
                 lock = _LOCK_BASE + zlib.crc32(pool.encode())
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock})
@@ -195,9 +185,7 @@ class SeekStore:
                 .limit(MATCH_BATCH)
             )
             rows = list(conn.execute(self._locking(query)))
-            found = pairs(
-                [Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in rows]
-            )
+            found = pairs([Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in rows])
             if not found:
                 return []
             details = {r.player_id: r for r in rows}
@@ -257,15 +245,9 @@ def _still_on(conn: Connection, room_id: str | None) -> bool:
 def _room_of_ongoing_game(conn: Connection, player_id: str) -> str | None:
     """The open room of an online game the player is playing now, if any."""
     query = (
-        select(rooms.c.id)
-        .select_from(game_players)
-        .join(games, games.c.id == game_players.c.game_id)
+        seated_in_ongoing_game(player_id, rooms.c.id)
         .join(rooms, rooms.c.game_id == games.c.id)
-        .where(
-            game_players.c.player_id == player_id,
-            games.c.status == "ongoing",
-            rooms.c.status == "open",
-        )
+        .where(rooms.c.status == "open")
         .limit(1)
     )
     found: str | None = conn.execute(query).scalar()

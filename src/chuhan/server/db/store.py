@@ -23,7 +23,19 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from psycopg.rows import namedtuple_row
-from sqlalchemy import JSON, Engine, Table, create_engine, event, func, select, text, update
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    Engine,
+    Select,
+    Table,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -312,16 +324,7 @@ class Store:
     def playing_online(self, player_id: str) -> bool:
         """True while the player is seated in an ongoing online game (issue 27 #9: no engine
         advice for them meanwhile)."""
-        query = (
-            select(game_players.c.game_id)
-            .join(games, games.c.id == game_players.c.game_id)
-            .where(
-                game_players.c.player_id == player_id,
-                games.c.status == "ongoing",
-                games.c.kind == "online",
-            )
-            .limit(1)
-        )
+        query = seated_in_ongoing_game(player_id, game_players.c.game_id).limit(1)
         with self.reader.connect() as conn:
             return conn.execute(query).first() is not None
 
@@ -345,14 +348,7 @@ class Store:
             self._commit_in_one_statement(before, values, events)
             return
         with self.engine.begin() as conn:
-            changed = conn.execute(
-                update(games)
-                .where(games.c.id == before.id, games.c.seq == before.seq)
-                .values(**values)
-            ).rowcount
-            if changed != 1:
-                raise StaleGameError(before.id)
-            self._insert_events(conn, before.id, before.seq, events)
+            self.apply_change(conn, before.id, before.seq, values, events)
             if award is not None and award.points:
                 column = players.c.ai_points if award.kind == "ai" else players.c.online_points
                 conn.execute(
@@ -411,6 +407,21 @@ class Store:
             )
 
     @staticmethod
+    def apply_change(
+        conn: Connection,
+        game_id: str,
+        seq: int,
+        values: dict[str, Any],
+        events: Sequence[dict[str, Any]],
+    ) -> None:
+        """In ``conn``'s transaction: the game at ``seq`` takes ``values`` and logs
+        ``events`` (numbered from ``seq + 1``). Raises :class:`StaleGameError` when the game
+        is no longer at ``seq``."""
+        at = (games.c.id == game_id, games.c.seq == seq)
+        update_unless_moved(conn, games, at, values, StaleGameError(game_id))
+        Store._insert_events(conn, game_id, seq, events)
+
+    @staticmethod
     def _insert_events(
         conn: Connection, game_id: str, first_seq_minus_one: int, events: Sequence[dict[str, Any]]
     ) -> None:
@@ -458,6 +469,32 @@ def _one_statement_sql(count: int) -> str:
         " RETURNING id) INSERT INTO game_events (game_id, seq, type, payload, created_at)"
         " SELECT changed.id, v.seq, v.type, v.payload, %(now)s::timestamptz"
         f" FROM changed, (VALUES {rows}) AS v (seq, type, payload) RETURNING game_events.seq"
+    )
+
+
+def update_unless_moved(
+    conn: Connection,
+    table: Table,
+    at: tuple[ColumnElement[bool], ...],
+    values: dict[str, Any],
+    moved: Exception,
+) -> None:
+    """The conditional update every change from a read is (Z4): ``values`` go into the row
+    that ``at`` finds (its key, and the count read with it: a game's ``seq``, a room's
+    ``version``, a rating's ``games``). Raises ``moved`` when no row is at that count any
+    more (another writer came first; the caller's transaction changes nothing)."""
+    if conn.execute(update(table).where(*at).values(values)).rowcount != 1:
+        raise moved
+
+
+def seated_in_ongoing_game(player_id: str, *columns: ColumnElement[Any]) -> Select[Any]:
+    """``columns`` of the ongoing games the player has a seat in (online games: the others
+    keep their player in ``games.player_id``), from ``game_players`` joined to ``games``."""
+    return (
+        select(*columns)
+        .select_from(game_players)
+        .join(games, games.c.id == game_players.c.game_id)
+        .where(game_players.c.player_id == player_id, games.c.status == "ongoing")
     )
 
 
