@@ -14,6 +14,7 @@ from typing import Any
 
 from .rules import VARIANTS, Board, FenError, RulesError, make_board
 from .rules.janggi import SETUPS
+from .rules.notation import NOTATIONS
 from .rules.state import game_state
 
 
@@ -27,7 +28,8 @@ def _add_variant(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_board_options(parser: argparse.ArgumentParser) -> None:
-    """Options that shape the starting position of a variant."""
+    """The variant, and the options that shape its starting position."""
+    _add_variant(parser)
     parser.add_argument("--fen", help="starting position (default: the variant's start)")
     parser.add_argument(
         "--setup",
@@ -45,6 +47,14 @@ def _add_board_options(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         help="jieqi only: seed for a reproducible face-down arrangement (never used online)",
+    )
+
+
+def _add_played_moves(parser: argparse.ArgumentParser) -> None:
+    """A board (:func:`_add_board_options`) and the moves played on it (:func:`_played`)."""
+    _add_board_options(parser)
+    parser.add_argument(
+        "moves", nargs="*", metavar="MOVE", help="moves in canonical text, e.g. h3e3"
     )
 
 
@@ -92,11 +102,13 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_game(args: argparse.Namespace) -> int:
+def _played(args: argparse.Namespace, notation: str | None = None) -> tuple[Board, list[str]]:
+    """The board after MOVE... from the start (or ``--fen``), and the moves written in
+    ``notation`` (none without it). Raises RulesError naming the first move rejected and
+    its index (from 1): ``main`` exits with status 2."""
     from .rules.notation import check_notation, write_move
 
     board = board_from_args(args)
-    notation = getattr(args, "notation", None)
     if notation:
         check_notation(board, notation)
     written: list[str] = []
@@ -106,8 +118,13 @@ def _cmd_game(args: argparse.Namespace) -> int:
                 written.append(write_move(board, text, notation))
             board.push(text)
         except RulesError as exc:
-            print(f"error: move {index} ({text!r}) rejected: {exc}", file=sys.stderr)
-            return 2
+            raise RulesError(f"move {index} ({text!r}) rejected: {exc}") from None
+    return board, written
+
+
+def _cmd_game(args: argparse.Namespace) -> int:
+    notation = getattr(args, "notation", None)
+    board, written = _played(args, notation)
     state = game_state(board, getattr(args, "view", None))
     if notation:
         state["notation"] = written
@@ -137,7 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count the positions reached after DEPTH half-moves; the count is the "
         "last line. --divide first prints each first move with its count.",
     )
-    _add_variant(perft)
     _add_board_options(perft)
     perft.add_argument("--depth", type=int, required=True, help="half-moves to search")
     perft.add_argument("--divide", action="store_true", help="print the count per first move")
@@ -150,8 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         "turn, status, winner, reason, in_check, legal_moves. An illegal move, or any "
         "move after the end, exits with status 2 naming the move and its index (from 1).",
     )
-    _add_variant(game)
-    _add_board_options(game)
+    _add_played_moves(game)
     game.add_argument(
         "--view",
         choices=["red", "black", "all"],
@@ -159,10 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     game.add_argument(
         "--notation",
-        choices=["coords", "iccs", "wxf", "chinese", "korean"],
+        choices=NOTATIONS,
         help="also print 'notation': the moves written in this notation (N1-N3; korean: janggi)",
     )
-    game.add_argument("moves", nargs="*", metavar="MOVE", help="moves in canonical text, e.g. h3e3")
     game.set_defaults(func=_cmd_game)
     _add_record_commands(sub)
 
@@ -227,19 +241,18 @@ def _add_record_commands(sub: Any) -> None:
         "FEN (when not the standard start), Result, Termination, Format, then the numbered "
         "moves. An illegal move exits with status 2 naming the move and its index (from 1).",
     )
-    _add_variant(export)
-    _add_board_options(export)
+    _add_played_moves(export)
     export.add_argument(
         "--format",
-        choices=["iccs", "wxf", "chinese", "korean", "coords"],
+        choices=NOTATIONS,
         help="notation of the moves (default: iccs; korean for janggi)",
     )
     export.add_argument(
-        "--result", choices=["1-0", "0-1", "1/2-1/2", "*"], help="result of a game ended off "
-        "the board (default: from the final position)"
+        "--result",
+        choices=["1-0", "0-1", "1/2-1/2", "*"],
+        help="result of a game ended off the board (default: from the final position)",
     )
     export.add_argument("--termination", help="reason, e.g. resignation (default: from the board)")
-    export.add_argument("moves", nargs="*", metavar="MOVE", help="moves in canonical text")
     export.set_defaults(func=_cmd_record_export)
     load = actions.add_parser(
         "import",
@@ -256,13 +269,7 @@ def _add_record_commands(sub: Any) -> None:
 def _cmd_record_export(args: argparse.Namespace) -> int:
     from .rules.record import write_record
 
-    board = board_from_args(args)
-    for index, text in enumerate(args.moves, start=1):
-        try:
-            board.push(text)
-        except RulesError as exc:
-            print(f"error: move {index} ({text!r}) rejected: {exc}", file=sys.stderr)
-            return 2
+    board, _ = _played(args)
     text = write_record(board, args.format, result=args.result, termination=args.termination)
     sys.stdout.write(text)
     return 0
