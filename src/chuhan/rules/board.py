@@ -488,61 +488,22 @@ class Board:
 
     def pseudo_codes(self) -> list[int]:
         """Every move of the side to move that obeys piece movement, before X3/X4."""
-        b = self.squares
-        side = self.turn
-        s = SIGN[side]
-        out: list[int] = []
-        add = out.append
-        king_steps = self.KING_STEPS[side]
-        advisor_steps = self.ADVISOR_STEPS[side]
-        elephant_steps = self.ELEPHANT_STEPS[side]
-        soldier_steps = self.SOLDIER_STEPS[side]
-        rays = self.SLIDER_RAYS
-        for fr in range(NUM_POINTS):
-            p = b[fr] * s
-            if p <= 0:
-                continue
-            base = fr * NUM_POINTS
-            if p == CHARIOT:
-                for ray in rays[fr]:
-                    for to in ray:
-                        x = b[to]
-                        if not x:
-                            add(base + to)
-                        else:
-                            if x * s < 0:
-                                add(base + to)
-                            break
-            elif p == HORSE:
-                for to, leg in HORSE_MOVES[fr]:
-                    if not b[leg] and b[to] * s <= 0:
-                        add(base + to)
-            elif p == CANNON:
-                self._cannon_moves(fr, rays[fr], s, add)
-            elif p == SOLDIER:
-                for to in soldier_steps[fr]:
-                    if b[to] * s <= 0:
-                        add(base + to)
-            elif p == ELEPHANT:
-                for to, eye1, eye2 in elephant_steps[fr]:
-                    if not b[eye1] and not b[eye2] and b[to] * s <= 0:
-                        add(base + to)
-            elif p == ADVISOR:
-                for to in self.advisor_targets(fr, advisor_steps):
-                    if b[to] * s <= 0:
-                        add(base + to)
-            else:
-                for to in king_steps[fr]:
-                    if b[to] * s <= 0:
-                        add(base + to)
-        return out
+        return self._piece_codes(True)
 
     def capture_codes(self) -> list[int]:
         """The captures among :meth:`pseudo_codes`, in the same order, generated directly:
         the quiescence search asks for nothing else, and most of its nodes end there."""
+        return self._piece_codes(False)
+
+    def _piece_codes(self, quiet: bool) -> list[int]:
+        """The one move generator: every pseudo-legal move, or only the captures when not
+        ``quiet``. A point ``to`` is a target when ``b[to] * s < limit``: an enemy piece, or
+        also an empty point (limit 1) for the quiet moves; a slider adds the empty points it
+        passes only when ``quiet``."""
         b = self.squares
         side = self.turn
         s = SIGN[side]
+        limit = 1 if quiet else 0
         out: list[int] = []
         add = out.append
         king_steps = self.KING_STEPS[side]
@@ -563,64 +524,49 @@ class Board:
                             if x * s < 0:
                                 add(base + to)
                             break
+                        if quiet:
+                            add(base + to)
             elif p == HORSE:
                 for to, leg in HORSE_MOVES[fr]:
-                    if not b[leg] and b[to] * s < 0:
+                    if not b[leg] and b[to] * s < limit:
                         add(base + to)
             elif p == CANNON:
-                self._cannon_captures(fr, rays[fr], s, add)
+                self._cannon_moves(fr, s, quiet, add)
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
-                    if b[to] * s < 0:
+                    if b[to] * s < limit:
                         add(base + to)
             elif p == ELEPHANT:
                 for to, eye1, eye2 in elephant_steps[fr]:
-                    if not b[eye1] and not b[eye2] and b[to] * s < 0:
+                    if not b[eye1] and not b[eye2] and b[to] * s < limit:
                         add(base + to)
             elif p == ADVISOR:
                 for to in self.advisor_targets(fr, advisor_steps):
-                    if b[to] * s < 0:
+                    if b[to] * s < limit:
                         add(base + to)
             else:
                 for to in king_steps[fr]:
-                    if b[to] * s < 0:
+                    if b[to] * s < limit:
                         add(base + to)
         return out
-
-    def _cannon_captures(
-        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
-    ) -> None:
-        """The captures of :meth:`_cannon_moves`: the first piece beyond one screen."""
-        b = self.squares
-        base = fr * NUM_POINTS
-        for ray in rays:
-            screened = False
-            for to in ray:
-                x = b[to]
-                if x:
-                    if screened:
-                        if x * s < 0:
-                            add(base + to)
-                        break
-                    screened = True
 
     def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         """Where the advisor on ``point`` may step (``steps``: its side's table; jieqi: Q3/Q4)."""
         return steps[point]
 
-    def _cannon_moves(
-        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
-    ) -> None:
-        """Xiangqi cannon: slides like a chariot, captures by jumping exactly one screen."""
+    def _cannon_moves(self, fr: int, s: int, quiet: bool, add: Callable[[int], None]) -> None:
+        """Xiangqi cannon: slides like a chariot (when ``quiet``), captures by jumping exactly
+        one screen."""
         b = self.squares
         base = fr * NUM_POINTS
-        for ray in rays:
+        for ray in self.SLIDER_RAYS[fr]:
             screened = False
             for to in ray:
                 x = b[to]
                 if not screened:
                     if not x:
-                        add(base + to)
+                        if quiet:
+                            add(base + to)
                     else:
                         screened = True
                 elif x:

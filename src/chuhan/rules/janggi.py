@@ -320,15 +320,13 @@ class JanggiBoard(Board):
                 return True
         return False
 
-    def _cannon_moves(
-        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
-    ) -> None:
-        """Janggi cannon (J4): jumps exactly one bridge, never a cannon, to move or capture;
-        never captures a cannon.
+    def _cannon_moves(self, fr: int, s: int, quiet: bool, add: Callable[[int], None]) -> None:
+        """Janggi cannon (J4): jumps exactly one bridge, never a cannon, to move (when
+        ``quiet``) or capture; never captures a cannon.
         """
         b = self.squares
         base = fr * NUM_POINTS
-        for ray in rays:
+        for ray in self.SLIDER_RAYS[fr]:
             bridge = False
             for to in ray:
                 x = b[to]
@@ -338,31 +336,12 @@ class JanggiBoard(Board):
                             break
                         bridge = True
                 elif not x:
-                    add(base + to)
+                    if quiet:
+                        add(base + to)
                 else:
                     if x * s < 0 and x != CANNON and x != -CANNON:
                         add(base + to)
                     break
-
-    def _cannon_captures(
-        self, fr: int, rays: tuple[tuple[int, ...], ...], s: int, add: Callable[[int], None]
-    ) -> None:
-        """The captures of :meth:`_cannon_moves`: over one bridge that is not a cannon, and
-        never a cannon."""
-        b = self.squares
-        base = fr * NUM_POINTS
-        for ray in rays:
-            bridge = False
-            for to in ray:
-                x = b[to]
-                if x:
-                    if x == CANNON or x == -CANNON:
-                        break
-                    if bridge:
-                        if x * s < 0:
-                            add(base + to)
-                        break
-                    bridge = True
 
     def _copy_into(self, other: Board) -> None:
         super()._copy_into(other)
