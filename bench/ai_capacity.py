@@ -7,7 +7,7 @@ anchor's moves/s, the pool's moves/s and their ratio, the time a job waited for 
 (p50/p99) and ran in one, and the load average (the machine may be shared).
 
 With ``--shared`` the same jobs then go through the shared Redis queue (``CHUHAN_AI_SHARED``,
-:mod:`chuhan.server.ai_queue`) to ``chuhan ai-worker --workers N`` started apart, and a second
+:mod:`chuhan.server.ai.queue`) to ``chuhan ai-worker --workers N`` started apart, and a second
 row per level ("via queue") shows those figures beside the same anchor (REDIS_URL, default
 the local Redis; a fresh prefix per run).
 
@@ -32,8 +32,8 @@ from collections.abc import Iterator
 import redis
 
 from chuhan.rules import make_board
-from chuhan.server.ai import AIJob, AIPool, run_job
-from chuhan.server.ai_queue import SharedAIPool, queue_name
+from chuhan.server.ai.pool import AIJob, AIPool, run_job
+from chuhan.server.ai.queue import SharedAIPool, queue_name
 
 JOBS = {"beginner": 24, "intermediate": 16, "advanced": 6}
 ANCHOR_JOBS = {"beginner": 6, "intermediate": 4, "advanced": 2}

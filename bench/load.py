@@ -23,7 +23,7 @@ per idle socket per second. The bench raises its open-file limit to the hard lim
 servers it starts inherit it): 10,000 sockets need more than the usual 1,024.
 
 Where the tail comes from (``--stalls MS``, 50 by default): the servers run with
-``CHUHAN_STALL_LOG_MS`` (server/stalls.py: every pause of their event loop and every garbage
+``CHUHAN_STALL_LOG_MS`` (server/ops/stalls.py: every pause of their event loop and every garbage
 collection longer than that, with where the loop was), the simulated clients' loop is
 watched the same way, and the window ends with a timeline: each second with moves slower
 than 100 ms beside the pauses of each process and PostgreSQL's checkpoints (from its log,
@@ -75,7 +75,7 @@ from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 
 from chuhan.rules import make_board
-from chuhan.server.stalls import StallWatch
+from chuhan.server.ops.stalls import StallWatch
 
 POSTGRES_URL = os.environ.get(
     "CHUHAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -57,7 +57,7 @@ from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chuhan.server.service import hash_token, new_id  # noqa: E402
+from chuhan.server.games.service import hash_token, new_id  # noqa: E402
 from load import POSTGRES_URL, Servers, _percentile, raise_open_files  # noqa: E402
 
 COOKIE = "chuhan_player"

@@ -28,9 +28,9 @@ import pytest
 import redis
 
 from chuhan.rules import make_board
-from chuhan.server.ai import AIBusyError, AIJob, run_job
-from chuhan.server.ai_queue import AIJobError, SharedAIPool, queue_name
-from chuhan.server.service import ai_seed
+from chuhan.server.ai.pool import AIBusyError, AIJob, run_job
+from chuhan.server.ai.queue import AIJobError, SharedAIPool, queue_name
+from chuhan.server.games.service import ai_seed
 from rooms_client import running_server
 from test_scale_support import REDIS_URL, Cluster, Instance, cluster, game_socket
 

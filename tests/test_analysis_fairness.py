@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server.ai import AIJob
+from chuhan.server.ai.pool import AIJob
 from test_server_support import ScriptedAI, create, server
 
 pytestmark = pytest.mark.timeout(120)

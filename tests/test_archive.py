@@ -260,7 +260,7 @@ def test_a_jieqi_game_shows_only_public_facts_in_the_archive_Z2_B3(tmp_path):
 def test_a_download_holds_at_most_the_newest_max_download_games_and_says_so_B3_Z7(
     tmp_path, monkeypatch
 ):
-    from chuhan.server import archive
+    from chuhan.server.players import archive
 
     monkeypatch.setattr(archive, "MAX_DOWNLOAD", 3)
     with server(tmp_path) as (client, _, _):

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from chuhan.rules import make_board
-from chuhan.server import games as rules_of
 from chuhan.server import views
-from chuhan.server.hub import News
+from chuhan.server.games import changes as rules_of
+from chuhan.server.hub.local import News
 from chuhan.server.protocol import encode
 from chuhan.server.records import GameRecord, StoredEvent
 from client_events import EVENTS

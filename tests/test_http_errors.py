@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from chuhan.server.budgets import CreationLimits
+from chuhan.server.limits.budgets import CreationLimits
 from chuhan.server.protocol import HTTP_ERRORS, http_status
 from test_server_support import create, server
 
 pytestmark = pytest.mark.timeout(120)
 SRC = Path(__file__).resolve().parents[1] / "src"
-ENTRY_POINTS = {"chuhan.server", "chuhan.server.run"}  # the modules that build the app
+ENTRY_POINTS = {"chuhan.server", "chuhan.server.ops.run"}  # the modules that build the app
 
 
 def _check_shape(answer: Any, status: int, code: str) -> dict[str, Any]:

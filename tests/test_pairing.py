@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from chuhan.server import games as rules_of
-from chuhan.server.ai import AIPool
+from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.seeks import SeekStore
 from chuhan.server.db.store import Store
-from chuhan.server.hub import LocalHub
+from chuhan.server.games import changes as rules_of
+from chuhan.server.games.service import GameService
+from chuhan.server.hub.local import LocalHub
 from chuhan.server.pairing.rules import Seek, SeekError, compatible, nearest, pairs, wish
 from chuhan.server.pairing.service import GONE_SECONDS, PairingService
 from chuhan.server.records import Player
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
 
 T0 = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """Room passwords cannot be found by guessing (SPEC Z3, R2): the limits layer
-(``server/limits.py``, ``rooms/ratelimit.py``) against a hostile client.
+(``server/limits/budget.py``, ``rooms/ratelimit.py``) against a hostile client.
 
 Each test runs a real ``chuhan serve``; addresses other than loopback come through
 ``X-Forwarded-For`` from a proxy the server was told to trust (as behind nginx).
@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from chuhan.server.connections import address_block, network_block
+from chuhan.server.http.connections import address_block, network_block
 from rooms_client import Player, running_server
 
 LIMITS = {

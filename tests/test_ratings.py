@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from chuhan.server import glicko2
 from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import rating_changes
-from chuhan.server.ratings import (
+from chuhan.server.players import glicko2
+from chuhan.server.players.ratings import (
     MIN_PLIES,
     PROVISIONAL_OPPONENT_FACTOR,
     RATED_GAMES_PER_PAIR_PER_DAY,

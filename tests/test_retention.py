@@ -27,8 +27,8 @@ from chuhan.server.db.tables import (
     rooms,
     seeks,
 )
+from chuhan.server.ops.retention import RetentionJob
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.retention import RetentionJob
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board, verify_commitment
 from chuhan.rules.record import read_record
-from chuhan.server.ai import AIJob, run_job
-from chuhan.server.ai_queue import pool_for
+from chuhan.server.ai.pool import AIJob, run_job
+from chuhan.server.ai.queue import pool_for
 from chuhan.server.db.store import Store
 from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.settings import Settings
@@ -350,7 +350,7 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue30(
 def test_older_stored_analyses_without_lines_still_answer_issue30():
     """An analysis stored before issue 30 (score and best only) is read as before, with
     empty lines and no better move."""
-    from chuhan.server.review import analysis_plies
+    from chuhan.server.games.review import analysis_plies
 
     now = utcnow()
     game = GameRecord(
@@ -483,7 +483,7 @@ def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders
 
 
 def test_a_share_token_in_the_review_page_address_is_kept_out_of_the_logs_z3():
-    from chuhan.server.logs import redact_path
+    from chuhan.server.ops.logs import redact_path
 
     assert redact_path("/review/AbC-123_tok") == "/review/…"
     assert redact_path("/api/shared/AbC-123_tok") == "/api/shared/…"

@@ -20,19 +20,19 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from chuhan.server.ai import AIPool
+from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.instances import InstanceStore
 from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import server_instances
-from chuhan.server.hub import LocalHub
+from chuhan.server.games.service import GameService
+from chuhan.server.hub.local import LocalHub
 from chuhan.server.records import Instance
 from chuhan.server.records import Player as StoredPlayer
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.instances import outage_since
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
 from rooms_client import Player, RoomSocket, ServerProcess, server_environment
 

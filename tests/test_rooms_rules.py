@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from chuhan.server import games as rules_of
+from chuhan.server.games import changes as rules_of
 from chuhan.server.records import Change, GameRecord, RoomRecord
 from chuhan.server.rooms import clocks, rules
 from chuhan.server.rooms.clocks import ClockRules

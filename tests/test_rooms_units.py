@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from chuhan.server.ai import AIPool
+from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
-from chuhan.server.games import GameActionError
-from chuhan.server.hub import LocalHub
+from chuhan.server.games.changes import GameActionError
+from chuhan.server.games.service import GameService
+from chuhan.server.hub.local import LocalHub
 from chuhan.server.records import (
     SYSTEM_CLOCK,
     Clock,
@@ -28,7 +29,6 @@ from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.service import GameService
 from chuhan.server.settings import Settings
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from chuhan.server.hub import News
+from chuhan.server.hub.local import News
+from chuhan.server.hub.redis import RESYNC_SEQ, RedisHub
 from chuhan.server.records import GameRecord, utcnow
-from chuhan.server.redis_hub import RESYNC_SEQ, RedisHub
 from test_scale_support import REDIS_URL, PrivateRedis, private_redis
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board
 from chuhan.rules.janggi import SETUPS
 from chuhan.server import Settings, create_app
-from chuhan.server.ai import AIPool
+from chuhan.server.ai.pool import AIPool
 from test_server_support import GameSocket
 
 pytestmark = pytest.mark.timeout(120)

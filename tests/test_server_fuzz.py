@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chuhan.server.games import ai_to_move
+from chuhan.server.games.changes import ai_to_move
 from test_server_support import GameSocket, create, server
 
 pytestmark = pytest.mark.timeout(120)

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from chuhan.server.ai import AIPool
+from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.store import Store
-from chuhan.server.games import GameActionError
-from chuhan.server.hub import LocalHub
+from chuhan.server.games.changes import GameActionError
+from chuhan.server.games.service import GameService, NewGame
+from chuhan.server.hub.local import LocalHub
 from chuhan.server.records import utcnow
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
-from chuhan.server.service import GameService, NewGame
 from chuhan.server.settings import Settings
 
 
@@ -131,7 +131,7 @@ def test_the_board_cache_keeps_a_games_last_positions_only() -> None:
     """Thousands of games at once: each keeps its last two positions (a full garbage
     collection walks every board kept), and the next position is still built from them."""
     from chuhan.rules import make_board
-    from chuhan.server.games import BoardCache
+    from chuhan.server.games.changes import BoardCache
 
     cache = BoardCache(size=2)
     board = make_board("xiangqi")

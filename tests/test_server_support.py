@@ -18,7 +18,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from chuhan.server import Settings, create_app
-from chuhan.server.ai import AIJob, AIPool, _board
+from chuhan.server.ai.pool import AIJob, AIPool, _board
 from chuhan.server.db.store import Store
 from chuhan.server.protocol import check_server_message
 from chuhan.server.records import StaleGameError, utcnow

@@ -1,4 +1,4 @@
-"""CHUHAN_STALL_LOG_MS (server/stalls.py): an operator sees each pause of the event loop
+"""CHUHAN_STALL_LOG_MS (server/ops/stalls.py): an operator sees each pause of the event loop
 longer than the threshold, how long it was and which code held the loop."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import gc
 import time
 from typing import Any
 
+from chuhan.server.ops.stalls import StallWatch
 from chuhan.server.settings import Settings
-from chuhan.server.stalls import StallWatch
 
 
 def hold_the_loop(seconds: float) -> None:

@@ -302,13 +302,13 @@ def _cmd_record_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .server.run import serve
+    from .server.ops.run import serve
 
     return serve(args.host, args.port, args.data_dir)
 
 
 def _cmd_ai_worker(args: argparse.Namespace) -> int:
-    from .server.ai_queue import run_workers
+    from .server.ai.queue import run_workers
     from .server.settings import Settings
 
     settings = Settings.from_env()  # the environment is read there only (issue 29)

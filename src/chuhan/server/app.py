@@ -2,10 +2,10 @@
 
 ``create_app(settings)`` builds everything from its arguments (no global state), so tests
 can run several apps side by side with their own database and AI pool. It defines no route
-itself (issue 29): each router lives in its own module (:mod:`.routes` for the players'
-games and the operators', :mod:`.rooms.routes`, :mod:`.pairing.routes`, :mod:`.review`,
-:mod:`.archive`, :mod:`.front_end`), the player comes from :mod:`.identity`, and
-refusals are answered by :mod:`.refusals`.
+itself (issue 29): each router lives in its own module (:mod:`.http.routes` for the players'
+games and the operators', :mod:`.rooms.routes`, :mod:`.pairing.routes`, :mod:`.games.review`,
+:mod:`.players.archive`, :mod:`.http.front_end`), the player comes from :mod:`.http.identity`, and
+refusals are answered by :mod:`.http.refusals`.
 """
 
 from __future__ import annotations
@@ -15,25 +15,25 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from .ai import AIPool
-from .ai_queue import pool_for
-from .archive import archive_router
-from .collector import Collector
+from .ai.pool import AIPool
+from .ai.queue import pool_for
 from .db.store import Store
-from .front_end import mount_front_end
-from .guard import Guard, guard_settings
-from .hub import Hub, LocalHub
-from .metrics import Metrics
+from .games.review import review_router
+from .games.service import GameService
+from .http.front_end import mount_front_end
+from .http.guard import Guard, guard_settings
+from .http.refusals import answer_refusals
+from .http.routes import games_router, ops_router
+from .hub.local import Hub, LocalHub
+from .hub.redis import RedisHub
+from .ops.collector import Collector
+from .ops.metrics import Metrics
+from .ops.retention import RetentionJob
+from .ops.stalls import StallWatch
 from .pairing.routes import pairing_router
-from .redis_hub import RedisHub
-from .refusals import answer_refusals
-from .retention import RetentionJob
-from .review import review_router
+from .players.archive import archive_router
 from .rooms.routes import rooms_router
-from .routes import games_router, ops_router
-from .service import GameService
 from .settings import Settings
-from .stalls import StallWatch
 
 
 def create_app(
@@ -48,7 +48,7 @@ def create_app(
     once the app is up."""
     settings = settings or Settings.from_env()
     store = store or Store(settings.sqlalchemy_url(), settings.db_schema)
-    pool = pool or pool_for(settings)  # CHUHAN_AI_SHARED: the shared queue (ai_queue.py)
+    pool = pool or pool_for(settings)  # CHUHAN_AI_SHARED: the shared queue (ai/queue.py)
     # Several instances (DATABASE_URL shared): events cross them through Redis.
     redis_hub = RedisHub(settings.redis_url, settings.redis_prefix) if settings.redis_url else None
     hub: Hub = redis_hub or LocalHub()
@@ -68,7 +68,7 @@ def create_app(
             await redis_hub.start()
         await pool.start()
         await service.start()
-        retention.start()  # issue 27 #8: what nobody can reach is deleted (retention.py)
+        retention.start()  # issue 27 #8: what nobody can reach is deleted (ops/retention.py)
         if collector is not None:
             collector.start()
         yield
@@ -89,7 +89,7 @@ def create_app(
     app.add_middleware(metrics.middleware)
     app.add_middleware(Guard, settings=guard_settings(settings))  # outermost: every request
 
-    answer_refusals(app)  # one shape for every refusal (refusals.py)
+    answer_refusals(app)  # one shape for every refusal (http/refusals.py)
 
     app.include_router(ops_router(service, pool, metrics, redis_hub))
     app.include_router(games_router(service))  # SPEC S1, P1–P6: the player's own games

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from .glicko2 import Rating
 from .pairing.rules import Seek
+from .players.glicko2 import Rating
 from .rooms.clocks import parse_iso
 
 # ---------------------------------------------------------------------------------- time

@@ -87,7 +87,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
-from .budgets import CreationLimits
+from .limits.budgets import CreationLimits
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..rules import Board
 from ..rules.jieqi import JieqiBoard
-from .games import NOTATIONS, ai_to_move, board_of, side_names
+from .games.changes import NOTATIONS, ai_to_move, board_of, side_names
 from .protocol import state_event
 from .records import (
     GameRecord,

@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
-from ..limits import Budget, LimitExceeded, Reservation
+from ..limits.budget import Budget, LimitExceeded, Reservation
 from .tables import limit_buckets
 
 

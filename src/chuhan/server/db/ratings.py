@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from .. import glicko2
-from ..games import event, side_names
-from ..ratings import (
+from ..games.changes import event, side_names
+from ..players import glicko2
+from ..players.ratings import (
     RATED_GAMES_PER_PAIR_PER_DAY,
     VARIANTS,
     rateable,

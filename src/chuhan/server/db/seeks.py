@@ -37,8 +37,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from ..glicko2 import DEFAULT_RATING
 from ..pairing.rules import Seek, SeekError, Wish, pairs
+from ..players.glicko2 import DEFAULT_RATING
 from ..records import Pairing, RoomRecord, SeekState, aware
 from .rooms import room_values
 from .store import Store, seated_in_ongoing_game

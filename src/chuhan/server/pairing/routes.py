@@ -18,9 +18,10 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from ..connections import CLIENT_BLOCK
-from ..hub import News
-from ..identity import known_player, no_player
+from ..games.service import GameService, new_id
+from ..http.connections import CLIENT_BLOCK
+from ..http.identity import known_player, no_player
+from ..hub.local import News
 from ..protocol import (
     SEEK_MESSAGES,
     AckReply,
@@ -35,8 +36,7 @@ from ..protocol import (
     error_reply,
 )
 from ..records import Player, SeekState, utcnow
-from ..service import GameService, new_id
-from ..sockets import Connection
+from ..sockets.base import Connection
 from .service import PairingService, seek_key
 
 log = logging.getLogger("chuhan.pairing")

@@ -39,16 +39,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from ..connections import address_block
 from ..db.limits import Limiter
 from ..db.seeks import SeekStore
-from ..limits import Budget, LimitExceeded
+from ..games.service import new_id
+from ..http.connections import address_block
+from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
-from ..service import new_id
 from .rules import Seek, SeekError, wish
 
 log = logging.getLogger("chuhan.pairing")

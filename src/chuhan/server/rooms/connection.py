@@ -2,7 +2,7 @@
 
 It speaks the game socket's language (``hello`` with ``last_seq``, ``move`` with ``ply``,
 replies with ``reply_to``, events with ``seq``) for the room's current game, and adds the
-room's own messages; the loop, the replay and the catch-up are the base's (:mod:`..sockets`).
+room's own messages; the loop, the replay and the catch-up are the base's (:mod:`..sockets.base`).
 Every game event is rendered for the receiving player's side and names its game.
 """
 
@@ -16,7 +16,8 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from .. import views
-from ..hub import News
+from ..games.service import new_id
+from ..hub.local import News
 from ..protocol import (
     ROOM_MESSAGES,
     AckReply,
@@ -35,8 +36,7 @@ from ..protocol import (
     TakeSeat,
 )
 from ..records import Player, RoomRecord
-from ..service import new_id
-from ..sockets import GameFollower
+from ..sockets.base import GameFollower
 from .core import room_key
 from .rules import RoomError
 from .service import RoomService

@@ -14,13 +14,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..db.rooms import RoomStore
-from ..known import CHANGE_RETRIES, decide_and_commit
+from ..games.known import CHANGE_RETRIES, decide_and_commit
 from ..records import SYSTEM_CLOCK, Clock, GameRecord, RoomRecord, StaleRoomError
 from .rules import RoomError
 
 if TYPE_CHECKING:
-    from ..hub import Hub
-    from ..service import GameService
+    from ..games.service import GameService
+    from ..hub.local import Hub
     from ..settings import RoomSettings
 
 RETRIES = CHANGE_RETRIES
@@ -100,7 +100,7 @@ class RoomCore:
         The first decision starts from the room as this instance knows it (no read: its
         sockets hear of every change); a change decided on an out-of-date copy is refused
         by the conditional update, and a refusal or a "nothing to do" decided on a copy is
-        decided again on a fresh read before it counts (like a game's, ``known.py``).
+        decided again on a fresh read before it counts (like a game's, ``games/known.py``).
 
         ``announce(stored)`` False: the caller announces the change itself (a room that
         names a game being created is announced once the game exists).

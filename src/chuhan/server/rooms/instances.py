@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..db.instances import InstanceStore
-from ..games import GameActionError
-from ..hub import RESYNC_SEQ
+from ..games.changes import GameActionError
+from ..hub.local import RESYNC_SEQ
 from ..records import Instance, RoomRecord
 from . import clocks, rules
 from .core import RoomCore, room_key

@@ -49,7 +49,7 @@ class ClockKeeper:
         ``game``: the room's game as just committed here; its clock gives the next moment
         without reading the room and the game again. ``room``: the room as just announced
         (or read) here; the next moment comes from it and its game as this instance knows
-        it (``known.py``). Without either, the keeper reads both. A copy out of date gives
+        it (``games/known.py``). Without either, the keeper reads both. A copy out of date gives
         a moment too early, never too late (a move, a pause, a credit only move a deadline
         later; an end or a new game is announced to the room's sockets): when it comes, the
         keeper decides on a fresh read.

@@ -14,9 +14,9 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..connections import CLIENT_BLOCK
+from ..games.service import new_id
+from ..http.connections import CLIENT_BLOCK
 from ..records import PasswordTakenError, Player, RoomRecord
-from ..service import new_id
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
 from .ratelimit import JoinLimiter, LimitExceeded, Reservation

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from ..games import GameActionError
+from ..games.changes import GameActionError
 from ..records import Change, GameRecord, Player, RoomRecord
 from . import rules
 from .core import RETRIES, RoomCore

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..connections import address_block, network_block
 from ..db.limits import Limiter
 from ..db.rooms import RoomStore
-from ..limits import Budget, LimitExceeded, Reservation
+from ..http.connections import address_block, network_block
+from ..limits.budget import Budget, LimitExceeded, Reservation
 
 
 @dataclass(frozen=True)

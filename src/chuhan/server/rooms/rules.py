@@ -1,6 +1,6 @@
 """The rules of a room's games as pure functions (SPEC R3, R4, R5, R7, J3; Z1).
 
-Like :mod:`..games`, nothing here reads the database, the clock or a socket: each function
+Like :mod:`..games.changes`, nothing here reads the database, the clock or a socket: each function
 takes the room or game as read and the moment ``now``, and returns what should be stored
 (a new :class:`~..records.RoomRecord`, a :class:`~..records.Change`) or None when nothing
 changes, or raises :class:`RoomError`. Randomness (the colour draw, new ids) is passed in,
@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from .. import games as rules_of
-from ..games import GameActionError
+from ..games import changes as rules_of
+from ..games.changes import GameActionError
 from ..records import Change, GameRecord, RoomRecord
 from . import clocks
 from .clocks import ClockRules

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from .. import games as rules_of
+from ..games import changes as rules_of
 from ..records import Award, Change, GameRecord
 
 ONLINE_WIN_POINTS = 50  # SPEC R6

@@ -26,11 +26,11 @@ from datetime import datetime
 from typing import Any
 
 from ...rules.janggi import SETUPS
-from .. import games as rules_of
 from ..db.instances import InstanceStore
-from ..games import GameActionError
+from ..games import changes as rules_of
+from ..games.changes import GameActionError
+from ..games.service import GameService, new_id
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
-from ..service import GameService, new_id
 from ..settings import RoomSettings
 from . import rules
 from .clocks import ClockRules

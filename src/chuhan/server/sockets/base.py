@@ -1,5 +1,5 @@
 """The base of the three WebSockets (SPEC Z5, P5; docs/protocol.md; issue 29): the game
-socket (:mod:`.ws`), the room socket (:mod:`.rooms.connection`) and the seek socket
+socket (:mod:`.sockets.game`), the room socket (:mod:`.rooms.connection`) and the seek socket
 (:mod:`.pairing.routes`) differ only in the messages they read and what they do with them.
 
 :class:`Connection` reads frames until the socket closes, parses each into one message of
@@ -23,10 +23,11 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from . import views
-from .db.store import iter_events
-from .hub import News
-from .protocol import (
+from .. import views
+from ..db.store import iter_events
+from ..games.service import GameService
+from ..hub.local import News
+from ..protocol import (
     GameActionError,
     MessageSet,
     ProtocolError,
@@ -36,8 +37,7 @@ from .protocol import (
     parse,
     state_event,
 )
-from .records import GameRecord, StoredEvent
-from .service import GameService
+from ..records import GameRecord, StoredEvent
 
 log = logging.getLogger("chuhan.sockets")
 # More missed events than this and a reconnecting client gets the full state instead: one
@@ -77,7 +77,7 @@ class Connection:
             await self._send(message)
 
     async def notice(self, message: dict[str, Any]) -> None:
-        """A passing notice from the hub (``busy``; :class:`~.hub.Subscriber`)."""
+        """A passing notice from the hub (``busy``; :class:`~.hub.local.Subscriber`)."""
         await self.send(message)
 
     async def serve(self) -> None:
@@ -145,7 +145,7 @@ class GameFollower(Connection):
 
     async def notify(self, key: str, seq: int, news: News | None = None) -> None:
         """The followed game has events up to ``seq`` (negative: a resync, read whatever was
-        missed); ``news``: what the change logged (:class:`~.hub.Subscriber`)."""
+        missed); ``news``: what the change logged (:class:`~.hub.local.Subscriber`)."""
         if self.sent_seq is not None and 0 <= seq <= self.sent_seq:
             return
         async with self._lock:

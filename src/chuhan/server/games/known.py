@@ -4,11 +4,11 @@ without reading its game (issue 15: one database round trip per move, not two).
 A copy here may be out of date: another instance may have committed since, and its news not
 arrived yet. That is safe because every change is a conditional update on the game's
 ``seq`` (:meth:`~.db.store.Store.commit_change`): a change decided on an out-of-date copy is
-refused and :meth:`~.service.GameService.apply` decides it again on a fresh read; and a
+refused and :meth:`~.games.service.GameService.apply` decides it again on a fresh read; and a
 refusal or a "nothing to do" decided on a copy is decided again on a fresh read before it is
 believed. Nothing sent to a player is ever read from here.
 
-A jieqi game's ``secret`` never travels between instances (:class:`~.hub.News`): news from
+A jieqi game's ``secret`` never travels between instances (:class:`~.hub.local.News`): news from
 elsewhere is kept only when this instance already holds that game's secret.
 """
 
@@ -20,9 +20,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TypeVar
 
-from .games import GameActionError
-from .hub import News
-from .records import GameRecord
+from ..hub.local import News
+from ..records import GameRecord
+from .changes import GameActionError
 
 State = TypeVar("State")
 Decision = TypeVar("Decision")

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request, Response
 
-from .games import GameActionError
-from .records import Player
+from ..games.changes import GameActionError
+from ..records import Player
 
 if TYPE_CHECKING:
-    from .service import GameService
+    from ..games.service import GameService
 
 COOKIE = "chuhan_player"
 COOKIE_MAX_AGE = 365 * 24 * 60 * 60

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from .games import GameActionError
+from ..games.changes import GameActionError
 
 MAX_NAME_LENGTH = 40
 MAX_MARKS = 3  # combining marks on one character (Hebrew points, Thai vowels and tones fit)

@@ -21,9 +21,9 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .ai import AIJob, AIPool
-from .records import Change
-from .service import GameService
+from ..ai.pool import AIJob, AIPool
+from ..games.service import GameService
+from ..records import Change
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)

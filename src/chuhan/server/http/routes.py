@@ -1,6 +1,6 @@
 """The JSON API of players and their games (SPEC S1, P1–P6; docs/protocol.md, HTTP JSON API),
 the game socket, and the operators' health and metrics. Routers only: the player comes from
-:mod:`.identity`, a refusal is raised and answered by :mod:`.refusals`, bodies are
+:mod:`.http.identity`, a refusal is raised and answered by :mod:`.http.refusals`, bodies are
 :mod:`.protocol`'s."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from typing import Any
 from fastapi import APIRouter, Response, WebSocket
 from fastapi.responses import JSONResponse
 
-from ..rules import RulesError, make_board
-from .ai import AIPool
-from .games import GameActionError
+from ...rules import RulesError, make_board
+from ..ai.pool import AIPool
+from ..games.changes import GameActionError
+from ..games.service import GameService, NewGame
+from ..hub.redis import RedisHub
+from ..ops.metrics import CONTENT_TYPE, Metrics
+from ..protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
+from ..sockets.game import game_socket
 from .identity import Me
-from .metrics import CONTENT_TYPE, Metrics
-from .protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
-from .redis_hub import RedisHub
-from .service import GameService, NewGame
-from .ws import game_socket
 
 
 def ops_router(

@@ -32,14 +32,14 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from ..engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
-from ..rules import RulesError, make_board
-from ..rules.jieqi import JieqiBoard
-from ..rules.notation import write_move
-from ..rules.record import (
+from ...engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
+from ...rules import RulesError, make_board
+from ...rules.jieqi import JieqiBoard
+from ...rules.notation import write_move
+from ...rules.record import (
     GameRecord as ReadRecord,
 )
-from ..rules.record import (
+from ...rules.record import (
     RecordError,
     RecordTooLongError,
     decode_record,
@@ -49,19 +49,19 @@ from ..rules.record import (
     write_gib,
     write_record,
 )
-from . import games as rules_of
-from . import views
-from .ai import AIBusyError, AIJob, FairTurns
-from .background import cancel_all, release
-from .connections import CLIENT_BLOCK
-from .db.reviews import ReviewStore
-from .games import GameActionError
-from .identity import Me
-from .limits import TooManyError
-from .names import BadText, readable
-from .records import GameRecord, Player, StoredAnalysis, utcnow
+from .. import views
+from ..ai.pool import AIBusyError, AIJob, FairTurns
+from ..background import cancel_all, release
+from ..db.reviews import ReviewStore
+from ..http.connections import CLIENT_BLOCK
+from ..http.identity import Me
+from ..limits.budget import TooManyError
+from ..players.names import BadText, readable
+from ..records import GameRecord, Player, StoredAnalysis, utcnow
+from ..views import viewer_of
+from . import changes as rules_of
+from .changes import GameActionError
 from .service import GameService, new_id
-from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
 UNDECIDED_REASONS = ("abandoned", "expired", "interrupted", "unfinished")
@@ -295,7 +295,7 @@ class AnalysisRunner:
     (with one worker: never while a live job runs), so a live game's AI reply never queues
     behind more than nothing. At most ``max_running`` positions are out at once per instance
     (fewer with fewer workers), handed out round-robin over address blocks and their players
-    (:class:`~.ai.FairTurns`, issue 27 #7): another player's analysis waits for one position
+    (:class:`~.ai.pool.FairTurns`, issue 27 #7): another player's analysis waits for one position
     of each other asker, not for their whole queue. A player has at most ``per_player``
     analyses waiting or running here, an address block ``per_address``; one more is refused
     (429 ``analysis_queue_full``). Progress is stored about once a second, so an analysis cut

@@ -1,7 +1,7 @@
 """What one client may create (issue 27 #8, SPEC Z5, Z7): identities, games, imports, analyses.
 
 Every one of these is a database row (an analysis is also engine time), so each has a budget
-(:mod:`.limits`: so many per window, spent and regained evenly, counted in the database for
+(:mod:`.limits.budget`: so many per window, spent and regained evenly, counted in the database for
 every instance). Defaults per hour, far above what a person does by hand:
 
 - new players (identities) per address block: 100 — a classroom behind one address all get
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .db.limits import Limiter
-from .db.store import Store
-from .limits import Budget, LimitExceeded, Reservation, TooManyError
+from ..db.limits import Limiter
+from ..db.store import Store
+from .budget import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0
 

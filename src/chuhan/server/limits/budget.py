@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .games import GameActionError
+from ..games.changes import GameActionError
 
 
 @dataclass(frozen=True)

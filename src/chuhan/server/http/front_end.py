@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .settings import Settings
+from ..settings import Settings
 
 SPA_PREFIXES = ("play", "room", "review", "games")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)

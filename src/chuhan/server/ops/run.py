@@ -9,11 +9,11 @@ from pathlib import Path
 
 import uvicorn
 
-from .app import create_app
+from ..app import create_app
+from ..http.connections import ConnectionGuard, default_http_protocol, guarded_http_protocol
+from ..settings import Settings
 from .collector import Collector
-from .connections import ConnectionGuard, default_http_protocol, guarded_http_protocol
 from .logs import log_config
-from .settings import Settings
 
 MAX_WEBSOCKET_FRAME = 64 * 1024  # larger frames close the socket; smaller ones over 4 KiB
 # get a protocol error (SPEC Z5)
@@ -40,7 +40,7 @@ def serve(host: str, port: int, data_dir: str) -> int:
     """Run the server until interrupted; returns the exit status."""
     settings = Settings.from_env(data_dir=Path(data_dir))
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings, collector=Collector())  # its own schedule: collector.py
+    app = create_app(settings, collector=Collector())  # its own schedule: ops/collector.py
     guard = ConnectionGuard(
         settings.connections_per_address, settings.header_seconds, settings.trusted_proxies
     )
@@ -61,7 +61,7 @@ def serve(host: str, port: int, data_dir: str) -> int:
     )
     _raise_open_file_limit()
     sockets = [config.bind_socket()]
-    if settings.ops_port:  # /metrics and /docs on their own port (guard.py)
+    if settings.ops_port:  # /metrics and /docs on their own port (http/guard.py)
         sockets.append(_listen(settings.ops_host, settings.ops_port))
     uvicorn.Server(config).run(sockets=sockets)
     return 0

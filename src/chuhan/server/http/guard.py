@@ -37,8 +37,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..protocol import error_body, http_status
 from .connections import CLIENT_BLOCK, ConnectionGuard, address_block
-from .protocol import error_body, http_status
 
 CSP = "; ".join(
     (

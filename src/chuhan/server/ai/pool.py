@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .connections import CLIENT_BLOCK
+from ..http.connections import CLIENT_BLOCK
 
 log = logging.getLogger("chuhan.ai")
 OVER_SHARE_WAIT_SECONDS = 1.0
@@ -65,10 +65,10 @@ class AIJob:
 
 
 def _board(job: AIJob) -> Any:
-    from ..rules import make_board
+    from ...rules import make_board
 
     if job.view is not None:
-        from ..rules.jieqi import JieqiBoard
+        from ...rules.jieqi import JieqiBoard
 
         return JieqiBoard.from_view(job.view)
     board = make_board(job.variant, job.fen, **job.options)
@@ -83,12 +83,12 @@ def run_job(job: AIJob, analysis_engine: str | None = None) -> Any:
     ``analysis_engine``: the UCI engine that analyses xiangqi and janggi positions instead of
     ours (``Settings.analysis_engine``).
     """
-    from .. import engine  # imported here: workers load the engine, the server need not
+    from ... import engine  # imported here: workers load the engine, the server need not
 
     if job.kind == "setup":
         return _choose_setup(job.side, job.options.get("opponent_setup"), job.seed)
-    if job.kind == "analysis":  # one position of a game's analysis (server/review.py)
-        from ..engine.analysis import run_position
+    if job.kind == "analysis":  # one position of a game's analysis (server/games/review.py)
+        from ...engine.analysis import run_position
 
         return run_position(dataclasses.asdict(job), analysis_engine)
     board = _board(job)
@@ -105,12 +105,12 @@ def run_job(job: AIJob, analysis_engine: str | None = None) -> Any:
 def _choose_setup(side: int, opponent_setup: str | None, seed: int) -> str:
     """The AI's janggi setup (SPEC J3): the engine's choice, seeing the opponent's setup when
     it chooses second (Cho); a seeded draw if the engine has no such function."""
-    from .. import engine
+    from ... import engine
 
     choose = getattr(engine, "choose_setup", None)
     if choose is not None:
         return str(choose(side, opponent_setup))
-    from ..rules.janggi import SETUPS
+    from ...rules.janggi import SETUPS
 
     return random.Random(seed).choice(SETUPS)
 
@@ -156,7 +156,7 @@ def _warm_up(parent: int) -> None:
     that the first move is not slower."""
     die_with_parent(parent)
     with contextlib.suppress(Exception):  # a failing job reports the real error
-        from .. import engine  # noqa: F401
+        from ... import engine  # noqa: F401
 
 
 @dataclass
@@ -192,7 +192,7 @@ class FairTurns:
     """At most ``capacity`` turns at once, handed round-robin over address blocks and, within
     a block, over its players (issue 27 #7, SPEC Z7): whoever asks waits for at most one turn
     of each other block (and each other player of its own block), however many turns any of
-    them has asked for. Used by the analyses (one turn per position, ``review.py``), whose
+    them has asked for. Used by the analyses (one turn per position, ``games/review.py``), whose
     many small jobs would otherwise be served first come, first served."""
 
     def __init__(self, capacity: int) -> None:
@@ -254,7 +254,7 @@ class FairTurns:
 class AIPool:
     """A bounded pool of worker processes (or any executor, for tests), shared fairly.
 
-    :class:`~.ai_queue.SharedAIPool` has the same interface but sends jobs through Redis.
+    :class:`~.ai.queue.SharedAIPool` has the same interface but sends jobs through Redis.
     """
 
     shared = False  # True when jobs go through the shared queue to other processes

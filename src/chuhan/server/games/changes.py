@@ -15,12 +15,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..rules import VARIANTS, Board, RulesError, make_board
-from ..rules.jieqi import JieqiBoard
-from ..rules.notation import write_move
-from ..rules.record import push_played
-from .protocol import GameActionError as GameActionError  # the rules' refusal
-from .records import Award, Change, GameRecord
+from ...rules import VARIANTS, Board, RulesError, make_board
+from ...rules.jieqi import JieqiBoard
+from ...rules.notation import write_move
+from ...rules.record import push_played
+from ..protocol import GameActionError as GameActionError  # the rules' refusal
+from ..records import Award, Change, GameRecord
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)

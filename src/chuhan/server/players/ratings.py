@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from ..games.changes import side_names
+from ..records import GameRecord, is_provisional
 from . import glicko2
-from .games import side_names
-from .records import GameRecord, is_provisional
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 RATED_GAMES_PER_PAIR_PER_DAY = 3  # per UTC day, like the points rule's 3 (R6)

@@ -1,7 +1,7 @@
 """The game WebSocket ``/ws/games/{id}`` (SPEC Z1, Z4, Z5, P5; docs/protocol.md).
 
 One :class:`GameConnection` per socket; the loop, the replay and the catch-up are the base's
-(:mod:`.sockets`). Replies (``ack``, ``error``, ``hint``, ``pong``) carry the client's message
+(:mod:`.sockets.base`). Replies (``ack``, ``error``, ``hint``, ``pong``) carry the client's message
 id; events come from the game's log, rendered for this connection's viewer, numbered by
 ``seq``, each sent once and in order.
 """
@@ -13,10 +13,11 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from . import views
-from .games import GameActionError
-from .identity import known_player
-from .protocol import (
+from .. import views
+from ..games.changes import GameActionError
+from ..games.service import GameService
+from ..http.identity import known_player
+from ..protocol import (
     GAME_MESSAGES,
     AckReply,
     Hello,
@@ -27,9 +28,8 @@ from .protocol import (
     encode,
     error_reply,
 )
-from .records import GameRecord
-from .service import GameService
-from .sockets import GameFollower
+from ..records import GameRecord
+from .base import GameFollower
 
 NOT_FOUND_CLOSE = 4404
 

@@ -25,14 +25,14 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
-from ..rules import RulesError
-from . import views
-from .db.archive import ArchiveStore
-from .games import GameActionError, side_names
-from .identity import Me
-from .records import ArchivedGame, GameRecord, aware
-from .review import record_text
-from .service import GameService
+from ...rules import RulesError
+from .. import views
+from ..db.archive import ArchiveStore
+from ..games.changes import GameActionError, side_names
+from ..games.review import record_text
+from ..games.service import GameService
+from ..http.identity import Me
+from ..records import ArchivedGame, GameRecord, aware
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 50

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .records import SYSTEM_CLOCK, Clock, GameRecord, StoredEvent, game_from_json, game_to_json
+from ..records import SYSTEM_CLOCK, Clock, GameRecord, StoredEvent, game_from_json, game_to_json
 
 # Published instead of a seq: "read whatever you missed", subscribers catch up from the
 # database (news may have been lost: Redis dropped, an instance died before announcing).

@@ -2,7 +2,7 @@
 
 It reads and changes games through the :class:`~.db.store.Store` (in worker threads: the
 database is synchronous), starting a change from the game as this instance last knew it
-(:mod:`.known`), tells the :class:`~.hub.Hub` about new events, and drives the AI:
+(:mod:`.games.known`), tells the :class:`~.hub.local.Hub` about new events, and drives the AI:
 whenever an AI game waits for the AI, one task per game asks the worker pool for a move and
 applies it with the same exactly-once update as a human move (SPEC Z4). At start, every
 game that was waiting for the AI gets its move computed again.
@@ -24,24 +24,24 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from ..rules.janggi import SETUPS
-from . import games as rules_of
-from . import views
-from .ai import AIBusyError, AIJob, AIPool
-from .background import cancel_all, release
-from .budgets import CreationBudgets
-from .connections import CLIENT_BLOCK
-from .db.ratings import RatingStore
-from .db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
-from .games import GameActionError
-from .hub import Hub, News
+from ...rules.janggi import SETUPS
+from .. import views
+from ..ai.pool import AIBusyError, AIJob, AIPool
+from ..background import cancel_all, release
+from ..db.ratings import RatingStore
+from ..db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
+from ..http.connections import CLIENT_BLOCK
+from ..hub.local import Hub, News
+from ..limits.budgets import CreationBudgets
+from ..players.names import display_name
+from ..players.ratings import rateable
+from ..protocol import BusyNotice
+from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
+from ..settings import Settings
+from ..views import viewer_of
+from . import changes as rules_of
+from .changes import GameActionError
 from .known import KnownGames, decide_and_commit
-from .names import display_name
-from .protocol import BusyNotice
-from .ratings import rateable
-from .records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
-from .settings import Settings
-from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
 T = TypeVar("T")
@@ -141,7 +141,7 @@ class GameService:
         return await self.db(self.store.player_by_token_hash, hash_token(token))
 
     async def spend(self, kind: str, player_id: str | None) -> None:
-        """Take one use of a creation budget (``budgets.py``: ``players``, ``games``,
+        """Take one use of a creation budget (``limits/budgets.py``: ``players``, ``games``,
         ``imports``, ``analyses``) for the player, from the client's address block, waiting
         for its turn when the block is busy. Raises TooManyError (429)."""
         taken = await self.db(self.budgets.spend, kind, player_id, CLIENT_BLOCK.get())
@@ -158,7 +158,7 @@ class GameService:
         return player, token
 
     async def rename(self, player: Player, name: str | None) -> Player:
-        """Set the display name (blank: none); raises :class:`~.names.BadText` for a name a
+        """Set the display name (blank: none); raises :class:`~.players.names.BadText` for a name a
         reader could be fooled by (issue 27: invisible, look-alike, reserved)."""
         if name is not None:
             name = display_name(name)
@@ -224,7 +224,7 @@ class GameService:
     ) -> GameRecord:
         """Take the game, let ``decide`` compute a change, commit it, announce it.
 
-        The game is this instance's latest copy when it has one (:mod:`.known`), else read.
+        The game is this instance's latest copy when it has one (:mod:`.games.known`), else read.
         ``decide`` may return None (nothing to do) or raise GameActionError; either, decided
         on a copy, is decided again on a fresh read before it counts. A change made from an
         out-of-date game is refused by the database and decided again on a fresh read.
@@ -449,7 +449,7 @@ class GameService:
             seed=ai_seed(game.id, game.ply),
             side=side,
             movetime=self.settings.ai_movetime,
-            owner=game.player_id or "",  # its player's fair share of the AI (ai.py)
+            owner=game.player_id or "",  # its player's fair share of the AI (ai/pool.py)
         )
         if game.variant == "jieqi":
             view = rules_of.board_of(game).view(side)  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """A hub for several server instances: game and room events cross instances through Redis.
 
-Every instance keeps a :class:`~.hub.LocalHub` for its own sockets. Each key (a game, a
+Every instance keeps a :class:`~.hub.local.LocalHub` for its own sockets. Each key (a game, a
 room) has its own Redis pub/sub channel, ``<prefix>:k:<key>``, and an instance subscribes
 to a key's channel only while one of its sockets follows the key: adding instances does not
 multiply every message by the number of instances. Publishing delivers to the local
@@ -37,9 +37,9 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .background import cancel_all
-from .hub import RESYNC_SEQ, LocalHub, News, Subscriber
-from .records import utcnow
+from ..background import cancel_all
+from ..records import utcnow
+from .local import RESYNC_SEQ, LocalHub, News, Subscriber
 
 log = logging.getLogger("chuhan.hub")
 _PAUSE_FIRST = 0.1
@@ -55,7 +55,7 @@ ECHO_TIMEOUT = 3.0
 
 
 class RedisHub:
-    """The :class:`~.hub.Hub` of one instance among several sharing ``url``'s Redis.
+    """The :class:`~.hub.local.Hub` of one instance among several sharing ``url``'s Redis.
 
     ``prefix`` names the channels, so several deployments (or test runs) can share one
     Redis. Call :meth:`start` before use (it waits up to ``start_wait`` seconds for the

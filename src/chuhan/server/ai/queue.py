@@ -1,7 +1,7 @@
 """The shared AI queue (issue 11): AI jobs go through Redis to ``chuhan ai-worker`` processes.
 
 With ``CHUHAN_AI_SHARED=1`` (and ``REDIS_URL``) a web instance does not search itself: its
-:class:`SharedAIPool` puts each :class:`~.ai.AIJob` (plain data) on one Redis queue named after
+:class:`SharedAIPool` puts each :class:`~.ai.pool.AIJob` (plain data) on one Redis queue named after
 ``CHUHAN_REDIS_PREFIX``, and any number of worker processes, on any machine, take jobs from it
 one at a time. So the engine's CPU scales apart from the web instances. The queue is saq's
 (``saq.queue.redis``): jobs wait in a Redis list, a worker moves a job to the "active" list as
@@ -10,9 +10,9 @@ it takes it, and the caller reads the job's state until it has ended.
 What may go wrong, and what happens then:
 
 - The queue holds ``max_jobs`` (``CHUHAN_AI_QUEUE``) jobs waiting or running, over every
-  instance: :meth:`SharedAIPool.submit` raises :class:`~.ai.AIBusyError`; the game service
+  instance: :meth:`SharedAIPool.submit` raises :class:`~.ai.pool.AIBusyError`; the game service
   tells the player and retries (``ai_retry_seconds``).
-- No worker is running (none has said so in the last seconds): :class:`~.ai.AIBusyError`
+- No worker is running (none has said so in the last seconds): :class:`~.ai.pool.AIBusyError`
   too, so the AI's move is late, not lost, and a hint is refused rather than left hanging.
   A job queued while workers ran waits in Redis for the next one.
 - A worker dies mid-job (SIGKILL, a lost machine): the job's heartbeat stops; after
@@ -22,7 +22,7 @@ What may go wrong, and what happens then:
   plays a move only on the position it was computed for (SPEC Z4).
 - The job raises in the worker: the caller gets :class:`AIJobError` with the worker's error.
 - One player (or address block) already has ``per_player`` (``per_address``) jobs waiting or
-  running, over every instance: :class:`~.ai.AIBusyError` for that player alone (the counts
+  running, over every instance: :class:`~.ai.pool.AIBusyError` for that player alone (the counts
   are Redis keys that expire, so an instance that dies mid-job leaks nothing for long).
 
 Identical jobs share one queue entry (the job's key is a hash of its content), so a game
@@ -55,7 +55,9 @@ from saq.job import TERMINAL_STATUSES
 from saq.queue.redis import RedisQueue
 from saq.types import Context
 
-from .ai import (
+from ..http.connections import CLIENT_BLOCK
+from ..settings import Settings
+from .pool import (
     OVER_SHARE_WAIT_SECONDS,
     AIBusyError,
     AIJob,
@@ -63,8 +65,6 @@ from .ai import (
     die_with_parent,
     run_job,
 )
-from .connections import CLIENT_BLOCK
-from .settings import Settings
 
 log = logging.getLogger("chuhan.ai")
 
@@ -173,7 +173,7 @@ class SharedAIPool(AIPool):
     async def submit(self, job: AIJob) -> Any:
         """Queue ``job`` for a worker and return its answer (it may wait for a worker).
 
-        Raises :class:`~.ai.AIBusyError` when the shared queue is full or no worker runs,
+        Raises :class:`~.ai.pool.AIBusyError` when the shared queue is full or no worker runs,
         :class:`AIJobError` when the job failed in its worker or was lost with its workers
         ``ATTEMPTS`` times, and Redis errors.
         """
@@ -408,7 +408,7 @@ def work(
         die_with_parent(parent)  # issue 27 #12: never outlive the server that started it
     _configure_logs()
     with contextlib.suppress(Exception):  # load the engine before the first job
-        from .. import engine  # noqa: F401
+        from ... import engine  # noqa: F401
     log.info("AI worker started", extra={"queue": name, "pid": os.getpid()})
     asyncio.run(_work(redis_url, name, parent, analysis_engine))
     log.info("AI worker stopped", extra={"pid": os.getpid()})
@@ -416,7 +416,7 @@ def work(
 
 def _configure_logs() -> None:
     """JSON lines on stderr, as ``chuhan serve`` writes them; saq's own only from warnings."""
-    from .logs import log_config
+    from ..ops.logs import log_config
 
     config = log_config()
     config["loggers"]["saq"] = {"handlers": ["stderr"], "level": "WARNING", "propagate": False}

@@ -36,9 +36,9 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from .db.retention import Retention
-from .db.store import Store
-from .records import utcnow
+from ..db.retention import Retention
+from ..db.store import Store
+from ..records import utcnow
 
 log = logging.getLogger("chuhan.retention")
 

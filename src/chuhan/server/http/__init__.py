@@ -1,0 +1,3 @@
+"""The HTTP layer: who is asking (the player cookie), how a request is refused (one error shape
+for every route), the game and operator routers, the static front end, and the guard in front
+of it all (security headers, CSRF, body limits) with the per-address connection limits."""
