@@ -38,12 +38,12 @@ Environment variables (all optional):
 Limits and exposure (SPEC Z3, Z5; README "Limits"):
 
 - ``CHUHAN_AI_PER_PLAYER`` (2) / ``CHUHAN_AI_PER_ADDRESS`` (8): AI jobs one player / one
-  address block may have waiting or running at once; more are answered "busy" (ai.py).
+  address block may have waiting or running at once; more are answered "busy" (ai/pool.py).
 - ``CHUHAN_ANALYSES_QUEUED_PER_PLAYER`` (3) / ``CHUHAN_ANALYSES_QUEUED_PER_ADDRESS`` (10):
   game analyses one player / one address block may have waiting or running at once on an
   instance; one more is refused with 429 ``analysis_queue_full`` (issue 27 #7). Positions
   of the queued analyses are served round-robin over address blocks, then players.
-- What one client may create (issue 27 #8, ``budgets.py``; per
+- What one client may create (issue 27 #8, ``limits/budgets.py``; per
   ``CHUHAN_CREATION_WINDOW_SECONDS``, 3600; 0 turns a budget off): new players per address
   block ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` (100); games against the AI or on one device
   ``CHUHAN_GAMES_PER_PLAYER`` (100) / ``CHUHAN_GAMES_PER_ADDRESS`` (500); record imports
@@ -51,7 +51,7 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   ``CHUHAN_ANALYSES_PER_PLAYER`` (60) / ``CHUHAN_ANALYSES_PER_ADDRESS`` (240). A player's
   budget refuses when spent, an address block's slows its uses (up to 10 s), then refuses:
   429 with ``retry_after``.
-- Retention (issue 27 #8, ``retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
+- Retention (issue 27 #8, ``ops/retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
   never played anything (no game of any kind, no points, no rating, not seated in a room or
   seeking a game) is deleted this many days after they were created, and a local game left
   unfinished is deleted once its 24 hours are over (ongoing or expired, unless share-linked);
@@ -70,7 +70,7 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   ``/metrics``, ``/docs`` and ``/openapi.json``; ``CHUHAN_OPS_ON_APP_PORT=1`` serves them on
   the app port instead. By default neither: they answer 404.
 - ``CHUHAN_STALL_LOG_MS``: log every pause of the event loop (and every garbage collection)
-  longer than this many milliseconds, with where the loop was (``stalls.py``; 0: off).
+  longer than this many milliseconds, with where the loop was (``ops/stalls.py``; 0: off).
 
 Fault injection, for tests only (never set in a deployment):
 

@@ -1,5 +1,5 @@
 """The archive's reads (SPEC S1, issue 28: every game of a player, newest first, in pages;
-what is shown of them: ``server/archive.py``)."""
+what is shown of them: ``server/players/archive.py``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The limiter's buckets in the database (issue 16; the budgets and how they count:
-``server/limits.py``): one row per key, its theoretical arrival time, for every instance."""
+``server/limits/budget.py``): one row per key, its theoretical arrival time, for every instance."""
 
 from __future__ import annotations
 

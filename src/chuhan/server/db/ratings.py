@@ -1,5 +1,5 @@
 """The ``ratings`` and ``rating_changes`` tables (SPEC B2, migration 0008; the rules:
-``server/ratings.py``): a game rated once, ratings moved by a conditional update."""
+``server/players/ratings.py``): a game rated once, ratings moved by a conditional update."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The retention job's deletions (issue 27 #8; what is deleted and why: ``server/retention.py``).
+"""The retention job's deletions (issue 27 #8; what is deleted and why:
+``server/ops/retention.py``).
 
 Each method deletes one batch in one short transaction; on PostgreSQL two instances running
 at once skip each other's rows (``FOR UPDATE SKIP LOCKED``).

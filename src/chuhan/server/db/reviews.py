@@ -1,6 +1,6 @@
 """After the game (issue 17): share tokens and engine analyses in the game database (tables
 ``game_shares`` and ``game_analyses``, migration 0005; what is done with them:
-``server/review.py``)."""
+``server/games/review.py``)."""
 
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ game_analyses = Table(
 )
 
 # Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
-# only (``server/ratings.py``). ``games`` counts the rated games: a rating changes by a
+# only (``server/players/ratings.py``). ``games`` counts the rated games: a rating changes by a
 # conditional update on it, so two instances never apply two games over one read.
 ratings = Table(
     "ratings",
@@ -195,7 +195,7 @@ server_instances = Table(
     Column("hub", JSON(none_as_null=True), nullable=True),
 )
 
-# The limits layer (issue 16): one row per budget key (server/limits.py).
+# The limits layer (issue 16): one row per budget key (server/limits/budget.py).
 limit_buckets = Table(
     "limit_buckets",
     metadata,
