@@ -96,11 +96,6 @@ DAY_SECONDS = 24 * 60 * 60
 T = TypeVar("T")
 
 
-def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value else default
-
-
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
@@ -128,11 +123,11 @@ def _from_env(cls: type[T], variables: Mapping[str, str], **given: Any) -> T:
     for name, variable in variables.items():
         value = os.environ.get(variable)
         if value:
-            read[name] = _NUMBER_TYPES[types[name]](value)
+            read[name] = _READERS[types[name]](value)
     return cls(**read, **given)
 
 
-_NUMBER_TYPES: dict[Any, Callable[[str], int | float]] = {int: int, float: float}
+_READERS: dict[Any, Callable[[str], int | float | str]] = {int: int, float: float, str: str}
 
 
 @dataclass(frozen=True)
@@ -165,6 +160,23 @@ class RoomSettings:
 
 
 # Which environment variable sets which field (unset or empty: the field's own default).
+_SETTINGS_VARIABLES = {
+    "game_ttl_seconds": "CHUHAN_GAME_TTL_SECONDS",
+    "ai_workers": "CHUHAN_AI_WORKERS",
+    "ai_queue": "CHUHAN_AI_QUEUE",
+    "redis_prefix": "CHUHAN_REDIS_PREFIX",
+    "analysis_nodes": "CHUHAN_ANALYSIS_NODES",
+    "retention_days": "CHUHAN_RETENTION_DAYS",
+    "retention_interval_seconds": "CHUHAN_RETENTION_INTERVAL_SECONDS",
+    "analyses_queued_per_player": "CHUHAN_ANALYSES_QUEUED_PER_PLAYER",
+    "analyses_queued_per_address": "CHUHAN_ANALYSES_QUEUED_PER_ADDRESS",
+    "max_body_bytes": "CHUHAN_MAX_BODY_BYTES",
+    "connections_per_address": "CHUHAN_CONNECTIONS_PER_ADDRESS",
+    "header_seconds": "CHUHAN_HEADER_SECONDS",
+    "idle_socket_seconds": "CHUHAN_IDLE_SOCKET_SECONDS",
+    "ops_host": "CHUHAN_OPS_HOST",
+    "stall_log_ms": "CHUHAN_STALL_LOG_MS",
+}
 _ROOM_VARIABLES = {
     "heartbeat_seconds": "CHUHAN_ROOM_HEARTBEAT_SECONDS",
     "dead_after_seconds": "CHUHAN_ROOM_DEAD_AFTER_SECONDS",
@@ -245,36 +257,23 @@ class Settings:
     def from_env(cls, **overrides: object) -> Settings:
         """Settings from the environment, then ``overrides`` (None values are ignored)."""
         movetime = os.environ.get("CHUHAN_AI_MOVETIME")
-        settings = cls(
+        settings = _from_env(
+            cls,
+            _SETTINGS_VARIABLES,
             database_url=os.environ.get("DATABASE_URL") or None,
             db_schema=os.environ.get("CHUHAN_DB_SCHEMA") or None,
-            game_ttl_seconds=_env_float("CHUHAN_GAME_TTL_SECONDS", DAY_SECONDS),
-            ai_workers=_env_int("CHUHAN_AI_WORKERS", 2),
-            ai_queue=_env_int("CHUHAN_AI_QUEUE", 16),
             ai_movetime=float(movetime) if movetime else None,
             ai_shared=_env_flag("CHUHAN_AI_SHARED"),
             redis_url=os.environ.get("REDIS_URL") or None,
-            redis_prefix=os.environ.get("CHUHAN_REDIS_PREFIX") or "chuhan",
             rooms=RoomSettings.from_env(),
-            analysis_nodes=_env_int("CHUHAN_ANALYSIS_NODES", 8_000),
             analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
             ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
             ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
             creation=_from_env(CreationLimits, _CREATION_VARIABLES),
-            retention_days=_env_float("CHUHAN_RETENTION_DAYS", 30.0),
-            retention_interval_seconds=_env_float("CHUHAN_RETENTION_INTERVAL_SECONDS", 3600.0),
-            analyses_queued_per_player=_env_int("CHUHAN_ANALYSES_QUEUED_PER_PLAYER", 3),
-            analyses_queued_per_address=_env_int("CHUHAN_ANALYSES_QUEUED_PER_ADDRESS", 10),
-            max_body_bytes=_env_int("CHUHAN_MAX_BODY_BYTES", 64 * 1024),
-            connections_per_address=_env_int("CHUHAN_CONNECTIONS_PER_ADDRESS", 64),
-            header_seconds=_env_float("CHUHAN_HEADER_SECONDS", 10.0),
-            idle_socket_seconds=_env_float("CHUHAN_IDLE_SOCKET_SECONDS", 120.0),
             allowed_origins=_env_list("CHUHAN_ALLOWED_ORIGINS"),
             trusted_proxies=_env_list("CHUHAN_TRUSTED_PROXIES"),
             ops_port=_env_int("CHUHAN_OPS_PORT", 0) or None,
-            ops_host=os.environ.get("CHUHAN_OPS_HOST") or "127.0.0.1",
             ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),
-            stall_log_ms=_env_float("CHUHAN_STALL_LOG_MS", 0.0),
             die_after_move_ply=_env_optional_int("CHUHAN_TEST_DIE_AFTER_MOVE_PLY"),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
