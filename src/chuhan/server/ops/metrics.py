@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -36,40 +37,24 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
+        latency = partial(Histogram, buckets=LATENCY_BUCKETS, registry=r)
+        ai_job = partial(Histogram, labelnames=["kind", "level"], buckets=AI_BUCKETS, registry=r)
         self.moves = Counter(
             "chuhan_moves", "Moves committed by this instance", ["kind", "variant"], registry=r
         )
         self.game_ends = Counter(
             "chuhan_game_ends", "Games finished by this instance", ["kind", "reason"], registry=r
         )
-        self.change_seconds = Histogram(
+        self.change_seconds = latency(
             "chuhan_change_seconds",
             "Read, decide, commit and announce one game change (a move: until it is durable)",
             ["event"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
         )
-        self.http_seconds = Histogram(
-            "chuhan_http_request_seconds",
-            "HTTP requests by route template",
-            ["method", "route"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+        self.http_seconds = latency(
+            "chuhan_http_request_seconds", "HTTP requests by route template", ["method", "route"]
         )
-        self.ai_wait = Histogram(
-            "chuhan_ai_queue_wait_seconds",
-            "Time an AI job waited for a worker",
-            ["kind", "level"],
-            buckets=AI_BUCKETS,
-            registry=r,
-        )
-        self.ai_run = Histogram(
-            "chuhan_ai_job_seconds",
-            "Time an AI job ran in a worker",
-            ["kind", "level"],
-            buckets=AI_BUCKETS,
-            registry=r,
-        )
+        self.ai_wait = ai_job("chuhan_ai_queue_wait_seconds", "Time an AI job waited for a worker")
+        self.ai_run = ai_job("chuhan_ai_job_seconds", "Time an AI job ran in a worker")
         self.ai_jobs = Gauge(
             "chuhan_ai_jobs", "AI jobs waiting or running in this instance", registry=r
         )
