@@ -7,9 +7,11 @@ The output of ``moves``, ``perft`` and ``game`` is a contract that other tools r
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .rules import VARIANTS, Board, FenError, RulesError, make_board
@@ -73,7 +75,25 @@ def board_from_args(args: argparse.Namespace) -> Board:
     return make_board(args.variant, getattr(args, "fen", None), **options)
 
 
+def _command(
+    sub: Any, name: str, run: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """The subcommand ``name``, which ``run`` carries out. The first line of ``run``'s docstring
+    is its line in ``chuhan --help`` (without its capital and full stop); the rest is its
+    description in ``chuhan NAME --help``."""
+    summary, _, description = (inspect.getdoc(run) or "").partition("\n\n")
+    line = summary[:1].lower() + summary[1:].removesuffix(".")
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=line, description=description)
+    parser.set_defaults(func=run)
+    return parser
+
+
 def _cmd_moves(args: argparse.Namespace) -> int:
+    """List legal moves for FENs read from stdin.
+
+    Read one FEN per line on stdin; write one line per FEN with its legal moves,
+    space-separated. An invalid FEN gets 'error: <reason>' and exit status 1.
+    """
     status = 0
     for line in sys.stdin:
         fen = line.strip()
@@ -90,6 +110,11 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:
+    """Count leaf nodes of the legal move tree.
+
+    Count the positions reached after DEPTH half-moves; the count is the last line.
+    --divide first prints each first move with its count.
+    """
     board = board_from_args(args)
     if args.divide:
         total = 0
@@ -123,6 +148,12 @@ def _played(args: argparse.Namespace, notation: str | None = None) -> tuple[Boar
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
+    """Play moves and print the resulting state as JSON.
+
+    Play MOVE... from the start (or --fen) and print one JSON object: fen, turn, status,
+    winner, reason, in_check, legal_moves. An illegal move, or any move after the end, exits
+    with status 2 naming the move and its index (from 1).
+    """
     notation = getattr(args, "notation", None)
     board, written = _played(args, notation)
     state = game_state(board, getattr(args, "view", None))
@@ -139,33 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    moves = sub.add_parser(
-        "moves",
-        help="list legal moves for FENs read from stdin",
-        description="Read one FEN per line on stdin; write one line per FEN with its legal "
-        "moves, space-separated. An invalid FEN gets 'error: <reason>' and exit status 1.",
-    )
-    _add_variant(moves)
-    moves.set_defaults(func=_cmd_moves)
+    _add_variant(_command(sub, "moves", _cmd_moves))
 
-    perft = sub.add_parser(
-        "perft",
-        help="count leaf nodes of the legal move tree",
-        description="Count the positions reached after DEPTH half-moves; the count is the "
-        "last line. --divide first prints each first move with its count.",
-    )
+    perft = _command(sub, "perft", _cmd_perft)
     _add_board_options(perft)
     perft.add_argument("--depth", type=int, required=True, help="half-moves to search")
     perft.add_argument("--divide", action="store_true", help="print the count per first move")
-    perft.set_defaults(func=_cmd_perft)
 
-    game = sub.add_parser(
-        "game",
-        help="play moves and print the resulting state as JSON",
-        description="Play MOVE... from the start (or --fen) and print one JSON object: fen, "
-        "turn, status, winner, reason, in_check, legal_moves. An illegal move, or any "
-        "move after the end, exits with status 2 naming the move and its index (from 1).",
-    )
+    game = _command(sub, "game", _cmd_game)
     _add_played_moves(game)
     game.add_argument(
         "--view",
@@ -177,36 +189,16 @@ def build_parser() -> argparse.ArgumentParser:
         choices=NOTATIONS,
         help="also print 'notation': the moves written in this notation (N1-N3; korean: janggi)",
     )
-    game.set_defaults(func=_cmd_game)
     _add_record_commands(sub)
 
-    uci = sub.add_parser(
-        "uci",
-        help="run the AI as a UCI engine on stdin/stdout (A6)",
-        description="Speak UCI on stdin/stdout: options UCI_Variant (xiangqi|janggi|jieqi) "
-        "and Level (beginner|intermediate|advanced); moves in canonical text.",
-    )
-    uci.set_defaults(func=_cmd_uci)
+    _command(sub, "uci", _cmd_uci)
 
-    serve = sub.add_parser(
-        "serve",
-        help="run the web server (games against the AI and on one device)",
-        description="Serve the API, the game WebSocket and the front end. SQLite in "
-        "--data-dir unless DATABASE_URL names another database; JSON-lines logs on stderr.",
-    )
+    serve = _command(sub, "serve", _cmd_serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--data-dir", default="data", help="folder of the SQLite database")
-    serve.set_defaults(func=_cmd_serve)
 
-    worker = sub.add_parser(
-        "ai-worker",
-        help="run AI worker processes on the shared queue (CHUHAN_AI_SHARED)",
-        description="Run --workers processes that take AI jobs (moves, hints, draw offers, "
-        "janggi setups) one at a time from the shared Redis queue of the web instances started "
-        "with CHUHAN_AI_SHARED=1, on this machine or another. A worker that dies is replaced; "
-        "its job goes to another worker. SIGTERM or Ctrl-C stops them after their jobs.",
-    )
+    worker = _command(sub, "ai-worker", _cmd_ai_worker)
     worker.add_argument(
         "--workers",
         type=int,
@@ -221,7 +213,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--prefix",
         help="their CHUHAN_REDIS_PREFIX (default: that variable, else chuhan)",
     )
-    worker.set_defaults(func=_cmd_ai_worker)
 
     return parser
 
@@ -234,13 +225,7 @@ def _add_record_commands(sub: Any) -> None:
         description="Game records in the PGN-style text of xiangqi software (N4).",
     )
     actions = record.add_subparsers(dest="action", required=True, metavar="ACTION")
-    export = actions.add_parser(
-        "export",
-        help="print the record of MOVE... played from the start (or --fen)",
-        description="Play MOVE... (canonical text) and print the record: tags Game, Variant, "
-        "FEN (when not the standard start), Result, Termination, Format, then the numbered "
-        "moves. An illegal move exits with status 2 naming the move and its index (from 1).",
-    )
+    export = _command(actions, "export", _cmd_record_export)
     _add_played_moves(export)
     export.add_argument(
         "--format",
@@ -253,20 +238,17 @@ def _add_record_commands(sub: Any) -> None:
         help="result of a game ended off the board (default: from the final position)",
     )
     export.add_argument("--termination", help="reason, e.g. resignation (default: from the board)")
-    export.set_defaults(func=_cmd_record_export)
-    load = actions.add_parser(
-        "import",
-        help="read a record and print the final position as 'chuhan game' JSON",
-        description="Read a record (ICCS, WXF, Chinese or Korean moves; UTF-8, GB18030 or "
-        "CP949) and print the JSON of 'chuhan game' for its final position (the first game "
-        "of a file of several). A bad record exits with status 2 naming the line and the "
-        "reason.",
-    )
+    load = _command(actions, "import", _cmd_record_import)
     load.add_argument("file", help="the record file, or - for standard input")
-    load.set_defaults(func=_cmd_record_import)
 
 
 def _cmd_record_export(args: argparse.Namespace) -> int:
+    """Print the record of MOVE... played from the start (or --fen).
+
+    Play MOVE... (canonical text) and print the record: tags Game, Variant, FEN (when not the
+    standard start), Result, Termination, Format, then the numbered moves. An illegal move
+    exits with status 2 naming the move and its index (from 1).
+    """
     from .rules.record import write_record
 
     board, _ = _played(args)
@@ -276,6 +258,12 @@ def _cmd_record_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_record_import(args: argparse.Namespace) -> int:
+    """Read a record and print the final position as 'chuhan game' JSON.
+
+    Read a record (ICCS, WXF, Chinese or Korean moves; UTF-8, GB18030 or CP949) and print the
+    JSON of 'chuhan game' for its final position (the first game of a file of several). A bad
+    record exits with status 2 naming the line and the reason.
+    """
     from pathlib import Path
 
     from .rules.jieqi import JieqiBoard
@@ -302,12 +290,24 @@ def _cmd_record_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    """Run the web server (games against the AI and on one device).
+
+    Serve the API, the game WebSocket and the front end. SQLite in --data-dir unless
+    DATABASE_URL names another database; JSON-lines logs on stderr.
+    """
     from .server.ops.run import serve
 
     return serve(args.host, args.port, args.data_dir)
 
 
 def _cmd_ai_worker(args: argparse.Namespace) -> int:
+    """Run AI worker processes on the shared queue (CHUHAN_AI_SHARED).
+
+    Run --workers processes that take AI jobs (moves, hints, draw offers, janggi setups) one
+    at a time from the shared Redis queue of the web instances started with CHUHAN_AI_SHARED=1,
+    on this machine or another. A worker that dies is replaced; its job goes to another
+    worker. SIGTERM or Ctrl-C stops them after their jobs.
+    """
     from .server.ai.queue import run_workers
     from .server.settings import Settings
 
@@ -322,6 +322,11 @@ def _cmd_ai_worker(args: argparse.Namespace) -> int:
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:
+    """Run the AI as a UCI engine on stdin/stdout (A6).
+
+    Speak UCI on stdin/stdout: options UCI_Variant (xiangqi|janggi|jieqi) and Level
+    (beginner|intermediate|advanced); moves in canonical text.
+    """
     from .engine.uci import main as uci_main
 
     return uci_main()
