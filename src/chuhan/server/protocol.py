@@ -381,10 +381,15 @@ class HintReply(Reply, type="hint"):
     move: str
 
 
-class BusyNotice(ServerModel, type="busy"):
-    """Every AI worker is busy; the server retries the AI's move by itself."""
+class _TextNotice(ServerModel):
+    """A notice that tells its news in English too (clients show a text of their own)."""
 
     message: str
+
+
+class BusyNotice(_TextNotice, type="busy"):
+    """Every AI worker is busy; the server retries the AI's move by itself."""
+
     retry_in: float
 
 
@@ -395,16 +400,12 @@ class RoomNotice(ServerModel, type="room"):
     room: dict[str, Any]
 
 
-class ElsewhereNotice(ServerModel, type="elsewhere"):
+class ElsewhereNotice(_TextNotice, type="elsewhere"):
     """The seat is held by another connected device: offer "Continue on this device"."""
 
-    message: str
 
-
-class DetachedNotice(ServerModel, type="detached"):
+class DetachedNotice(_TextNotice, type="detached"):
     """The seat moved to another device; this socket closes (4409)."""
-
-    message: str
 
 
 class LeftNotice(ServerModel, type="left"):
@@ -491,16 +492,18 @@ class MoveEvent(GameEvent, type="move"):
     )
 
 
-class ThinkingEvent(GameEvent, type="thinking"):
+class _PlyEvent(GameEvent):
+    """An event about the game's ``ply`` (the number of moves played)."""
+
+    ply: int
+
+
+class ThinkingEvent(_PlyEvent, type="thinking"):
     """The AI started computing its move."""
 
-    ply: int
 
-
-class UndoEvent(GameEvent, type="undo"):
+class UndoEvent(_PlyEvent, type="undo"):
     """The game went back to ``ply`` moves."""
-
-    ply: int
 
 
 class DrawDeclinedEvent(GameEvent, type="draw_declined"):
