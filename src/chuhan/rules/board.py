@@ -183,6 +183,22 @@ def _table(fn: Callable[[int, int], Any]) -> Any:
     return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
 
 
+def placement(fen: str) -> list[int]:
+    """The piece on each point of ``fen``'s placement field (0 where none, and for a letter of
+    no kind: jieqi's face-down ``x``), read without a check: for a variant's start position."""
+    pieces = [0] * NUM_POINTS
+    for row_index, row in enumerate(fen.split()[0].split("/")):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+                continue
+            kind = LETTER_KINDS.get(ch.lower(), 0)
+            pieces[(9 - row_index) * 9 + file] = kind if ch.isupper() else -kind
+            file += 1
+    return pieces
+
+
 # Compiled (chuhan.native) as a native class, its variants with it (attribute reads and method
 # calls in the hot loops are then C struct reads and direct calls); interpreted subclasses
 # (tests) stay possible.
@@ -359,18 +375,8 @@ class Board:
         cache_key = (type(self), kind, side)
         found = Board._REACHABLE.get(cache_key)
         if found is None:
-            rows = self.START_FEN.split()[0].split("/")
-            todo = []
-            for row_index, row in enumerate(rows):
-                file = 0
-                for ch in row:
-                    if ch.isdigit():
-                        file += int(ch)
-                        continue
-                    piece_kind = LETTER_KINDS.get(ch.lower())
-                    if piece_kind == kind and (ch.isupper() == (side == FIRST)):
-                        todo.append((9 - row_index) * 9 + file)
-                    file += 1
+            piece = kind if side == FIRST else -kind
+            todo = [p for p, x in enumerate(placement(self.START_FEN)) if x == piece]
             seen = set(todo)
             while todo:
                 point = todo.pop()

@@ -86,16 +86,14 @@ from .board import (
     UndoRecord,
     _table,
     code_text,
+    placement,
 )
 from .geometry import (
     ADVISOR,
-    CANNON,
-    CHARIOT,
     DIAG_STEPS,
     ELEPHANT,
     ELEPHANT_MOVES_ANY,
     FIRST,
-    HORSE,
     KIND_LETTERS,
     KING,
     LETTER_KINDS,
@@ -106,15 +104,6 @@ from .geometry import (
     square_name,
 )
 
-# How many pieces of each kind a side has besides its general (X1).
-STANDARD_COUNTS: dict[int, int] = {
-    ADVISOR: 2,
-    ELEPHANT: 2,
-    HORSE: 2,
-    CHARIOT: 2,
-    CANNON: 2,
-    SOLDIER: 5,
-}
 SIDE_NAMES = ("red", "black")
 # What a move did to face-down pieces (kept in ``UndoRecord.extra``): the signed piece a face-down
 # mover turned out to be (0: none), and for a captured face-down piece the signed piece it was
@@ -123,24 +112,12 @@ _Reveal = tuple[int, int | None]
 VIEWERS = ("red", "black", "all")
 
 
-def _start_pieces() -> list[int]:
-    """The xiangqi piece on each point of the starting position (0 where none)."""
-    pieces = [0] * NUM_POINTS
-    rows = Board.START_FEN.split()[0].split("/")
-    for row_index, row in enumerate(rows):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-                continue
-            kind = LETTER_KINDS[ch.lower()]
-            pieces[(9 - row_index) * 9 + file] = kind if ch.isupper() else -kind
-            file += 1
-    return pieces
-
-
 # Q3: a face-down piece moves as the piece that starts on its point.
-START_PIECE: list[int] = _start_pieces()
+START_PIECE: list[int] = placement(Board.START_FEN)
+# How many pieces of each kind a side has besides its general (X1): the start position's.
+STANDARD_COUNTS: dict[int, int] = {
+    kind: START_PIECE.count(kind) for kind in range(ADVISOR, SOLDIER + 1)
+}
 
 # For each point: (diagonal neighbour, the point beyond it). An advisor attacks from the
 # neighbour; an elephant from beyond it when the neighbour (the eye) is empty. Where nothing
