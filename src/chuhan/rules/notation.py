@@ -79,30 +79,27 @@ class AmbiguousMoveError(NotationError):
 
 # ---------------------------------------------------------------------------- vocabulary
 
-WXF_LETTERS = {KING: "K", ADVISOR: "A", ELEPHANT: "E", HORSE: "H", CHARIOT: "R", CANNON: "C"}
-WXF_LETTERS[SOLDIER] = "P"
-_WXF_KINDS = {"K": KING, "G": KING, "A": ADVISOR, "E": ELEPHANT, "B": ELEPHANT, "M": ELEPHANT}
-_WXF_KINDS.update({"H": HORSE, "N": HORSE, "R": CHARIOT, "C": CANNON, "P": SOLDIER, "S": SOLDIER})
+_KINDS = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
+
+
+def _by_kind(*values: tuple[str, str]) -> dict[int, tuple[str, str]]:
+    """``values`` in the order of :data:`_KINDS`, keyed by kind."""
+    return dict(zip(_KINDS, values, strict=True))
+
+
+def _kinds(*spellings: str) -> dict[str, int]:
+    """The kind each character names: ``spellings`` in the order of :data:`_KINDS`."""
+    return {ch: kind for kind, chars in zip(_KINDS, spellings, strict=True) for ch in chars}
+
+
+WXF_LETTERS = dict(zip(_KINDS, "KAEHRCP", strict=True))
+_WXF_KINDS = _kinds("KG", "A", "EBM", "HN", "R", "C", "PS")
 
 # Simplified characters, written by default: (Red, Black).
-CHINESE_PIECES = {
-    KING: ("帅", "将"),
-    ADVISOR: ("仕", "士"),
-    ELEPHANT: ("相", "象"),
-    HORSE: ("马", "马"),
-    CHARIOT: ("车", "车"),
-    CANNON: ("炮", "炮"),
-    SOLDIER: ("兵", "卒"),
-}
-_CHINESE_KINDS = {
-    **{ch: KING for ch in "帅帥将將"},
-    **{ch: ADVISOR for ch in "仕士"},
-    **{ch: ELEPHANT for ch in "相象"},
-    **{ch: HORSE for ch in "马馬傌"},
-    **{ch: CHARIOT for ch in "车車俥"},
-    **{ch: CANNON for ch in "炮砲包"},
-    **{ch: SOLDIER for ch in "兵卒"},
-}
+CHINESE_PIECES = _by_kind(
+    ("帅", "将"), ("仕", "士"), ("相", "象"), ("马", "马"), ("车", "车"), ("炮", "炮"), ("兵", "卒")
+)
+_CHINESE_KINDS = _kinds("帅帥将將", "仕士", "相象", "马馬傌", "车車俥", "炮砲包", "兵卒")
 CHINESE_NUMERALS = "一二三四五六七八九"
 _CHINESE_DIGITS = {ch: str(i) for i, ch in enumerate(CHINESE_NUMERALS, start=1)}
 _CHINESE_WORDS = {
@@ -117,36 +114,24 @@ _CHINESE_WORDS = {
     "後": "r",
 }
 
-KOREAN_PIECES = {
-    KING: ("將", "將"),
-    ADVISOR: ("士", "士"),
-    ELEPHANT: ("象", "象"),
-    HORSE: ("馬", "馬"),
-    CHARIOT: ("車", "車"),
-    CANNON: ("包", "包"),
-    SOLDIER: ("卒", "兵"),
-}
+KOREAN_PIECES = _by_kind(
+    ("將", "將"), ("士", "士"), ("象", "象"), ("馬", "馬"), ("車", "車"), ("包", "包"), ("卒", "兵")
+)
 _KOREAN_KINDS = {
     **_CHINESE_KINDS,
-    **{ch: KING for ch in "楚漢将帥장궁초한"},
-    **{ch: ADVISOR for ch in "사"},
-    **{ch: ELEPHANT for ch in "상"},
-    **{ch: HORSE for ch in "마"},
-    **{ch: CHARIOT for ch in "차"},
-    **{ch: CANNON for ch in "포"},
-    **{ch: SOLDIER for ch in "졸병"},
+    **_kinds("楚漢将帥장궁초한", "사", "상", "마", "차", "포", "졸병"),
 }
 KOREAN_PASS = "한수쉼"
 
-_KIND_NAMES = {
-    KING: ("general", "generals"),
-    ADVISOR: ("advisor", "advisors"),
-    ELEPHANT: ("elephant", "elephants"),
-    HORSE: ("horse", "horses"),
-    CHARIOT: ("chariot", "chariots"),
-    CANNON: ("cannon", "cannons"),
-    SOLDIER: ("soldier", "soldiers"),
-}
+_KIND_NAMES = _by_kind(
+    ("general", "generals"),
+    ("advisor", "advisors"),
+    ("elephant", "elephants"),
+    ("horse", "horses"),
+    ("chariot", "chariots"),
+    ("cannon", "cannons"),
+    ("soldier", "soldiers"),
+)
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five")
 
 # Pieces that move along files and ranks: forward/backward moves count points.
