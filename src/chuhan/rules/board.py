@@ -240,6 +240,10 @@ class Board:
         )
     )
     SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = RAYS
+    # The kind no cannon jumps or takes (janggi: another cannon, J4); 0 for none.
+    CANNON_UNSCREEN: ClassVar[int] = 0
+    # Whether a cannon's quiet moves are past its screen (janggi, J4) or before it (xiangqi).
+    CANNON_JUMPS_TO_MOVE: ClassVar[bool] = False
     # Per general point: which points a move must touch to change an attack on it (geometry).
     KING_SAFETY_MASK: ClassVar[list[bytes]] = KING_SAFETY_MASK
 
@@ -505,7 +509,8 @@ class Board:
         """The one move generator: every pseudo-legal move, or only the captures when not
         ``quiet``. A point ``to`` is a target when ``b[to] * s < limit``: an enemy piece, or
         also an empty point (limit 1) for the quiet moves; a slider adds the empty points it
-        passes only when ``quiet``."""
+        passes only when ``quiet``. A cannon (X2, J4) captures the first piece past one screen;
+        it slides to empty points before the screen, or in janggi only past it."""
         b = self.squares
         side = self.turn
         s = SIGN[side]
@@ -517,6 +522,8 @@ class Board:
         elephant_steps = self.ELEPHANT_STEPS[side]
         soldier_steps = self.SOLDIER_STEPS[side]
         rays = self.SLIDER_RAYS
+        unscreen = self.CANNON_UNSCREEN
+        jumps = self.CANNON_JUMPS_TO_MOVE
         for fr in range(NUM_POINTS):
             p = b[fr] * s
             if p <= 0:
@@ -537,7 +544,21 @@ class Board:
                     if not b[leg] and b[to] * s < limit:
                         add(base + to)
             elif p == CANNON:
-                self._cannon_moves(fr, s, quiet, add)
+                for ray in rays[fr]:
+                    screened = False
+                    for to in ray:
+                        x = b[to]
+                        if not x:
+                            if quiet and screened == jumps:
+                                add(base + to)
+                        elif not screened:
+                            if x == unscreen or x == -unscreen:
+                                break
+                            screened = True
+                        else:
+                            if x * s < 0 and x != unscreen and x != -unscreen:
+                                add(base + to)
+                            break
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
                     if b[to] * s < limit:
@@ -559,26 +580,6 @@ class Board:
     def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         """Where the advisor on ``point`` may step (``steps``: its side's table; jieqi: Q3/Q4)."""
         return steps[point]
-
-    def _cannon_moves(self, fr: int, s: int, quiet: bool, add: Callable[[int], None]) -> None:
-        """Xiangqi cannon: slides like a chariot (when ``quiet``), captures by jumping exactly
-        one screen."""
-        b = self.squares
-        base = fr * NUM_POINTS
-        for ray in self.SLIDER_RAYS[fr]:
-            screened = False
-            for to in ray:
-                x = b[to]
-                if not screened:
-                    if not x:
-                        if quiet:
-                            add(base + to)
-                    else:
-                        screened = True
-                elif x:
-                    if x * s < 0:
-                        add(base + to)
-                    break
 
     def legal_codes(self) -> list[int]:
         """Every legal move (X3, X4): pseudo-legal moves that leave the own general safe."""

@@ -1,8 +1,9 @@
 """Janggi (Korean chess) as a variant of the xiangqi board (SPEC J1–J9).
 
 :class:`JanggiBoard` keeps the one move generator of :class:`~chuhan.rules.board.Board` and
-changes its data (palace lines, the janggi elephant, soldiers that step sideways) and a few
-hooks: the cannon, attacks on the general, the pass, and the end of the game by points.
+changes its data (palace lines, the janggi elephant, soldiers that step sideways, a cannon that
+moves only past a bridge and never over or onto a cannon) and a few hooks: attacks on the
+general, the pass, and the end of the game by points.
 """
 
 from __future__ import annotations
@@ -222,6 +223,8 @@ class JanggiBoard(Board):
     SIDE_NAMES: ClassVar[tuple[str, str]] = ("cho", "han")
     START_FEN: ClassVar[str] = janggi_start_fen()
     FLYING_GENERAL: ClassVar[bool] = False
+    CANNON_UNSCREEN: ClassVar[int] = CANNON
+    CANNON_JUMPS_TO_MOVE: ClassVar[bool] = True
     RULE_SETS: ClassVar[tuple[str, ...]] = ("casual",)  # J9 judges repetitions by points
 
     KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = PALACE_STEPS
@@ -319,29 +322,6 @@ class JanggiBoard(Board):
             if b[q] == soldier:
                 return True
         return False
-
-    def _cannon_moves(self, fr: int, s: int, quiet: bool, add: Callable[[int], None]) -> None:
-        """Janggi cannon (J4): jumps exactly one bridge, never a cannon, to move (when
-        ``quiet``) or capture; never captures a cannon.
-        """
-        b = self.squares
-        base = fr * NUM_POINTS
-        for ray in self.SLIDER_RAYS[fr]:
-            bridge = False
-            for to in ray:
-                x = b[to]
-                if not bridge:
-                    if x:
-                        if x == CANNON or x == -CANNON:
-                            break
-                        bridge = True
-                elif not x:
-                    if quiet:
-                        add(base + to)
-                else:
-                    if x * s < 0 and x != CANNON and x != -CANNON:
-                        add(base + to)
-                    break
 
     def _copy_into(self, other: Board) -> None:
         super()._copy_into(other)
