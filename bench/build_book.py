@@ -1,12 +1,15 @@
-"""Build the xiangqi opening book (src/chuhan/engine/book.json) from deep searches.
+"""Build an opening book (src/chuhan/engine/book.json, book_janggi.json) from deep searches.
 
-    .venv/bin/python bench/build_book.py [--plies 3] [--depth 12] [--command PATH]
+    .venv/bin/python bench/build_book.py [--variant xiangqi|janggi] [--plies 3] [--depth 12]
+                                         [--command PATH]
 
 No public game collection is reachable from this machine, so the book is made of deep
 searches instead of games: from the start, every position the book's own moves lead to within
 ``--plies`` half-moves is searched by Fairy-Stockfish (``MultiPV 4`` to ``--depth``), and the
 moves scoring within ``MARGIN`` centipawns of the best are kept with a weight that falls with
-the loss. The output is reproducible for a given engine build and depth (Threads 1).
+the loss. The output is reproducible for a given engine build and depth (Threads 1). Janggi
+starts from each of the sixteen pairs of setups (J3: four for Cho, four for Han) and is searched
+as Fairy-Stockfish's ``janggicasual`` (our rules: bikjang off, J7); passes are never booked.
 """
 
 from __future__ import annotations
@@ -17,20 +20,29 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from chuhan.engine.book import BOOK_PATH, book_key
+from chuhan.engine.book import BOOK_PATHS, book_key
 from chuhan.rules import make_board
 from chuhan.rules.board import Board
+from chuhan.rules.janggi import SETUPS
 
 MARGIN = 35
 MULTIPV = 4
+UCI_VARIANTS = {"xiangqi": "xiangqi", "janggi": "janggicasual"}
+
+
+def starts(variant: str) -> list[Board]:
+    """The positions a book of ``variant`` grows from."""
+    if variant == "janggi":
+        return [make_board("janggi", setup=f"{cho}:{han}") for cho in SETUPS for han in SETUPS]
+    return [make_board(variant)]
 
 
 class Engine:
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, variant: str) -> None:
         self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         for line in ("uci", "setoption name Threads value 1", "setoption name Hash value 64",
-                     "setoption name UCI_Variant value xiangqi",
+                     f"setoption name UCI_Variant value {UCI_VARIANTS[variant]}",
                      f"setoption name MultiPV value {MULTIPV}", "isready"):
             self.send(line)
         self.wait("readyok")
@@ -71,10 +83,10 @@ class Engine:
         self.proc.wait(timeout=10)
 
 
-def build(plies: int, depth: int, command: str) -> dict[str, list[list[object]]]:
-    engine = Engine(command)
+def build(variant: str, plies: int, depth: int, command: str) -> dict[str, list[list[object]]]:
+    engine = Engine(command, variant)
     book: dict[str, list[list[object]]] = {}
-    frontier: list[Board] = [make_board("xiangqi")]
+    frontier = starts(variant)
     try:
         for _ in range(plies):
             following: list[Board] = []
@@ -101,16 +113,18 @@ def build(plies: int, depth: int, command: str) -> dict[str, list[list[object]]]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--variant", choices=list(BOOK_PATHS), default="xiangqi")
     parser.add_argument("--plies", type=int, default=3)
     parser.add_argument("--depth", type=int, default=12)
     parser.add_argument("--command", default="/usr/games/fairy-stockfish")
-    parser.add_argument("--out", type=Path, default=BOOK_PATH)
+    parser.add_argument("--out", type=Path, default=None, help="the variant's book by default")
     args = parser.parse_args(argv)
-    book = build(args.plies, args.depth, args.command)
+    out = args.out or BOOK_PATHS[args.variant]
+    book = build(args.variant, args.plies, args.depth, args.command)
     lines = [f"{json.dumps(key)}: {json.dumps(moves, separators=(',', ':'))}"
              for key, moves in sorted(book.items())]
-    args.out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
-    print(f"{len(book)} positions, {sum(len(v) for v in book.values())} moves -> {args.out}")
+    out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    print(f"{len(book)} positions, {sum(len(v) for v in book.values())} moves -> {out}")
     return 0
 
 

@@ -286,9 +286,9 @@ class FairyStockfish:
             if line.startswith(prefix):
                 return line.strip()
 
-    def best_move(self, fen: str, moves: list[str], movetime: float) -> str:
+    def best_move(self, fen: str, moves: list[str], movetime: float, nodes: int = 0) -> str:
         self.send(f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else ""))
-        self.send(f"go movetime {round(movetime * 1000)}")
+        self.send(f"go nodes {nodes}" if nodes else f"go movetime {round(movetime * 1000)}")
         return self.wait("bestmove").split()[1]
 
     def close(self) -> None:
@@ -305,6 +305,10 @@ class FsJob:
     movetime: float
     command: str
     level: str = "advanced"
+    # Node budgets instead of the clock (--fs-nodes, --our-nodes): a before/after screen that
+    # the machine's load does not move.
+    fs_nodes: int = 0
+    our_nodes: int | None = None
 
 
 def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
@@ -324,11 +328,12 @@ def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
             if board.ply >= job.max_plies + OPENING_RANDOM_PLIES:
                 return adjudicate(board), ours, "adjudicated", board.ply
             if board.turn == ours:
-                result = choose_move(board, job.level, seed=job.game, movetime=job.movetime)
+                result = choose_move(board, job.level, seed=job.game, movetime=job.movetime,
+                                     nodes=job.our_nodes)
                 code = result.move.code
                 text = uci_move_text(board, code)
             else:
-                text = fs.best_move(start_fen, moves, job.movetime)
+                text = fs.best_move(start_fen, moves, job.movetime, job.fs_nodes)
                 move = Move.parse(text)
                 code = move.code
                 if move.from_point == move.to_point:
@@ -359,12 +364,15 @@ def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
 
 
 def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
-           movetime: float, command: str, level: str) -> None:
+           movetime: float, command: str, level: str, fs_nodes: int = 0,
+           our_nodes: int | None = None) -> None:
+    budget = (f"{fs_nodes} nodes a move for it, {our_nodes} for ours" if fs_nodes and our_nodes
+              else f"{movetime:g} s a move each")
     print(f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
-          f"{movetime:g} s a move each, {games} games per Skill Level, load average "
+          f"{budget}, {games} games per Skill Level, load average "
           f"{os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
-    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level)
+    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes)
             for s in skills for g in range(games)]
     results: dict[int, list[tuple[int | None, int, str, int]]] = {s: [] for s in skills}
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -561,6 +569,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fs-workers", type=int, default=1,
                         help="games at once against Fairy-Stockfish (1: a core each)")
     parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
+    parser.add_argument("--fs-nodes", type=int, default=0,
+                        help="Fairy-Stockfish searches this many nodes a move (with --our-nodes)")
+    parser.add_argument("--our-nodes", type=int, default=None,
+                        help="the level searches this many nodes a move, clock off")
     parser.add_argument("--baseline", default=None,
                         help="src directory of another checkout: play its level instead")
     parser.add_argument("--baseline-native", default=None,
@@ -586,7 +598,8 @@ def main(argv: list[str] | None = None) -> int:
         if (args.fs or args.fs_only) and variant in ("xiangqi", "janggi"):
             skills = [int(s) for s in args.fs_skills.split(",")]
             run_fs(variant, skills, args.fs_games, args.fs_workers, args.max_plies,
-                   args.fs_movetime, args.fs_command, args.fs_level)
+                   args.fs_movetime, args.fs_command, args.fs_level, args.fs_nodes,
+                   args.our_nodes)
     return 0
 
 

@@ -1,9 +1,10 @@
-"""A small xiangqi opening book (issue 19): deep-searched moves for the first plies.
+"""Opening books (issue 19; janggi's, issue 30): deep-searched moves for the first plies.
 
-``book.json`` maps a position (placement and side to move, :func:`book_key`) to
-``[[move, weight], …]``; ``bench/build_book.py`` builds it from Fairy-Stockfish searches (no
-game collection is reachable here). :func:`book_move` picks one of the listed legal moves with
-a probability proportional to its weight, so that games differ from the first move on.
+``book.json`` (xiangqi) and ``book_janggi.json`` (janggi: every pair of the four setups, J3)
+map a position (placement and side to move, :func:`book_key`) to ``[[move, weight], …]``;
+``bench/build_book.py`` builds them from Fairy-Stockfish searches (no game collection is
+reachable here). :func:`book_move` picks one of the listed legal moves with a probability
+proportional to its weight, so that games differ from the first move on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from pathlib import Path
 
 from ..rules.board import Board, Move
 
-BOOK_PATH = Path(__file__).with_name("book.json")
+BOOK_PATHS = {
+    "xiangqi": Path(__file__).with_name("book.json"),
+    "janggi": Path(__file__).with_name("book_janggi.json"),
+}
 
 
 def book_key(board: Board) -> str:
@@ -23,19 +27,19 @@ def book_key(board: Board) -> str:
     return f"{board.board_fen()} {'w' if board.turn == 0 else 'b'}"
 
 
-@functools.lru_cache(maxsize=1)
-def _book() -> dict[str, list[list[object]]]:
-    if not BOOK_PATH.exists():
+@functools.lru_cache(maxsize=len(BOOK_PATHS))
+def _book(variant: str) -> dict[str, list[list[object]]]:
+    path = BOOK_PATHS.get(variant)
+    if path is None or not path.exists():
         return {}
-    book: dict[str, list[list[object]]] = json.loads(BOOK_PATH.read_text())
+    book: dict[str, list[list[object]]] = json.loads(path.read_text())
     return book
 
 
 def book_move(board: Board, rng: random.Random) -> Move | None:
-    """A book move for the side to move (xiangqi only), or None when the position is not in it."""
-    if board.variant != "xiangqi":
-        return None
-    entries = _book().get(book_key(board))
+    """A book move for the side to move (xiangqi and janggi), or None when the position is not
+    in the variant's book."""
+    entries = _book(board.variant).get(book_key(board))
     if not entries:
         return None
     legal = set(board.legal_move_texts())
