@@ -59,23 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from .geometry import (
-    ADVISOR,
-    CANNON,
-    CHARIOT,
-    DIAG_STEPS,
-    ELEPHANT,
-    ELEPHANT_MOVES_ANY,
-    FIRST,
-    HORSE,
-    HORSE_ATTACKERS,
-    KING,
-    NUM_POINTS,
-    ORTHO_STEPS,
-    SOLDIER,
-    own_half,
-    square_name,
-)
+from . import geometry as g
 
 
 class JudgedBoard(Protocol):
@@ -114,8 +98,6 @@ class JudgedBoard(Protocol):
 
 RULE_SETS = ("casual", "wxf")
 KIND_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
-# Rule 15: a horse or cannon chasing a chariot chases even a protected one.
-CHASES_PROTECTED = frozenset({(HORSE, CHARIOT), (CANNON, CHARIOT)})
 # Which chased piece a ruling names first (the most valuable).
 VALUES = (0, 0, 2, 2, 4, 9, 4, 1)
 CHECK, CHASE, IDLE = "check", "chase", "idle"
@@ -146,9 +128,9 @@ class Chase:
     def as_json(self) -> dict[str, str]:
         return {
             "piece": KIND_NAMES[self.piece],
-            "square": square_name(self.square),
+            "square": g.square_name(self.square),
             "target": KIND_NAMES[self.target],
-            "target_square": square_name(self.target_square),
+            "target_square": g.square_name(self.target_square),
         }
 
 
@@ -179,9 +161,9 @@ def capturers(board: JudgedBoard, side: int, point: int) -> list[int]:
     """Points of ``side``'s pieces that could move onto ``point`` by piece movement (X2, Q3,
     Q4), before the own general's safety (X3, X4) is asked."""
     b = board.squares
-    s = 1 if side == FIRST else -1
+    s = 1 if side == g.FIRST else -1
     out: list[int] = []
-    chariot, cannon = s * CHARIOT, s * CANNON
+    chariot, cannon = s * g.CHARIOT, s * g.CANNON
     for ray in board.SLIDER_RAYS[point]:
         screened = False
         for q in ray:
@@ -194,23 +176,23 @@ def capturers(board: JudgedBoard, side: int, point: int) -> list[int]:
                 if x == chariot:
                     out.append(q)
                 screened = True
-    horse = s * HORSE
-    for q, leg in HORSE_ATTACKERS[point]:
+    horse = s * g.HORSE
+    for q, leg in g.HORSE_ATTACKERS[point]:
         if b[q] == horse and not b[leg]:
             out.append(q)
-    soldier = s * SOLDIER
+    soldier = s * g.SOLDIER
     for q in board.soldier_attackers(side)[point]:
         if b[q] == soldier:
             out.append(q)
-    advisor, elephant, king = s * ADVISOR, s * ELEPHANT, s * KING
-    for q in DIAG_STEPS[point]:
+    advisor, elephant, king = s * g.ADVISOR, s * g.ELEPHANT, s * g.KING
+    for q in g.DIAG_STEPS[point]:
         if b[q] == advisor and point in board.advisor_targets(q, board.ADVISOR_STEPS[side]):
             out.append(q)
-    for q, eye in ELEPHANT_MOVES_ANY[point]:
+    for q, eye in g.ELEPHANT_MOVES_ANY[point]:
         steps = board.ELEPHANT_STEPS[side][q]
         if b[q] == elephant and not b[eye] and any(to == point for to, _, _ in steps):
             out.append(q)
-    for q in ORTHO_STEPS[point]:
+    for q in g.ORTHO_STEPS[point]:
         if b[q] == king and point in board.KING_STEPS[side][q]:
             out.append(q)
     return out
@@ -221,7 +203,7 @@ def _legal_capture(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
     b = board.squares
     piece, captured = b[fr], b[to]
     b[to], b[fr] = piece, 0
-    general = to if piece in (KING, -KING) else board.kings[side]
+    general = to if piece in (g.KING, -g.KING) else board.kings[side]
     safe = not board.attacked(general, 1 - side)
     b[fr], b[to] = piece, captured
     return safe
@@ -234,17 +216,18 @@ def chasers(board: JudgedBoard, side: int, point: int) -> list[int]:
     victim = b[point]
     kind = abs(victim)
     enemy = 1 - side
-    if kind == KING or (kind == SOLDIER and own_half(point, enemy)):
+    if kind == g.KING or (kind == g.SOLDIER and g.own_half(point, enemy)):
         return []
     out = []
     for q in capturers(board, side, point):
         attacker = b[q]
         attacker_kind = abs(attacker)
-        if attacker_kind in (KING, SOLDIER) or not _legal_capture(board, side, q, point):
+        if attacker_kind in (g.KING, g.SOLDIER) or not _legal_capture(board, side, q, point):
             continue
         if attacker_kind == kind and _can_take_back(board, enemy, point, q):
             continue  # an exchange offered, not a chase (rule 24)
-        if (attacker_kind, kind) in CHASES_PROTECTED:
+        if kind == g.CHARIOT and attacker_kind in (g.HORSE, g.CANNON):
+            # Rule 15: a horse or cannon chasing a chariot chases even a protected one.
             out.append(q)
             continue
         # Protectors are the pieces that reach the point as the board stands: a line that only
@@ -272,9 +255,9 @@ def _shift(board: JudgedBoard, fr: int, to: int) -> None:
     b = board.squares
     piece = b[fr]
     b[to], b[fr] = piece, 0
-    if piece == KING:
+    if piece == g.KING:
         board.kings[0] = to
-    elif piece == -KING:
+    elif piece == -g.KING:
         board.kings[1] = to
 
 
@@ -315,9 +298,9 @@ def _attacked_enemies(board: JudgedBoard, side: int) -> list[int]:
     finally:
         board.turn = turn
     b = board.squares
-    sign = -1 if side == FIRST else 1
-    limit = NUM_POINTS * NUM_POINTS  # a janggi pass is no capture
-    return sorted({c % NUM_POINTS for c in codes if c < limit and b[c % NUM_POINTS] * sign > 0})
+    sign = -1 if side == g.FIRST else 1
+    limit = g.NUM_POINTS * g.NUM_POINTS  # a janggi pass is no capture
+    return sorted({c % g.NUM_POINTS for c in codes if c < limit and b[c % g.NUM_POINTS] * sign > 0})
 
 
 def judge(
@@ -333,8 +316,8 @@ def judge(
     saved, saved_kings = b[:], board.kings[:]
     try:
         for code in reversed(codes):
-            _shift(board, code % NUM_POINTS, code // NUM_POINTS)
-        first = FIRST if codes and b[codes[0] // NUM_POINTS] > 0 else 1 - FIRST
+            _shift(board, code % g.NUM_POINTS, code // g.NUM_POINTS)
+        first = g.FIRST if codes and b[codes[0] // g.NUM_POINTS] > 0 else 1 - g.FIRST
         moved, always_check = _checking_sides(first, checks)
         # A checking move chases nothing, so a side that checked once has no perpetual chase.
         open_ = [moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
@@ -342,14 +325,14 @@ def judge(
         if not explain and (always_check[0] and moved[0] or always_check[1] and moved[1]):
             open_ = [False, False]  # a perpetual check decides alone: no chase to look for
         candidates: list[dict[int, tuple[int, Chase]] | None] = [None, None]
-        ident = list(range(NUM_POINTS))  # point -> which piece (its point at the span's start)
-        where = list(range(NUM_POINTS))  # piece -> its point now
+        ident = list(range(g.NUM_POINTS))  # point -> which piece (its point at the span's start)
+        where = list(range(g.NUM_POINTS))  # piece -> its point now
         marks: list[tuple[bool, tuple[Chase, ...]]] = []
         for i, code in enumerate(codes):
             if not explain and not open_[0] and not open_[1]:
                 break  # nothing left to find; the board is put back below
             side = first ^ (i & 1)
-            fr, to = divmod(code, NUM_POINTS)
+            fr, to = divmod(code, g.NUM_POINTS)
             chases: list[Chase] = []
             if not checks[i] and (explain or open_[side]):
                 pool = candidates[side]
@@ -479,7 +462,7 @@ def ruling_json(board: JudgedBoard, first: int, verdict: Verdict) -> dict[str, A
         marks.append(
             {
                 "ply": ply + 1,
-                "move": square_name(code // NUM_POINTS) + square_name(code % NUM_POINTS),
+                "move": g.square_name(code // g.NUM_POINTS) + g.square_name(code % g.NUM_POINTS),
                 "side": names[mover],
                 "check": gave_check,
                 "chases": [c.as_json() for c in chases],
