@@ -10,6 +10,7 @@ quiet move and of a capture are the same expression.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from ..rules.geometry import (
     ADVISOR,
@@ -34,7 +35,7 @@ Table = list[list[int]]
 # owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);
 # the rows stop at the farthest rank the kind can reach (none beyond it).
 # A value is the mean over the points where the kind stood in the games.
-XIANGQI_VALUES = {
+XIANGQI_VALUES: Final = {
     KING: 0,
     ADVISOR: 135,
     ELEPHANT: 142,
@@ -43,7 +44,7 @@ XIANGQI_VALUES = {
     CANNON: 465,
     SOLDIER: 113,
 }
-XIANGQI_BONUS = {
+XIANGQI_BONUS: Final = {
     KING: (
         (   0,    0,    0,   12,   45),  # rank 0
         (   0,    0,    0,  -50,    4),  # rank 1
@@ -112,21 +113,21 @@ XIANGQI_BONUS = {
 }
 # Centipawns per point a chariot, horse, cannon can move to (``mobility``), and
 # per missing defender and attacker unit (``general_safety``).
-CHARIOT_MOBILITY = 4
-HORSE_MOBILITY = 6
-XIANGQI_CANNON_MOBILITY = 5
-SAFETY_WEIGHT = 12
+CHARIOT_MOBILITY: Final = 4
+HORSE_MOBILITY: Final = 6
+XIANGQI_CANNON_MOBILITY: Final = 5
+SAFETY_WEIGHT: Final = 12
 # More than the mobility balance of any ordinary position (99.9 % of the games'
 # positions): see ``Searcher._leaf_score``.
-MOBILITY_MARGIN = 140
+MOBILITY_MARGIN: Final = 140
 # --- end of the tuned weights ---
 
 # J8: chariot 13, cannon 7, horse 5, elephant 3, advisor 3, soldier 2 (× 100).
-JANGGI_VALUES = {KING: 0, ADVISOR: 300, ELEPHANT: 300, HORSE: 500, CHARIOT: 1300, CANNON: 700,
-                 SOLDIER: 200}
-JANGGI_SECOND_MOVER_BONUS = 150  # J8: Han's 1.5 points
+JANGGI_VALUES: Final = {KING: 0, ADVISOR: 300, ELEPHANT: 300, HORSE: 500, CHARIOT: 1300,
+                        CANNON: 700, SOLDIER: 200}
+JANGGI_SECOND_MOVER_BONUS: Final = 150  # J8: Han's 1.5 points
 
-_CENTRE = (0, 1, 2, 3, 4, 3, 2, 1, 0)  # distance-from-edge score per file
+_CENTRE: Final = (0, 1, 2, 3, 4, 3, 2, 1, 0)  # distance-from-edge score per file
 
 
 def _xiangqi_square(kind: int, file: int, rank: int) -> int:
@@ -201,7 +202,7 @@ def general_safety(counts: Sequence[int]) -> int:
 
 # How much of its lead a side keeps in an ending it cannot win (a right shift: 1/16): enough
 # to prefer the better of two drawn endings, too little to avoid a draw for it.
-DRAWN_SHIFT = 4
+DRAWN_SHIFT: Final = 4
 
 
 def cannot_win(counts: Sequence[int], side: int) -> bool:
@@ -252,8 +253,8 @@ def drawn_scaled(counts: Sequence[int], score: int) -> int:
 # with blocked legs is worth less than a free one (issue 6: mobility). The chariot's and the
 # horse's weights are tuned on xiangqi games (above) and shared by every variant; the
 # cannon's is per evaluator (``Evaluator.cannon_mobility``): this is jieqi's.
-CANNON_MOBILITY = 1
-_MOBILE = frozenset((CHARIOT, HORSE, CANNON, -CHARIOT, -HORSE, -CANNON))
+CANNON_MOBILITY: Final = 1
+_MOBILE: Final = frozenset((CHARIOT, HORSE, CANNON, -CHARIOT, -HORSE, -CANNON))
 
 
 def mobility(
@@ -330,8 +331,8 @@ def _tuned_xiangqi_square(kind: int, file: int, rank: int) -> int:
     return rows[rank][min(file, 8 - file)] if rank < len(rows) else 0
 
 
-XIANGQI_TABLES = build_tables(XIANGQI_VALUES, _tuned_xiangqi_square)
-JANGGI_TABLES = build_tables(JANGGI_VALUES, _janggi_square)
+XIANGQI_TABLES: Final = build_tables(XIANGQI_VALUES, _tuned_xiangqi_square)
+JANGGI_TABLES: Final = build_tables(JANGGI_VALUES, _janggi_square)
 
 
 class Evaluator:
@@ -386,11 +387,11 @@ class Evaluator:
         return row[to] - row[fr] - self.tables[squares[to] + 7][to]
 
 
-XIANGQI_EVALUATOR = Evaluator(
+XIANGQI_EVALUATOR: Final = Evaluator(
     XIANGQI_TABLES, XIANGQI_VALUES, safety=True, cannon_mobility=XIANGQI_CANNON_MOBILITY,
     endings=True,
 )
 # A janggi cannon never slides without a screen: its free points are no measure of it.
-JANGGI_EVALUATOR = Evaluator(
+JANGGI_EVALUATOR: Final = Evaluator(
     JANGGI_TABLES, JANGGI_VALUES, bias=-JANGGI_SECOND_MOVER_BONUS, safety=True, cannon_mobility=0
 )

@@ -13,6 +13,7 @@ valued where it stands. Taking a face-down piece removes its expected value.
 from __future__ import annotations
 
 import math
+from typing import Final
 
 from ..rules.board import Board
 from ..rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_POINTS, SOLDIER
@@ -21,13 +22,13 @@ from .evaluation import Evaluator, _xiangqi_square, build_tables
 from .search import INFINITE, Limits, Searcher, VariantRules
 
 # How far a chance node first widens the window of an identity that only gave a bound.
-CHANCE_WIDEN = 300
+CHANCE_WIDEN: Final = 300
 # The share of a move's time after which no new iteration starts (search.SOFT_SHARE is 0.6).
-JIEQI_SOFT_SHARE = 0.85
+JIEQI_SOFT_SHARE: Final = 0.85
 
 # Face-up advisors and elephants roam the whole board in jieqi (Q4): worth more than at home.
-JIEQI_VALUES = {KING: 0, ADVISOR: 230, ELEPHANT: 230, HORSE: 400, CHARIOT: 900, CANNON: 450,
-                SOLDIER: 100}
+JIEQI_VALUES: Final = {KING: 0, ADVISOR: 230, ELEPHANT: 230, HORSE: 400, CHARIOT: 900, CANNON: 450,
+                      SOLDIER: 100}
 
 
 def _jieqi_square(kind: int, file: int, rank: int) -> int:
@@ -36,7 +37,7 @@ def _jieqi_square(kind: int, file: int, rank: int) -> int:
     return _xiangqi_square(kind, file, rank)
 
 
-JIEQI_EVALUATOR = Evaluator(build_tables(JIEQI_VALUES, _jieqi_square), JIEQI_VALUES)
+JIEQI_EVALUATOR: Final = Evaluator(build_tables(JIEQI_VALUES, _jieqi_square), JIEQI_VALUES)
 
 
 def reveal_odds(pool: dict[int, int]) -> list[tuple[int, float]]:

@@ -41,31 +41,35 @@ from .evaluation import (
     piece_counts,
 )
 
-MATE = 30_000
-MATE_BOUND = MATE - 1_000
-INFINITE = 32_000
-MAX_PLY = 96
-TT_MAX_ENTRIES = 2_000_000  # about 400 MB of Python tuples at most; then start afresh
+MATE: Final = 30_000
+MATE_BOUND: Final = MATE - 1_000
+INFINITE: Final = 32_000
+MAX_PLY: Final = 96
+TT_MAX_ENTRIES: Final = 2_000_000  # about 400 MB of Python tuples at most; then start afresh
 
-EXACT, LOWER, UPPER = 0, 1, 2
-FUTILITY_MARGIN = 150  # per ply of remaining depth, up to FUTILITY_DEPTH
-FUTILITY_DEPTH = 2
-REVERSE_FUTILITY_MARGIN = 120  # per ply of remaining depth, up to REVERSE_FUTILITY_DEPTH
-REVERSE_FUTILITY_DEPTH = 3
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
+FUTILITY_MARGIN: Final = 150  # per ply of remaining depth, up to FUTILITY_DEPTH
+FUTILITY_DEPTH: Final = 2
+REVERSE_FUTILITY_MARGIN: Final = 120  # per ply of remaining depth, up to REVERSE_FUTILITY_DEPTH
+REVERSE_FUTILITY_DEPTH: Final = 3
 # Late-move pruning: near the leaves, the quiet moves after this many legal ones (by depth) are
 # not searched at all in a node that is not on the principal variation.
-LATE_MOVE_COUNT = (0, 8, 13, 20)
-DELTA_MARGIN = 200
-CONTEMPT = 25  # a draw counts this much below zero for the side that searches: play on
+LATE_MOVE_COUNT: Final = (0, 8, 13, 20)
+DELTA_MARGIN: Final = 200
+CONTEMPT: Final = 25  # a draw counts this much below zero for the side that searches: play on
 # Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.2, at least 1.
-LMR = [[max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for m in range(128)]
-       for d in range(MAX_PLY + 2)]
+LMR: Final = [
+    [max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for m in range(128)]
+    for d in range(MAX_PLY + 2)
+]
 # The time manager (issue 19): a new iteration starts while the time used is under this share
 # of the move's budget, scaled up when the best move just changed or the score fell (an unclear
 # position) and down when the best move has held for several iterations or the reply is forced.
-SOFT_SHARE = 0.6
-SETTLED_FACTOR = 0.6
-HARD_SHARE = 0.85
+SOFT_SHARE: Final = 0.6
+SETTLED_FACTOR: Final = 0.6
+HARD_SHARE: Final = 0.85
 # Before depth TIME_FACTOR_DEPTH the iterations are too short to read anything from.
 TIME_FACTOR_DEPTH: Final = 5
 UNSETTLED_FACTOR: Final = 1.8  # the best move changed in the last iteration: look deeper

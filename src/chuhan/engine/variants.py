@@ -6,12 +6,14 @@ data and small hooks). :func:`profile_for` picks it from the board's ``variant``
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..rules.board import Board
 from .evaluation import JANGGI_EVALUATOR, XIANGQI_EVALUATOR, Evaluator
 from .jieqi import JIEQI_EVALUATOR, JieqiSearcher
 from .search import INFINITE, Limits, SearchAborted, Searcher, VariantRules, toggle_turn
 
-QUIET_MARGIN = 30
+QUIET_MARGIN: Final = 30
 
 
 class Profile:
@@ -57,7 +59,7 @@ def _capture_gain(searcher: Searcher, score: int) -> int:
     return searcher._quiesce(-INFINITE, INFINITE, 0, score, False) - static
 
 
-WIN_ON_POINTS = 20_000
+WIN_ON_POINTS: Final = 20_000
 
 
 class JanggiRules(VariantRules):
@@ -100,7 +102,7 @@ class JieqiProfile(Profile):
         return JieqiSearcher(board, limits, self.rules, noise)
 
 
-PROFILES: dict[str, Profile] = {
+PROFILES: Final[dict[str, Profile]] = {
     "xiangqi": Profile(),
     "janggi": JanggiProfile(),
     "jieqi": JieqiProfile(),

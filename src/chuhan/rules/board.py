@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -62,7 +62,7 @@ from .geometry import (
 )
 from .wxf import RULE_SETS, check_rule_set, game_verdict
 
-PASS_CODE = NUM_POINTS * NUM_POINTS
+PASS_CODE: Final = NUM_POINTS * NUM_POINTS
 
 
 class RulesError(ValueError):
@@ -131,7 +131,7 @@ class Move:
         return square_name(self.from_point) + square_name(self.to_point)
 
 
-PASS = Move(-1, -1)
+PASS: Final = Move(-1, -1)
 
 
 def code_text(code: int) -> str:
@@ -162,9 +162,9 @@ def _zobrist_table() -> list[list[int]]:
 
 
 # Rows 0..14 are the piece codes -7..7 shifted by 7; rows 15 and 16 face-down pieces (jieqi).
-ZOBRIST = _zobrist_table()
-ZOBRIST_SIDE = random.Random(0x5349444).getrandbits(64)
-FACE_DOWN_KEY = (15, 16)
+ZOBRIST: Final = _zobrist_table()
+ZOBRIST_SIDE: Final = random.Random(0x5349444).getrandbits(64)
+FACE_DOWN_KEY: Final = (15, 16)
 
 
 @dataclass(slots=True)

@@ -7,17 +7,26 @@ by point and computed once at import, so the move generator never checks bounds.
 
 from __future__ import annotations
 
-FILES = "abcdefghi"
-NUM_POINTS = 90
+from typing import Final
+
+FILES: Final = "abcdefghi"
+NUM_POINTS: Final = 90
 
 # Piece kinds. On the board the first mover's pieces are positive, the second mover's negative.
-KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER = 1, 2, 3, 4, 5, 6, 7
-KIND_LETTERS = " kabnrcp"
-LETTER_KINDS = {letter: kind for kind, letter in enumerate(KIND_LETTERS) if letter != " "}
+KING: Final = 1
+ADVISOR: Final = 2
+ELEPHANT: Final = 3
+HORSE: Final = 4
+CHARIOT: Final = 5
+CANNON: Final = 6
+SOLDIER: Final = 7
+KIND_LETTERS: Final = " kabnrcp"
+LETTER_KINDS: Final = {letter: kind for kind, letter in enumerate(KIND_LETTERS) if letter != " "}
 
 # Sides: 0 moves first (Red in xiangqi and jieqi, Cho in janggi), 1 moves second.
-FIRST, SECOND = 0, 1
-SIGN = (1, -1)
+FIRST: Final = 0
+SECOND: Final = 1
+SIGN: Final = (1, -1)
 
 
 def point_at(file: int, rank: int) -> int:
@@ -56,8 +65,8 @@ def own_half(point: int, side: int) -> bool:
     return point // 9 <= 4 if side == FIRST else point // 9 >= 5
 
 
-ORTHOGONAL = ((0, 1), (0, -1), (1, 0), (-1, 0))
-DIAGONAL = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+ORTHOGONAL: Final = ((0, 1), (0, -1), (1, 0), (-1, 0))
+DIAGONAL: Final = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 
 
 def _ray(point: int, df: int, dr: int) -> tuple[int, ...]:
@@ -106,16 +115,16 @@ def _elephant_moves(point: int) -> tuple[tuple[int, int], ...]:
     )
 
 
-RAYS: list[tuple[tuple[int, ...], ...]] = [
+RAYS: Final[list[tuple[tuple[int, ...], ...]]] = [
     tuple(_ray(p, df, dr) for df, dr in ORTHOGONAL) for p in range(NUM_POINTS)
 ]
-ORTHO_STEPS: list[tuple[int, ...]] = [_steps(p, ORTHOGONAL) for p in range(NUM_POINTS)]
-DIAG_STEPS: list[tuple[int, ...]] = [_steps(p, DIAGONAL) for p in range(NUM_POINTS)]
-HORSE_MOVES: list[tuple[tuple[int, int], ...]] = [_horse_moves(p) for p in range(NUM_POINTS)]
-HORSE_ATTACKERS: list[tuple[tuple[int, int], ...]] = [
+ORTHO_STEPS: Final[list[tuple[int, ...]]] = [_steps(p, ORTHOGONAL) for p in range(NUM_POINTS)]
+DIAG_STEPS: Final[list[tuple[int, ...]]] = [_steps(p, DIAGONAL) for p in range(NUM_POINTS)]
+HORSE_MOVES: Final[list[tuple[tuple[int, int], ...]]] = [_horse_moves(p) for p in range(NUM_POINTS)]
+HORSE_ATTACKERS: Final[list[tuple[tuple[int, int], ...]]] = [
     _horse_attackers(p) for p in range(NUM_POINTS)
 ]
-ELEPHANT_MOVES_ANY: list[tuple[tuple[int, int], ...]] = [
+ELEPHANT_MOVES_ANY: Final[list[tuple[tuple[int, int], ...]]] = [
     _elephant_moves(p) for p in range(NUM_POINTS)
 ]
 
@@ -137,4 +146,4 @@ def _mask(point: int) -> bytes:
     return bytes(out)
 
 
-KING_SAFETY_MASK: list[bytes] = [_mask(p) for p in range(NUM_POINTS)]
+KING_SAFETY_MASK: Final[list[bytes]] = [_mask(p) for p in range(NUM_POINTS)]

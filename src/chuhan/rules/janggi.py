@@ -9,7 +9,7 @@ general, the pass, and the end of the game by points.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, Literal, get_args
+from typing import ClassVar, Final, Literal, get_args
 
 from mypy_extensions import mypyc_attr
 
@@ -47,19 +47,19 @@ class RuleOptionError(RulesError):
 # The one list (issue 29): the server's request models take ``SetupChoice``, the rest ``SETUPS``;
 # the web client's copy (``web/js/screens.js``) is checked against it (test_architecture).
 SetupChoice = Literal["HEHE", "EHEH", "HEEH", "EHHE"]
-SETUPS: tuple[str, ...] = get_args(SetupChoice)
-DEFAULT_SETUP = "HEEH:HEEH"
-BIKJANG_OPTIONS = ("off", "points")
+SETUPS: Final[tuple[str, ...]] = get_args(SetupChoice)
+DEFAULT_SETUP: Final = "HEEH:HEEH"
+BIKJANG_OPTIONS: Final = ("off", "points")
 
 # J8: points per piece kind (index = kind: -, general, advisor, elephant, horse, chariot,
 # cannon, soldier); Han, who moves second, gets HAN_BONUS on top.
-PIECE_POINTS = (0, 0, 3, 3, 5, 13, 7, 2)
-HAN_BONUS = 1.5
+PIECE_POINTS: Final = (0, 0, 3, 3, 5, 13, 7, 2)
+HAN_BONUS: Final = 1.5
 
 # J9: the game ends when this many half-moves (passes included) have been played.
-MOVE_LIMIT = 400
+MOVE_LIMIT: Final = 400
 
-_PALACE_CENTRES = (point_at(4, 1), point_at(4, 8))
+_PALACE_CENTRES: Final = (point_at(4, 1), point_at(4, 8))
 
 
 def _palace_diagonal_rays(point: int) -> tuple[tuple[int, ...], ...]:
@@ -76,8 +76,8 @@ def _palace_diagonal_rays(point: int) -> tuple[tuple[int, ...], ...]:
     return tuple(rays)
 
 
-PALACE_DIAGONAL_RAYS = [_palace_diagonal_rays(p) for p in range(NUM_POINTS)]
-PALACE_DIAGONAL_STEPS = [tuple(ray[0] for ray in rays) for rays in PALACE_DIAGONAL_RAYS]
+PALACE_DIAGONAL_RAYS: Final = [_palace_diagonal_rays(p) for p in range(NUM_POINTS)]
+PALACE_DIAGONAL_STEPS: Final = [tuple(ray[0] for ray in rays) for rays in PALACE_DIAGONAL_RAYS]
 
 
 def _palace_steps(point: int, side: int) -> tuple[int, ...]:
@@ -112,15 +112,15 @@ def _elephant_steps(point: int) -> tuple[tuple[int, int, int], ...]:
     return tuple(out)
 
 
-ELEPHANT_STEPS = [_elephant_steps(p) for p in range(NUM_POINTS)]
+ELEPHANT_STEPS: Final = [_elephant_steps(p) for p in range(NUM_POINTS)]
 # (elephant point, first block, second block) from which an elephant attacks a point.
-ELEPHANT_ATTACKERS = [
+ELEPHANT_ATTACKERS: Final = [
     tuple(
         (src, b1, b2) for src in range(NUM_POINTS) for to, b1, b2 in ELEPHANT_STEPS[src] if to == p
     )
     for p in range(NUM_POINTS)
 ]
-SLIDER_RAYS = [RAYS[p] + PALACE_DIAGONAL_RAYS[p] for p in range(NUM_POINTS)]
+SLIDER_RAYS: Final = [RAYS[p] + PALACE_DIAGONAL_RAYS[p] for p in range(NUM_POINTS)]
 
 
 def _per_side(fn: Callable[[int, int], tuple[int, ...]]) -> tuple[list[tuple[int, ...]], ...]:
@@ -128,10 +128,10 @@ def _per_side(fn: Callable[[int, int], tuple[int, ...]]) -> tuple[list[tuple[int
     return tuple([fn(p, side) for p in range(NUM_POINTS)] for side in (FIRST, SECOND))
 
 
-PALACE_STEPS = _per_side(_palace_steps)
-SOLDIER_STEPS = _per_side(_soldier_steps)
+PALACE_STEPS: Final = _per_side(_palace_steps)
+SOLDIER_STEPS: Final = _per_side(_soldier_steps)
 # SOLDIER_ATTACKERS[side][point]: where a soldier of ``side`` stands when it attacks ``point``.
-SOLDIER_ATTACKERS = tuple(
+SOLDIER_ATTACKERS: Final = tuple(
     [tuple(q for q in range(NUM_POINTS) if p in SOLDIER_STEPS[side][q]) for p in range(NUM_POINTS)]
     for side in (FIRST, SECOND)
 )
@@ -167,7 +167,7 @@ def _elephant_reachable(side: int) -> frozenset[int]:
     return frozenset(seen)
 
 
-_ELEPHANT_REACHABLE = (_elephant_reachable(FIRST), _elephant_reachable(SECOND))
+_ELEPHANT_REACHABLE: Final = (_elephant_reachable(FIRST), _elephant_reachable(SECOND))
 
 
 def parse_setup(text: str) -> tuple[str, str]:

@@ -70,7 +70,7 @@ import hashlib
 import random
 import secrets
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -104,25 +104,25 @@ from .geometry import (
     square_name,
 )
 
-SIDE_NAMES = ("red", "black")
+SIDE_NAMES: Final = ("red", "black")
 # What a move did to face-down pieces (kept in ``UndoRecord.extra``): the signed piece a face-down
 # mover turned out to be (0: none), and for a captured face-down piece the signed piece it was
 # (0: unknown to this board; None: the capture, if any, was of a face-up piece).
 _Reveal = tuple[int, int | None]
-VIEWERS = ("red", "black", "all")
+VIEWERS: Final = ("red", "black", "all")
 
 
 # Q3: a face-down piece moves as the piece that starts on its point.
-START_PIECE: list[int] = placement(Board.START_FEN)
+START_PIECE: Final[list[int]] = placement(Board.START_FEN)
 # How many pieces of each kind a side has besides its general (X1): the start position's.
-STANDARD_COUNTS: dict[int, int] = {
+STANDARD_COUNTS: Final[dict[int, int]] = {
     kind: START_PIECE.count(kind) for kind in range(ADVISOR, SOLDIER + 1)
 }
 
 # For each point: (diagonal neighbour, the point beyond it). An advisor attacks from the
 # neighbour; an elephant from beyond it when the neighbour (the eye) is empty. Where nothing
 # lies beyond, the neighbour stands in for it: it is empty whenever it is looked at there.
-_DIAGONAL_PAIRS: list[tuple[tuple[int, int], ...]] = [
+_DIAGONAL_PAIRS: Final[list[tuple[tuple[int, int], ...]]] = [
     tuple(
         (eye, next((far for far, e in ELEPHANT_MOVES_ANY[point] if e == eye), eye))
         for eye in DIAG_STEPS[point]

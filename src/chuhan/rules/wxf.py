@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from . import geometry as g
 
@@ -96,11 +96,13 @@ class JudgedBoard(Protocol):
     def check_history(self) -> list[bool]: ...
 
 
-RULE_SETS = ("casual", "wxf")
-KIND_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
+RULE_SETS: Final = ("casual", "wxf")
+KIND_NAMES: Final = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
 # Which chased piece a ruling names first (the most valuable).
-VALUES = (0, 0, 2, 2, 4, 9, 4, 1)
-CHECK, CHASE, IDLE = "check", "chase", "idle"
+VALUES: Final = (0, 0, 2, 2, 4, 9, 4, 1)
+CHECK: Final = "check"
+CHASE: Final = "chase"
+IDLE: Final = "idle"
 
 
 class RuleSetError(ValueError):
