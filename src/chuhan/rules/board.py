@@ -199,6 +199,17 @@ def placement(fen: str) -> list[int]:
     return pieces
 
 
+def attackers_table(
+    steps: tuple[list[tuple[int, ...]], ...],
+) -> tuple[list[tuple[int, ...]], ...]:
+    """``table[side][point]``: the points from which a step of ``steps[side]`` reaches
+    ``point`` (where a soldier of ``side`` stands when it attacks ``point``)."""
+    return tuple(
+        [tuple(q for q in range(NUM_POINTS) if p in steps[side][q]) for p in range(NUM_POINTS)]
+        for side in (FIRST, SECOND)
+    )
+
+
 # Compiled (chuhan.native) as a native class, its variants with it (attribute reads and method
 # calls in the hot loops are then C struct reads and direct calls); interpreted subclasses
 # (tests) stay possible.
@@ -239,7 +250,11 @@ class Board:
             or (q // 9 == p // 9 and not own_half(p, s))
         )
     )
+    SOLDIER_ATTACKERS: ClassVar[tuple[list[tuple[int, ...]], ...]] = attackers_table(SOLDIER_STEPS)
     SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = RAYS
+    # (elephant point, block, block) from which an elephant attacks a general's point: never in
+    # xiangqi (its elephants keep to their own half); janggi's table.
+    ELEPHANT_ATTACKERS: ClassVar[list[tuple[tuple[int, int, int], ...]]] = [()] * NUM_POINTS
     # The kind no cannon jumps or takes (janggi: another cannon, J4); 0 for none.
     CANNON_UNSCREEN: ClassVar[int] = 0
     # Whether a cannon's quiet moves are past its screen (janggi, J4) or before it (xiangqi).
@@ -275,6 +290,13 @@ class Board:
         self._checks: list[bool] = []
         self._outcome_cache: tuple[int, Outcome | None] | None = None
         self._legal_cache: tuple[int, int, list[int]] | None = None
+        # The variant's attack tables, read by every call of attacked (the search's hottest
+        # path): as fields they are struct reads when compiled, slot reads when not.
+        self._slider_rays = self.SLIDER_RAYS
+        self._soldier_attackers = self.SOLDIER_ATTACKERS
+        self._elephant_attackers = self.ELEPHANT_ATTACKERS
+        self._flying_king = KING if self.FLYING_GENERAL else 0  # 0 matches no piece
+        self._unscreen = self.CANNON_UNSCREEN
         self.set_fen(fen or self.START_FEN)
 
     # ------------------------------------------------------------------ FEN
@@ -442,12 +464,15 @@ class Board:
     # ------------------------------------------------------------------ attacks
 
     def attacked(self, point: int, by: int) -> bool:
-        """True if side ``by`` attacks ``point`` (used for the generals: X3, X4)."""
+        """True if side ``by`` attacks ``point`` (used for the generals: X3, X4; janggi J4):
+        a variant's differences are its tables (rays, soldiers, elephants), whether generals
+        face each other (FLYING_GENERAL) and what no cannon jumps (CANNON_UNSCREEN)."""
         b = self.squares
         e = SIGN[by]
-        chariot, cannon, king = e * CHARIOT, e * CANNON, e * KING
-        flying = self.FLYING_GENERAL
-        for ray in self.SLIDER_RAYS[point]:
+        chariot, cannon = e * CHARIOT, e * CANNON
+        king = e * self._flying_king
+        unscreen = self._unscreen
+        for ray in self._slider_rays[point]:
             screened = False
             for q in ray:
                 x = b[q]
@@ -456,39 +481,29 @@ class Board:
                         if x == cannon:
                             return True
                         break
-                    if x == chariot or (flying and x == king):
+                    if x == chariot or x == king:  # noqa: SIM109 (no tuple per test)
                         return True
+                    if x == unscreen or x == -unscreen:
+                        break
                     screened = True
         horse = e * HORSE
         for q, leg in HORSE_ATTACKERS[point]:
             if b[q] == horse and not b[leg]:
                 return True
         soldier = e * SOLDIER
-        for q in self.soldier_attackers(by)[point]:
+        # A plain loop: any() over a generator costs a call per point in this hot path.
+        for q in self._soldier_attackers[by][point]:  # noqa: SIM110
             if b[q] == soldier:
                 return True
-        return self._attacked_extra(point, by)
-
-    def _attacked_extra(self, point: int, by: int) -> bool:
-        """Attacks by advisors and elephants: impossible in xiangqi, a hook for jieqi."""
+        elephant = e * ELEPHANT
+        for q, block1, block2 in self._elephant_attackers[point]:
+            if b[q] == elephant and not b[block1] and not b[block2]:
+                return True
         return False
-
-    _SOLDIER_ATTACKERS: ClassVar[dict[type, tuple[list[tuple[int, ...]], ...]]] = {}
 
     def soldier_attackers(self, by: int) -> list[tuple[int, ...]]:
         """Per point: the points from which a soldier of side ``by`` steps onto it."""
-        cls = type(self)
-        table = Board._SOLDIER_ATTACKERS.get(cls)
-        if table is None:
-            table = tuple(
-                [
-                    tuple(q for q in range(NUM_POINTS) if p in cls.SOLDIER_STEPS[s][q])
-                    for p in range(NUM_POINTS)
-                ]
-                for s in (FIRST, SECOND)
-            )
-            Board._SOLDIER_ATTACKERS[cls] = table
-        return table[by]
+        return self.SOLDIER_ATTACKERS[by]
 
     def is_check(self) -> bool:
         """True when the side to move has its general attacked."""
@@ -771,6 +786,11 @@ class Board:
     def _copy_into(self, other: Board) -> None:
         """Copy this board's state into a blank ``other``; variants extend it."""
         other.rules = self.rules
+        other._slider_rays = self._slider_rays
+        other._soldier_attackers = self._soldier_attackers
+        other._elephant_attackers = self._elephant_attackers
+        other._flying_king = self._flying_king
+        other._unscreen = self._unscreen
         other.squares = self.squares[:]
         other.turn = self.turn
         other.halfmove = self.halfmove

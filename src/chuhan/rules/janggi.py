@@ -13,22 +13,17 @@ from typing import ClassVar, Final, Literal, get_args
 
 from mypy_extensions import mypyc_attr
 
-from .board import PASS_CODE, Board, Outcome, RulesError, UndoRecord
+from .board import PASS_CODE, Board, Outcome, RulesError, UndoRecord, attackers_table
 from .geometry import (
     CANNON,
-    CHARIOT,
     DIAGONAL,
     ELEPHANT,
     FIRST,
-    HORSE,
-    HORSE_ATTACKERS,
     NUM_POINTS,
     ORTHO_STEPS,
     ORTHOGONAL,
     RAYS,
     SECOND,
-    SIGN,
-    SOLDIER,
     in_palace,
     on_board,
     point_at,
@@ -130,11 +125,6 @@ def _per_side(fn: Callable[[int, int], tuple[int, ...]]) -> tuple[list[tuple[int
 
 PALACE_STEPS: Final = _per_side(_palace_steps)
 SOLDIER_STEPS: Final = _per_side(_soldier_steps)
-# SOLDIER_ATTACKERS[side][point]: where a soldier of ``side`` stands when it attacks ``point``.
-SOLDIER_ATTACKERS: Final = tuple(
-    [tuple(q for q in range(NUM_POINTS) if p in SOLDIER_STEPS[side][q]) for p in range(NUM_POINTS)]
-    for side in (FIRST, SECOND)
-)
 
 
 def _safety_mask(king: int) -> bytes:
@@ -223,6 +213,7 @@ class JanggiBoard(Board):
     SIDE_NAMES: ClassVar[tuple[str, str]] = ("cho", "han")
     START_FEN: ClassVar[str] = janggi_start_fen()
     FLYING_GENERAL: ClassVar[bool] = False
+    ELEPHANT_ATTACKERS: ClassVar[list[tuple[tuple[int, int, int], ...]]] = ELEPHANT_ATTACKERS
     CANNON_UNSCREEN: ClassVar[int] = CANNON
     CANNON_JUMPS_TO_MOVE: ClassVar[bool] = True
     RULE_SETS: ClassVar[tuple[str, ...]] = ("casual",)  # J9 judges repetitions by points
@@ -233,6 +224,7 @@ class JanggiBoard(Board):
         ELEPHANT_STEPS, ELEPHANT_STEPS
     )
     SOLDIER_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = SOLDIER_STEPS
+    SOLDIER_ATTACKERS: ClassVar[tuple[list[tuple[int, ...]], ...]] = attackers_table(SOLDIER_STEPS)
     SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]] = SLIDER_RAYS
     KING_SAFETY_MASK: ClassVar[list[bytes]] = [_safety_mask(p) for p in range(NUM_POINTS)]
 
@@ -288,40 +280,6 @@ class JanggiBoard(Board):
         return not any(b[q] for q in range(cho + 9, han, 9))
 
     # ------------------------------------------------------------------ moves
-
-    def attacked(self, point: int, by: int) -> bool:
-        """True if side ``by`` attacks ``point`` (J4, J5): no flying general in janggi."""
-        b = self.squares
-        e = SIGN[by]
-        chariot, cannon = e * CHARIOT, e * CANNON
-        for ray in SLIDER_RAYS[point]:
-            bridge = False
-            for q in ray:
-                x = b[q]
-                if x:
-                    if bridge:
-                        if x == cannon:
-                            return True
-                        break
-                    if x == chariot:
-                        return True
-                    if x == CANNON or x == -CANNON:
-                        break
-                    bridge = True
-        horse = e * HORSE
-        for q, leg in HORSE_ATTACKERS[point]:
-            if b[q] == horse and not b[leg]:
-                return True
-        elephant = e * ELEPHANT
-        for q, block1, block2 in ELEPHANT_ATTACKERS[point]:
-            if b[q] == elephant and not b[block1] and not b[block2]:
-                return True
-        soldier = e * SOLDIER
-        # A plain loop: any() over a generator costs a call per point in this hot path.
-        for q in SOLDIER_ATTACKERS[by][point]:  # noqa: SIM110
-            if b[q] == soldier:
-                return True
-        return False
 
     def _copy_into(self, other: Board) -> None:
         super()._copy_into(other)

@@ -339,6 +339,10 @@ class JieqiBoard(Board):
             return self.PALACE_ADVISOR_STEPS[side][point]
         return steps[point]
 
+    def attacked(self, point: int, by: int) -> bool:
+        """As on the xiangqi board, and face-up advisors and elephants roam (Q4)."""
+        return super().attacked(point, by) or self._attacked_extra(point, by)
+
     def _attacked_extra(self, point: int, by: int) -> bool:
         """Face-up advisors and elephants that roam (Q4) can attack a general."""
         if not self.roamers[by]:
