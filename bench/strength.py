@@ -365,7 +365,7 @@ def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
 
 def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
            movetime: float, command: str, level: str, fs_nodes: int = 0,
-           our_nodes: int | None = None) -> None:
+           our_nodes: int | None = None, first: int = 0) -> None:
     budget = (f"{fs_nodes} nodes a move for it, {our_nodes} for ours" if fs_nodes and our_nodes
               else f"{movetime:g} s a move each")
     print(f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
@@ -373,7 +373,7 @@ def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies:
           f"{os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
     jobs = [FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes)
-            for s in skills for g in range(games)]
+            for s in skills for g in range(first, first + games)]
     results: dict[int, list[tuple[int | None, int, str, int]]] = {s: [] for s in skills}
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for job, result in zip(jobs, pool.map(play_fs_game, jobs), strict=True):
@@ -571,6 +571,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
     parser.add_argument("--fs-nodes", type=int, default=0,
                         help="Fairy-Stockfish searches this many nodes a move (with --our-nodes)")
+    parser.add_argument("--fs-first", type=int, default=0,
+                        help="start at this game index (its opening and colours), to add games")
     parser.add_argument("--our-nodes", type=int, default=None,
                         help="the level searches this many nodes a move, clock off")
     parser.add_argument("--baseline", default=None,
@@ -599,7 +601,7 @@ def main(argv: list[str] | None = None) -> int:
             skills = [int(s) for s in args.fs_skills.split(",")]
             run_fs(variant, skills, args.fs_games, args.fs_workers, args.max_plies,
                    args.fs_movetime, args.fs_command, args.fs_level, args.fs_nodes,
-                   args.our_nodes)
+                   args.our_nodes, args.fs_first)
     return 0
 
 
