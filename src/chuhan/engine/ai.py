@@ -122,8 +122,8 @@ def choose_move(
 
     ``movetime`` (seconds) replaces the level's time budget; ``nodes`` replaces its node budget
     and switches the clock off, which makes the result a function of (position, level, seed).
-    Advanced plays from the opening book (xiangqi, the first plies) whenever the position is
-    in it, intermediate half of the time; the seed picks among the book's moves.
+    Advanced plays from the opening book (xiangqi and janggi, the first plies) whenever the
+    position is in it, intermediate half of the time; the seed picks among the book's moves.
     Raises ValueError for an unknown level or when the side to move has no legal move.
     """
     _level(level)  # ValueError for an unknown level, before any book move
