@@ -95,11 +95,11 @@ def _games(store: Store) -> GameService:
     return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))
 
 
-def _settings(turn: float = 60.0) -> RoomSettings:
+def _settings(turn: float = 60.0, dead_after: float = 0.5) -> RoomSettings:
     return RoomSettings(
         clock=ClockRules(turn_seconds=turn, lag_cap_seconds=0),
         heartbeat_seconds=0.1,
-        dead_after_seconds=0.5,
+        dead_after_seconds=dead_after,
     )
 
 
@@ -140,7 +140,10 @@ def test_instances_starting_together_after_an_outage_move_each_clock_once_Z4_R7(
     url, schema = database
     stores = [Store(url, schema) for _ in range(3)]
     stores[0].migrate()
-    old, *new = (RoomService(_games(store), _settings()) for store in stores)
+    # Dead after 5 s, not 0.5: on a busy machine two instances starting in one event loop
+    # stalled past 0.5 s and took each other's fresh heartbeats for dead (CI saw the clock
+    # moved by 1.1 s, the age of the other's beat, instead of the 30 s outage).
+    old, *new = (RoomService(_games(store), _settings(dead_after=5.0)) for store in stores)
 
     async def scenario() -> None:
         await old.start()
