@@ -206,9 +206,14 @@ def rematch_both(pages: dict[str, Page], variant: str = "xiangqi") -> dict[str, 
 
 
 def move(page: Page, text: str) -> None:
-    """Play a move by clicking its two points, and wait until the server confirmed it."""
-    ply = int(room_data(page)["ply"])
+    """Play a move by clicking its two points, and wait until the server confirmed it.
+
+    The ply is read once it is this player's turn: read before, it may be the ply before the
+    opponent's move, and by the time the wait for "that ply + 1" begins both that move and this
+    one may have landed (seen across two instances, where the opponent's move comes through
+    Redis)."""
     page.wait_for_selector("[data-room][data-my-turn=true]")
+    ply = int(room_data(page)["ply"])
     origin, target = re.findall(r"[a-i]\d+", text)
     page.click(f'[data-point="{origin}"]')
     page.click(f'[data-point="{target}"]')
