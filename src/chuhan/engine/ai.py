@@ -35,6 +35,31 @@ class Level:
     slip_chance: float = 0.0
     noise: int = 0
 
+    def limits(self, movetime: float | None = None, nodes: int | None = None) -> Limits:
+        """This level's search limits; ``movetime`` replaces its time budget, ``nodes`` its
+        node budget (and switches the clock off)."""
+        budget = None if nodes is not None else (movetime or self.movetime)
+        return Limits(
+            depth=self.depth, nodes=nodes if nodes is not None else self.nodes, movetime=budget
+        )
+
+    def plan(
+        self, board: Board, seed: int = 0, movetime: float | None = None, nodes: int | None = None
+    ) -> tuple[Limits, dict[int, int] | None]:
+        """The search limits and root-move noise of one decision on ``board`` (A1).
+
+        The beginner now and then looks one ply deep without quiescence (it then misses what
+        its moved piece is exposed to) and adds a seeded random bonus to every root move.
+        """
+        rng = random.Random(f"{seed}:{board.key}:{board.ply}")
+        limits = self.limits(movetime, nodes)
+        noise = None
+        if self.noise:
+            noise = {code: int(rng.gauss(0, self.noise)) for code in board.legal_codes()}
+        if self.slip_chance and rng.random() < self.slip_chance:
+            limits.depth, limits.quiescence = 1, False
+        return limits, noise
+
 
 LEVELS: dict[str, Level] = {
     "beginner": Level(depth=2, nodes=6_000, movetime=0.35, slip_chance=0.3, noise=40),
@@ -69,33 +94,6 @@ def _level(name: str) -> Level:
         raise ValueError(f"unknown level {name!r}; choose one of {', '.join(LEVELS)}") from None
 
 
-def level_plan(
-    board: Board,
-    level: str,
-    seed: int = 0,
-    movetime: float | None = None,
-    nodes: int | None = None,
-) -> tuple[Limits, dict[int, int] | None]:
-    """The search limits and root-move noise of one decision at ``level`` (A1).
-
-    The beginner now and then looks one ply deep without quiescence (it then misses what its
-    moved piece is exposed to) and adds a seeded random bonus to every root move.
-    Raises ValueError for an unknown level.
-    """
-    spec = _level(level)
-    rng = random.Random(f"{seed}:{board.key}:{board.ply}")
-    budget = None if nodes is not None else (movetime or spec.movetime)
-    limits = Limits(
-        depth=spec.depth, nodes=nodes if nodes is not None else spec.nodes, movetime=budget
-    )
-    noise = None
-    if spec.noise:
-        noise = {code: int(rng.gauss(0, spec.noise)) for code in board.legal_codes()}
-    if spec.slip_chance and rng.random() < spec.slip_chance:
-        limits.depth, limits.quiescence = 1, False
-    return limits, noise
-
-
 def search(
     board: Board, limits: Limits, noise: dict[int, int] | None = None
 ) -> SearchResult:
@@ -126,15 +124,14 @@ def choose_move(
     position is in it, intermediate half of the time; the seed picks among the book's moves.
     Raises ValueError for an unknown level or when the side to move has no legal move.
     """
-    _level(level)  # ValueError for an unknown level, before any book move
+    spec = _level(level)  # ValueError for an unknown level, before any book move
     share = BOOK_SHARE.get(level, 0.0)
     if share:
         rng = random.Random(f"book:{seed}:{board.key}:{board.ply}")
         move = book_move(board, rng) if rng.random() < share else None
         if move is not None:
             return SearchResult(move, 0, 0, 0, [str(move)])
-    limits, noise = level_plan(board, level, seed, movetime, nodes)
-    return search(board, limits, noise)
+    return search(board, *spec.plan(board, seed, movetime, nodes))
 
 
 def hint(board: Board, seed: int = 0, *, nodes: int | None = None) -> Move:
@@ -142,8 +139,7 @@ def hint(board: Board, seed: int = 0, *, nodes: int | None = None) -> Move:
 
     Raises ValueError when the side to move has no legal move.
     """
-    budget = None if nodes is not None else HINT_LEVEL.movetime
-    return search(board, Limits(depth=HINT_LEVEL.depth, nodes=nodes, movetime=budget)).move
+    return search(board, HINT_LEVEL.limits(nodes=nodes)).move
 
 
 def accepts_draw(board: Board, engine_side: int) -> bool:

@@ -25,7 +25,7 @@ from ..rules import make_board
 from ..rules.board import PASS_CODE, Board, Move, RulesError
 from ..rules.geometry import square_name
 from ..rules.wxf import RULE_SETS
-from .ai import LEVELS, Level, level_plan
+from .ai import LEVELS, Level
 from .search import MATE, MATE_BOUND, Iteration, Limits
 from .variants import profile_for
 
@@ -198,7 +198,7 @@ class UciEngine:
         for name, value in zip(args, args[1:], strict=False):
             if value.lstrip("-").isdigit():
                 values[name] = int(value)
-        limits, noise = level_plan(self.board, self.level, seed=self.games)
+        limits, noise = LEVELS[self.level].plan(self.board, seed=self.games)
         if "depth" in values:
             limits.depth = max(1, values["depth"])
             limits.movetime = None
