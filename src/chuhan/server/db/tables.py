@@ -25,6 +25,11 @@ from sqlalchemy import (
 metadata = MetaData()
 
 
+def _table(name: str, *columns: Column[Any] | Index) -> Table:
+    """A table of :data:`metadata`, the one Alembic compares with the migrations."""
+    return Table(name, metadata, *columns)
+
+
 def _id(name: str, refers_to: str | None = None, **flags: Any) -> Column[str]:
     """A row's id (players, games, rooms and server instances have ids of at most 32
     characters), or one that another row holds: ``refers_to`` names the table it must be in."""
@@ -42,23 +47,37 @@ def _moment(name: str) -> Column[datetime]:
     return Column(name, DateTime(timezone=True), nullable=False)
 
 
-players = Table(
+def _count(name: str) -> Column[int]:
+    """How many of something there are or have been: a game's ``seq`` counts its events, a
+    room's ``version`` its changes."""
+    return Column(name, Integer, nullable=False)
+
+
+def _points(name: str) -> Column[int]:
+    """Points a player has won, or a game gave (SPEC S1): none until won."""
+    return Column(name, Integer, nullable=False, server_default="0")
+
+
+def _glicko(*names: str) -> list[Column[float]]:
+    """Numbers of a Glicko-2 rating (SPEC B2): the rating, its deviation or its volatility."""
+    return [Column(name, Float, nullable=False) for name in names]
+
+
+players = _table(
     "players",
-    metadata,
     _id("id", primary_key=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("name", String(40), nullable=True),
-    Column("ai_points", Integer, nullable=False, server_default="0"),
-    Column("online_points", Integer, nullable=False, server_default="0"),
+    _points("ai_points"),
+    _points("online_points"),
     _moment("created_at"),
 )
 
 # One row per game. ``seq`` is the number of the game's last event: every change of the game
 # is a conditional update on it, so each move is applied exactly once even with several
 # server instances on one database.
-games = Table(
+games = _table(
     "games",
-    metadata,
     _id("id", primary_key=True),
     _keyword("kind"),
     _keyword("variant"),
@@ -72,8 +91,8 @@ games = Table(
     _keyword("status"),
     Column("result", JSON, nullable=True),
     Column("practice", Boolean, nullable=False, server_default=false()),
-    Column("points_awarded", Integer, nullable=False, server_default="0"),
-    Column("seq", Integer, nullable=False),
+    _points("points_awarded"),
+    _count("seq"),
     _moment("created_at"),
     _moment("expires_at"),
     _moment("updated_at"),
@@ -83,9 +102,8 @@ games = Table(
 )
 
 # The per-game event log that reconnecting clients catch up from (SPEC Z4, P5).
-game_events = Table(
+game_events = _table(
     "game_events",
-    metadata,
     _id("game_id", refers_to="games", primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("type", String(24), nullable=False),
@@ -95,9 +113,8 @@ game_events = Table(
 
 # Who played each online game and on which side (SPEC S1: online points with the games behind
 # them). AI and local games keep their one player in ``games.player_id``.
-game_players = Table(
+game_players = _table(
     "game_players",
-    metadata,
     _id("game_id", refers_to="games", primary_key=True),
     _id("player_id", refers_to="players", primary_key=True),
     Column("side", Integer, nullable=False),
@@ -107,22 +124,20 @@ game_players = Table(
 # After the game (issue 17): a finished game opens read-only for anyone holding its share
 # token (unguessable, 192 random bits), and its engine analysis is kept with it: one entry
 # of ``evaluations`` per evaluated view of a position, so a restarted analysis goes on.
-game_shares = Table(
+game_shares = _table(
     "game_shares",
-    metadata,
     Column("token", String(64), primary_key=True),
     _id("game_id", refers_to="games", nullable=False, unique=True),
     _moment("created_at"),
 )
 
-game_analyses = Table(
+game_analyses = _table(
     "game_analyses",
-    metadata,
     _id("game_id", refers_to="games", primary_key=True),
     _keyword("status"),
     Column("engine", String(120), nullable=False),
-    Column("nodes", Integer, nullable=False),
-    Column("positions", Integer, nullable=False),
+    _count("nodes"),
+    _count("positions"),
     Column("evaluations", JSON, nullable=False),
     _moment("updated_at"),
 )
@@ -130,41 +145,33 @@ game_analyses = Table(
 # Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
 # only (``server/players/ratings.py``). ``games`` counts the rated games: a rating changes by a
 # conditional update on it, so two instances never apply two games over one read.
-ratings = Table(
+ratings = _table(
     "ratings",
-    metadata,
     _id("player_id", refers_to="players", primary_key=True),
     _keyword("variant", primary_key=True),
-    Column("rating", Float, nullable=False),
-    Column("deviation", Float, nullable=False),
-    Column("volatility", Float, nullable=False),
-    Column("games", Integer, nullable=False),
+    *_glicko("rating", "deviation", "volatility"),
+    _count("games"),
     _moment("updated_at"),
 )
 
 # What each paired game did to each of its players' ratings: one row per (game, player), so
 # a game is never rated twice, whichever instance ends it (B2). ``counted`` is false for a
 # game past the pair's daily limit (its rows say so and change nothing).
-rating_changes = Table(
+rating_changes = _table(
     "rating_changes",
-    metadata,
     _id("game_id", refers_to="games", primary_key=True),
     _id("player_id", refers_to="players", primary_key=True),
     _id("opponent_id", refers_to="players", nullable=False),
     _keyword("variant"),
     Column("counted", Boolean, nullable=False),
-    Column("before", Float, nullable=False),
-    Column("after", Float, nullable=False),
-    Column("deviation_before", Float, nullable=False),
-    Column("deviation_after", Float, nullable=False),
+    *_glicko("before", "after", "deviation_before", "deviation_after"),
     _moment("created_at"),
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
 
 # Online rooms (SPEC R1–R3). Every change is a conditional update on ``version`` (db/rooms.py).
-rooms = Table(
+rooms = _table(
     "rooms",
-    metadata,
     _id("id", primary_key=True),
     Column("invite", String(64), nullable=True, unique=True),
     Column("password", String(20), nullable=True),
@@ -177,15 +184,14 @@ rooms = Table(
     Column("sides", JSON(none_as_null=True), nullable=True),
     Column("setup", JSON(none_as_null=True), nullable=True),
     _id("game_id", nullable=True),
-    Column("version", Integer, nullable=False),
+    _count("version"),
     _moment("created_at"),
     _moment("updated_at"),
 )
 
 # Server instances' heartbeats (SPEC Z4, R7): presence and clocks across restarts.
-server_instances = Table(
+server_instances = _table(
     "server_instances",
-    metadata,
     _id("id", primary_key=True),
     _moment("started_at"),
     _moment("alive_at"),
@@ -196,22 +202,20 @@ server_instances = Table(
 )
 
 # The limits layer (issue 16): one row per budget key (server/limits/budget.py).
-limit_buckets = Table(
+limit_buckets = _table(
     "limit_buckets",
-    metadata,
     Column("key", String(120), primary_key=True),
     Column("tat", Float, nullable=False),  # epoch seconds: when the bucket is empty again
 )
 
 # Seeks (SPEC B1): one row per waiting or just paired player (server/pairing/).
-seeks = Table(
+seeks = _table(
     "seeks",
-    metadata,
     _id("player_id", primary_key=True),
     Column("pool", String(48), nullable=False),
     _keyword("variant"),
     Column("options", JSON, nullable=False),
-    Column("rating", Float, nullable=False),
+    *_glicko("rating"),
     _keyword("status"),  # "waiting", then "paired"
     _id("room_id", nullable=True),  # the room of the pairing
     Column("connection", String(64), nullable=False),  # the socket whose close cancels it
