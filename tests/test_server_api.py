@@ -278,6 +278,20 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
+def test_the_home_and_learn_pages_are_served_with_their_shared_head_and_top_bar(tmp_path):
+    with server(tmp_path) as (client, _, _):
+        for path in ("/", "/play/ai", "/static/index.html", "/static/learn/index.html"):
+            page = client.get(path)
+            assert page.status_code == 200, path
+            assert page.headers["content-type"].startswith("text/html")
+            assert "#include" not in page.text
+            assert '<link rel="stylesheet" href="/static/css/app.css">' in page.text
+            assert '<div id="topbar-tools" class="topbar-tools"></div>' in page.text
+            again = client.get(path, headers={"If-None-Match": page.headers["etag"]})
+            assert again.status_code == 304, path
+        assert "learn.css" in client.get("/static/learn/index.html").text
+
+
 def test_janggi_setups_are_the_four_of_J3():
     assert set(SETUPS) == {"HEHE", "EHEH", "HEEH", "EHHE"}
 

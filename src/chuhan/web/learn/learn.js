@@ -13,7 +13,7 @@ import { allLessons, showLessonList, showLesson, solvedLessons } from "./tutoria
 
 function nav() {
   document.querySelector(".skip-link").textContent = tx("ui.skip");
-  const bar = document.getElementById("learn-nav");
+  const bar = document.getElementById("topbar-tools");
   bar.innerHTML = "";
   const links = el("nav", { class: "learn-links", "aria-label": tx("ui.nav_label") });
   links.append(
