@@ -96,11 +96,6 @@ DAY_SECONDS = 24 * 60 * 60
 T = TypeVar("T")
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value else default
-
-
 def _env_optional_int(name: str) -> int | None:
     value = os.environ.get(name)
     return int(value) if value else None
@@ -127,7 +122,17 @@ def _from_env(cls: type[T], variables: Mapping[str, str], **given: Any) -> T:
     return cls(**read, **given)
 
 
-_READERS: dict[Any, Callable[[str], int | float | str]] = {int: int, float: float, str: str}
+def _count_or_none(value: str) -> int | None:
+    """A count where 0 means none (no limit, no port)."""
+    return int(value) or None
+
+
+_READERS: dict[Any, Callable[[str], int | float | str | None]] = {
+    int: int,
+    float: float,
+    str: str,
+    int | None: _count_or_none,
+}
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,9 @@ _SETTINGS_VARIABLES = {
     "header_seconds": "CHUHAN_HEADER_SECONDS",
     "idle_socket_seconds": "CHUHAN_IDLE_SOCKET_SECONDS",
     "ops_host": "CHUHAN_OPS_HOST",
+    "ops_port": "CHUHAN_OPS_PORT",
+    "ai_per_player": "CHUHAN_AI_PER_PLAYER",
+    "ai_per_address": "CHUHAN_AI_PER_ADDRESS",
     "stall_log_ms": "CHUHAN_STALL_LOG_MS",
 }
 _ROOM_VARIABLES = {
@@ -267,12 +275,9 @@ class Settings:
             redis_url=os.environ.get("REDIS_URL") or None,
             rooms=RoomSettings.from_env(),
             analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
-            ai_per_player=_env_int("CHUHAN_AI_PER_PLAYER", 2) or None,
-            ai_per_address=_env_int("CHUHAN_AI_PER_ADDRESS", 8) or None,
             creation=_from_env(CreationLimits, _CREATION_VARIABLES),
             allowed_origins=_env_list("CHUHAN_ALLOWED_ORIGINS"),
             trusted_proxies=_env_list("CHUHAN_TRUSTED_PROXIES"),
-            ops_port=_env_int("CHUHAN_OPS_PORT", 0) or None,
             ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),
             die_after_move_ply=_env_optional_int("CHUHAN_TEST_DIE_AFTER_MOVE_PLY"),
         )

@@ -14,12 +14,15 @@ from sqlalchemy.engine import Engine
 from ..limits.budget import Budget, LimitExceeded, Reservation
 from .tables import limit_buckets
 
+# How long a use may wait for its turn in a slowing budget before it is refused instead.
+MAX_WAIT_SECONDS = 10.0
+
 
 class Limiter:
     """Budgets counted in one database for every instance (synchronous: run it off the
     event loop, as the rest of the storage)."""
 
-    def __init__(self, engine: Engine, max_wait_seconds: float = 10.0) -> None:
+    def __init__(self, engine: Engine, max_wait_seconds: float = MAX_WAIT_SECONDS) -> None:
         self.engine = engine
         self.max_wait_seconds = max_wait_seconds
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..db.limits import Limiter
+from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.store import Store
 from .budget import Budget, LimitExceeded, Reservation, TooManyError
 
@@ -43,7 +43,7 @@ class CreationLimits:
     analyses_per_player: int = 60
     analyses_per_address: int = 240
     window_seconds: float = HOUR
-    max_wait_seconds: float = 10.0
+    max_wait_seconds: float = MAX_WAIT_SECONDS
 
 
 @dataclass(frozen=True)

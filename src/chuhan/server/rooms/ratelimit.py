@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..db.limits import Limiter
+from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.rooms import RoomStore
 from ..http.connections import address_block, network_block
 from ..limits.budget import Budget, LimitExceeded, Reservation
@@ -46,7 +46,7 @@ class JoinLimits:
     under_attack_per_address: int = 3
     under_attack_per_network: int = 6
     window_seconds: float = 15 * 60.0
-    max_wait_seconds: float = 10.0
+    max_wait_seconds: float = MAX_WAIT_SECONDS
     open_rooms_per_player: int = 3
 
 
