@@ -42,9 +42,9 @@ def _keyword(name: str, nullable: bool = False, **flags: Any) -> Column[str]:
     return Column(name, String(16), nullable=nullable, **flags)
 
 
-def _moment(name: str) -> Column[datetime]:
-    """When something happened or will: with its time zone, and always known."""
-    return Column(name, DateTime(timezone=True), nullable=False)
+def _moments(*names: str) -> list[Column[datetime]]:
+    """When things happened or will: with their time zone, and always known."""
+    return [Column(name, DateTime(timezone=True), nullable=False) for name in names]
 
 
 def _count(name: str) -> Column[int]:
@@ -53,9 +53,9 @@ def _count(name: str) -> Column[int]:
     return Column(name, Integer, nullable=False)
 
 
-def _points(name: str) -> Column[int]:
+def _points(*names: str) -> list[Column[int]]:
     """Points a player has won, or a game gave (SPEC S1): none until won."""
-    return Column(name, Integer, nullable=False, server_default="0")
+    return [Column(name, Integer, nullable=False, server_default="0") for name in names]
 
 
 def _glicko(*names: str) -> list[Column[float]]:
@@ -68,9 +68,8 @@ players = _table(
     _id("id", primary_key=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("name", String(40), nullable=True),
-    _points("ai_points"),
-    _points("online_points"),
-    _moment("created_at"),
+    *_points("ai_points", "online_points"),
+    *_moments("created_at"),
 )
 
 # One row per game. ``seq`` is the number of the game's last event: every change of the game
@@ -91,11 +90,9 @@ games = _table(
     _keyword("status"),
     Column("result", JSON, nullable=True),
     Column("practice", Boolean, nullable=False, server_default=false()),
-    _points("points_awarded"),
+    *_points("points_awarded"),
     _count("seq"),
-    _moment("created_at"),
-    _moment("expires_at"),
-    _moment("updated_at"),
+    *_moments("created_at", "expires_at", "updated_at"),
     Index("ix_games_player_status", "player_id", "status"),
     Index("ix_games_player_created", "player_id", "created_at"),
     Index("ix_games_status", "status"),
@@ -108,7 +105,7 @@ game_events = _table(
     Column("seq", Integer, primary_key=True),
     Column("type", String(24), nullable=False),
     Column("payload", JSON, nullable=False),
-    _moment("created_at"),
+    *_moments("created_at"),
 )
 
 # Who played each online game and on which side (SPEC S1: online points with the games behind
@@ -128,7 +125,7 @@ game_shares = _table(
     "game_shares",
     Column("token", String(64), primary_key=True),
     _id("game_id", refers_to="games", nullable=False, unique=True),
-    _moment("created_at"),
+    *_moments("created_at"),
 )
 
 game_analyses = _table(
@@ -139,7 +136,7 @@ game_analyses = _table(
     _count("nodes"),
     _count("positions"),
     Column("evaluations", JSON, nullable=False),
-    _moment("updated_at"),
+    *_moments("updated_at"),
 )
 
 # Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
@@ -151,7 +148,7 @@ ratings = _table(
     _keyword("variant", primary_key=True),
     *_glicko("rating", "deviation", "volatility"),
     _count("games"),
-    _moment("updated_at"),
+    *_moments("updated_at"),
 )
 
 # What each paired game did to each of its players' ratings: one row per (game, player), so
@@ -165,7 +162,7 @@ rating_changes = _table(
     _keyword("variant"),
     Column("counted", Boolean, nullable=False),
     *_glicko("before", "after", "deviation_before", "deviation_after"),
-    _moment("created_at"),
+    *_moments("created_at"),
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
 
@@ -185,16 +182,14 @@ rooms = _table(
     Column("setup", JSON(none_as_null=True), nullable=True),
     _id("game_id", nullable=True),
     _count("version"),
-    _moment("created_at"),
-    _moment("updated_at"),
+    *_moments("created_at", "updated_at"),
 )
 
 # Server instances' heartbeats (SPEC Z4, R7): presence and clocks across restarts.
 server_instances = _table(
     "server_instances",
     _id("id", primary_key=True),
-    _moment("started_at"),
-    _moment("alive_at"),
+    *_moments("started_at", "alive_at"),
     Column("stopped", Boolean, nullable=False, default=False),
     # Whether news crosses from and to this instance (R4, Z4): ``{"checked_until": <the last
     # moment it was seen to>, "outages": [[start, end or null], …]}`` (recent ones).
@@ -220,7 +215,6 @@ seeks = _table(
     _id("room_id", nullable=True),  # the room of the pairing
     Column("connection", String(64), nullable=False),  # the socket whose close cancels it
     _id("instance", nullable=False),  # the instance whose socket holds it
-    _moment("created_at"),
-    _moment("seen_at"),  # when it was last sought
+    *_moments("created_at", "seen_at"),  # seen_at: when it was last sought
     Index("ix_seeks_status_pool", "status", "pool", "created_at"),
 )
