@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
+from copy import copy as shallow_copy
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
@@ -773,37 +774,20 @@ class Board:
 
     def copy(self) -> Board:
         """An independent board with the same position and history."""
-        other = type(self).__new__(type(self))
-        self._copy_into(other)
-        # Attributes _copy_into does not know (an interpreted subclass's own) are shared.
-        mine = getattr(self, "__dict__", None)
-        if mine:
-            theirs = other.__dict__
-            for name, value in mine.items():
-                theirs.setdefault(name, value)
+        other = shallow_copy(self)
+        self._copy_containers(other)
         return other
 
-    def _copy_into(self, other: Board) -> None:
-        """Copy this board's state into a blank ``other``; variants extend it."""
-        other.rules = self.rules
-        other._slider_rays = self._slider_rays
-        other._soldier_attackers = self._soldier_attackers
-        other._elephant_attackers = self._elephant_attackers
-        other._flying_king = self._flying_king
-        other._unscreen = self._unscreen
+    def _copy_containers(self, other: Board) -> None:
+        """Give ``other``, a shallow copy of this board, containers of its own: those that play
+        changes in place (every other field is a value play replaces); variants extend it."""
         other.squares = self.squares[:]
-        other.turn = self.turn
-        other.halfmove = self.halfmove
-        other.fullmove = self.fullmove
         other.kings = self.kings[:]
         other.face_down = set(self.face_down)
-        other.key = self.key
         other._stack = self._stack[:]
         other._keys = self._keys[:]
         other._key_counts = dict(self._key_counts)
         other._checks = self._checks[:]
-        other._outcome_cache = self._outcome_cache
-        other._legal_cache = self._legal_cache
 
     def piece_letter(self, point: int) -> str | None:
         """The FEN letter on ``point`` (``X``/``x`` face down), or None when empty."""

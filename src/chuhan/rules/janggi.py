@@ -281,13 +281,6 @@ class JanggiBoard(Board):
 
     # ------------------------------------------------------------------ moves
 
-    def _copy_into(self, other: Board) -> None:
-        super()._copy_into(other)
-        assert isinstance(other, JanggiBoard)
-        other.bikjang = self.bikjang
-        other.setup = self.setup
-        other.consecutive_passes = self.consecutive_passes
-
     def set_fen(self, fen: str) -> None:
         """As :meth:`Board.set_fen`; a FEN records no pass, so the pass count starts at 0."""
         super().set_fen(fen)

@@ -532,18 +532,12 @@ class JieqiBoard(Board):
                 return True
         return False
 
-    def _copy_into(self, other: Board) -> None:
-        super()._copy_into(other)
+    def _copy_containers(self, other: Board) -> None:
+        super()._copy_containers(other)
         assert isinstance(other, JieqiBoard)
-        other._deal = self._deal
-        other.viewer = self.viewer
-        other.start_fen = self.start_fen
         other.pool = [row[:] for row in self.pool]
         other.roamers = self.roamers[:]
         other.hidden = None if self.hidden is None else dict(self.hidden)
-        other.salt = self.salt
-        other.commitment = self.commitment
-        other._arrangement = self._arrangement
 
     def perft(self, depth: int) -> int:
         """Leaf count of the legal move tree; reveals follow the arrangement.
