@@ -651,19 +651,29 @@ class Board:
                 self.kings[1] = to
         else:
             self.halfmove += 1
+        self._pass_turn(key)
+        return undo
+
+    def _pass_turn(self, key: int) -> None:
+        """The end of :meth:`make`: the other side to move (a second mover's move ends a full
+        move), ``key`` the new position's."""
         if self.turn == SECOND:
             self.fullmove += 1
         self.turn ^= 1
         self.key = key
-        return undo
 
-    def unmake(self, undo: UndoRecord) -> None:
-        """Take back the move :meth:`make` returned ``undo`` for (the last one made)."""
+    def _take_back_turn(self, undo: UndoRecord) -> None:
+        """The start of :meth:`unmake`: the side to move, the counters and the key as they
+        were before the move of ``undo``."""
         self.turn ^= 1
         if self.turn == SECOND:
             self.fullmove -= 1
         self.halfmove = undo.halfmove
         self.key = undo.key
+
+    def unmake(self, undo: UndoRecord) -> None:
+        """Take back the move :meth:`make` returned ``undo`` for (the last one made)."""
+        self._take_back_turn(undo)
         code = undo.code
         if code == PASS_CODE:
             return

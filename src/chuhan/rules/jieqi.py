@@ -431,18 +431,11 @@ class JieqiBoard(Board):
             self.kings[0] = to
         elif piece == -KING:
             self.kings[1] = to
-        if self.turn == SECOND:
-            self.fullmove += 1
-        self.turn ^= 1
-        self.key = key
+        self._pass_turn(key)
         return undo
 
     def unmake(self, undo: UndoRecord) -> None:
-        self.turn ^= 1
-        if self.turn == SECOND:
-            self.fullmove -= 1
-        self.halfmove = undo.halfmove
-        self.key = undo.key
+        self._take_back_turn(undo)
         fr, to = divmod(undo.code, NUM_POINTS)
         b = self.squares
         piece = b[to]
