@@ -1,8 +1,10 @@
-"""Texel tuning of the xiangqi evaluation on quiet positions from master games (issue 19).
+"""Texel tuning of the xiangqi evaluation on quiet positions from master games (issue 19), and
+of the janggi evaluation on positions from Fairy-Stockfish self-play (issue 30).
 
     .venv/bin/python bench/tune.py --freeze-shared          # fit, print held-out loss before/after
     .venv/bin/python bench/tune.py --freeze-shared --write  # ... and rewrite evaluation.py
     .venv/bin/python bench/tune.py --freeze-shared --candidates  # what new terms would give
+    .venv/bin/python bench/tune.py --variant janggi [--write]    # janggi's tables and values
 
 The data is ``bench/data/xiangqi_positions.txt.gz`` (``bench/game_positions.py`` makes it from
 the CCPD master games: quiet positions, each with its game's result). The evaluation is linear
@@ -28,6 +30,16 @@ missing against each kind of attacker, horse and cannon by the pieces left, a ca
 the general, a chariot on an open palace file) and prints their weights and the held-out loss:
 the measurement to make before anyone adds a term to the search. It never writes.
 
+``--variant janggi`` fits janggi's own weights on ``bench/data/janggi_positions.txt.gz``
+(``bench/janggi_games.py`` makes it, reproducibly, from Fairy-Stockfish self-play: no public
+collection of janggi games was at hand). Janggi has no river, so every kind but the general and
+the advisors (the palace) has a weight on every point, the soldier from its own rank 3 on; the
+value of each kind is a weight of its own, not pulled toward J8's points (the per-point weights
+are), since the value J8 counts is not what a piece is worth in play; and Han's bonus (the
+first mover's score starts that far behind) is fitted too. The mobility and safety weights are
+xiangqi's and stay as they are. It writes the janggi block of evaluation.py (``JANGGI_VALUES``,
+``JANGGI_BONUS``, ``JANGGI_SECOND_MOVER_BONUS``).
+
 It needs numpy, which the game does not: ``.venv/bin/pip install -e '.[bench]'``.
 """
 
@@ -39,12 +51,21 @@ import math
 import re
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from chuhan.engine import evaluation
-from chuhan.engine.evaluation import XIANGQI_EVALUATOR, cannot_win, general_safety, mobility
+from chuhan.engine.evaluation import (
+    JANGGI_EVALUATOR,
+    XIANGQI_EVALUATOR,
+    Evaluator,
+    cannot_win,
+    general_safety,
+    mobility,
+)
 from chuhan.rules import make_board
 from chuhan.rules.geometry import (
     ADVISOR,
@@ -58,9 +79,11 @@ from chuhan.rules.geometry import (
     RAYS,
     SOLDIER,
 )
+from chuhan.rules.janggi import SLIDER_RAYS as JANGGI_RAYS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "xiangqi_positions.txt.gz"
+JANGGI_DATA = ROOT / "bench" / "data" / "janggi_positions.txt.gz"
 EVALUATION = ROOT / "src" / "chuhan" / "engine" / "evaluation.py"
 KINDS = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
 KIND_NAMES = {KING: "KING", ADVISOR: "ADVISOR", ELEPHANT: "ELEPHANT", HORSE: "HORSE",
@@ -89,6 +112,51 @@ CANDIDATES = (
     "cannon facing the general, no screen", "cannon facing the general, one screen",
     "chariot on an open palace file",
 )
+# Janggi (issue 30): no river, so every kind but the general and the advisors (the palace's
+# nine points, folded to six) may stand anywhere; a soldier never steps back from its rank 3.
+_JANGGI_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
+_JANGGI_SOLDIER = [(f, r) for r in range(3, 10) for f in range(5)]
+JANGGI_POINTS = {KING: _JANGGI_PALACE, ADVISOR: _JANGGI_PALACE, ELEPHANT: _ANYWHERE,
+                 HORSE: _ANYWHERE, CHARIOT: _ANYWHERE, CANNON: _ANYWHERE,
+                 SOLDIER: _JANGGI_SOLDIER}
+# Han's bonus (J8) as a weight: its feature is -1 in every position, first mover's view.
+# The mobility and safety weights are xiangqi's, shared (janggi's cannon has none): held.
+JANGGI_EXTRA = ("chariot mobility", "horse mobility", "general safety", "second mover")
+MATERIAL = tuple(kind for kind in KINDS if kind != KING)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What the tuner fits for one variant, and where the weights live in evaluation.py."""
+
+    name: str
+    data: Path
+    evaluator: Evaluator
+    points: dict[int, list[tuple[int, int]]]
+    extra: tuple[str, ...]
+    constants: dict[str, str]  # the extra weights written, by their name in evaluation.py
+    shared: tuple[str, ...]  # shared with other variants: held by --freeze-shared
+    rays: Sequence[Sequence[Sequence[int]]]
+    prefix: str  # XIANGQI_VALUES, XIANGQI_BONUS ...
+    begin: str
+    end: str
+    # One material weight per kind, not pulled toward its start (the per-point weights are):
+    # few games, so the value of a kind moves as a whole and its points only as they are seen.
+    material: bool
+    pull: float  # the default --pull: the held-out loss's best of a sweep by factors of 10
+
+
+BEGIN = "# --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---"
+END = "# --- end of the tuned weights ---"
+JANGGI_BEGIN = "# --- tuned by bench/tune.py --variant janggi: do not edit by hand, rerun it ---"
+JANGGI_END = "# --- end of the tuned janggi weights ---"
+SPECS = {
+    "xiangqi": Spec("xiangqi", DATA, XIANGQI_EVALUATOR, POINTS, EXTRA, CONSTANTS, SHARED, RAYS,
+                    "XIANGQI", BEGIN, END, material=False, pull=2e-6),
+    "janggi": Spec("janggi", JANGGI_DATA, JANGGI_EVALUATOR, JANGGI_POINTS, JANGGI_EXTRA,
+                   {"second mover": "JANGGI_SECOND_MOVER_BONUS"}, JANGGI_EXTRA[:3], JANGGI_RAYS,
+                   "JANGGI", JANGGI_BEGIN, JANGGI_END, material=True, pull=2e-4),
+}
 
 
 def fold(file: int) -> int:
@@ -96,17 +164,21 @@ def fold(file: int) -> int:
 
 
 class Features:
-    """The index of every weight: one per (kind, folded file, rank), then :data:`EXTRA`."""
+    """The index of every weight: one per (kind, folded file, rank), then the spec's extra
+    weights (:data:`EXTRA` for xiangqi), then with ``spec.material`` one per kind."""
 
-    def __init__(self, candidates: bool = False) -> None:
+    def __init__(self, candidates: bool = False, spec: Spec = SPECS["xiangqi"]) -> None:
+        self.spec = spec
         self.index: dict[tuple[int, int, int], int] = {}
         for kind in KINDS:
-            for file, rank in POINTS[kind]:
+            for file, rank in spec.points[kind]:
                 self.index[(kind, file, rank)] = len(self.index)
-        names = EXTRA + (CANDIDATES if candidates else ())
+        names = spec.extra + (CANDIDATES if candidates else ())
         self.extra = {name: len(self.index) + i for i, name in enumerate(names)}
+        self.material = {kind: len(self.index) + len(names) + i
+                         for i, kind in enumerate(MATERIAL if spec.material else ())}
         self.candidates = candidates
-        self.size = len(self.index) + len(names)
+        self.size = len(self.index) + len(names) + len(self.material)
 
     def of(self, squares: list[int]) -> dict[int, float]:
         """The feature counts of a placement, first mover's view (a second-mover piece counts
@@ -121,14 +193,19 @@ class Features:
                 rank = 9 - rank
             j = self.index[(abs(piece), fold(file), rank)]
             x[j] = x.get(j, 0.0) + sign
-        chariot, horse, cannon = reach(squares)
+            if abs(piece) in self.material:
+                m = self.material[abs(piece)]
+                x[m] = x.get(m, 0.0) + sign
+        chariot, horse, cannon = reach(squares, self.spec.rays)
         counts = [0] * 15
         for piece in squares:
             counts[piece + 7] += 1
         safety = general_safety(counts) / evaluation.SAFETY_WEIGHT
-        for name, value in zip(EXTRA, (chariot, horse, cannon, safety), strict=True):
-            if value:
-                x[self.extra[name]] = float(value)
+        terms = {"chariot mobility": chariot, "horse mobility": horse, "cannon mobility": cannon,
+                 "general safety": safety, "second mover": -1}
+        for name in self.spec.extra:
+            if terms[name]:
+                x[self.extra[name]] = float(terms[name])
         if self.candidates:
             for name, value in zip(CANDIDATES, candidate_terms(squares, counts), strict=True):
                 if value:
@@ -138,17 +215,30 @@ class Features:
     def current(self) -> np.ndarray:
         """The weights of the evaluation as it stands (the starting point and the anchor)."""
         theta = np.zeros(self.size)
-        table = XIANGQI_EVALUATOR.tables
+        evaluator = self.spec.evaluator
+        table = evaluator.tables
         for (kind, file, rank), j in self.index.items():
             theta[j] = table[kind + 7][rank * 9 + file]
-        theta[self.extra["chariot mobility"]] = evaluation.CHARIOT_MOBILITY
-        theta[self.extra["horse mobility"]] = evaluation.HORSE_MOBILITY
-        theta[self.extra["cannon mobility"]] = XIANGQI_EVALUATOR.cannon_mobility
-        theta[self.extra["general safety"]] = evaluation.SAFETY_WEIGHT
+            if kind in self.material:  # the point's weight is its bonus over the value
+                theta[j] -= evaluator.values[kind]
+        for kind, j in self.material.items():
+            theta[j] = evaluator.values[kind]
+        start = {"chariot mobility": evaluation.CHARIOT_MOBILITY,
+                 "horse mobility": evaluation.HORSE_MOBILITY,
+                 "cannon mobility": evaluator.cannon_mobility,
+                 "general safety": evaluation.SAFETY_WEIGHT, "second mover": -evaluator.bias}
+        for name in self.spec.extra:
+            theta[self.extra[name]] = start[name]
         return theta
 
+    def totals(self, theta: np.ndarray) -> dict[int, float]:
+        """The weight of each (kind, point) index with its kind's material weight added."""
+        return {j: theta[j] + (theta[self.material[kind]] if kind in self.material else 0.0)
+                for (kind, _, _), j in self.index.items()}
 
-def reach(squares: list[int]) -> tuple[int, int, int]:
+
+def reach(squares: list[int], rays: Sequence[Sequence[Sequence[int]]] = RAYS
+          ) -> tuple[int, int, int]:
     """Chariot, horse and cannon move counts, first mover minus second (see ``mobility``)."""
     totals = [0, 0, 0]
     for point, piece in enumerate(squares):
@@ -162,7 +252,7 @@ def reach(squares: list[int]) -> tuple[int, int, int]:
                     if not squares[leg] and squares[to] * sign <= 0)
             totals[1] += sign * n
             continue
-        for ray in RAYS[point]:
+        for ray in rays[point]:
             for to in ray:
                 if squares[to]:
                     if kind == CHARIOT and squares[to] * sign < 0:
@@ -219,10 +309,10 @@ def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
     return out
 
 
-def engine_score(squares: list[int]) -> int:
+def engine_score(squares: list[int], spec: Spec = SPECS["xiangqi"]) -> int:
     """The score the search gives a quiet leaf, first mover's view (the check on Features)."""
-    return XIANGQI_EVALUATOR.full(squares) + mobility(
-        squares, cannon_weight=XIANGQI_EVALUATOR.cannon_mobility
+    return spec.evaluator.full(squares) + mobility(
+        squares, spec.rays, cannon_weight=spec.evaluator.cannon_mobility
     )
 
 
@@ -236,7 +326,8 @@ class Data:
         results: list[float] = []
         games: list[int] = []
         self.checked = 0
-        board = make_board("xiangqi")
+        spec = features.spec
+        board = make_board(spec.name)
         with gzip.open(path, "rt") as lines:
             for line in lines:
                 if line.startswith("#"):
@@ -247,14 +338,14 @@ class Data:
                 counts = [0] * 15
                 for piece in squares:
                     counts[piece + 7] += 1
-                if cannot_win(counts, 0) or cannot_win(counts, 1):
+                if spec.evaluator.endings and (cannot_win(counts, 0) or cannot_win(counts, 1)):
                     continue  # the drawn-ending scaling is not linear: leave those out
                 i = len(results)
                 x = features.of(squares)
                 if i % 997 == 0:  # the features reproduce the engine's own score
                     theta = features.current()
                     mine = sum(theta[j] * v for j, v in x.items())
-                    if abs(mine - engine_score(squares)) > 1e-6:
+                    if abs(mine - engine_score(squares, spec)) > 1e-6:
                         raise SystemExit(f"features disagree with the engine at {fen}")
                     self.checked += 1
                 for j, v in x.items():
@@ -318,14 +409,15 @@ def fit_k(data: Data, theta: np.ndarray) -> float:
 
 
 def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate: float,
-         frozen: np.ndarray, report: int = 250) -> np.ndarray:
-    """Adam on the loss plus ``pull`` x the mean squared step away from ``start``; the weights
-    where ``frozen`` is true stay as they are."""
+         frozen: np.ndarray, report: int = 250, free: np.ndarray | None = None) -> np.ndarray:
+    """Adam on the loss plus ``pull`` x the mean squared step away from ``start`` (but for the
+    weights where ``free`` is true); the weights where ``frozen`` is true stay as they are."""
     theta = start.copy()
     m = np.zeros_like(theta)
     v = np.zeros_like(theta)
+    pulled = np.ones_like(theta) if free is None else (~free).astype(float)
     for t in range(1, steps + 1):
-        g = data.gradient(theta, k) + 2.0 * pull * (theta - start) / len(theta)
+        g = data.gradient(theta, k) + 2.0 * pull * pulled * (theta - start) / len(theta)
         g[frozen] = 0.0
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
@@ -338,45 +430,56 @@ def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate:
 
 # ---------------------------------------------------------------- writing evaluation.py
 
-BEGIN = "# --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---"
-END = "# --- end of the tuned weights ---"
 
-
-def tuned_source(features: Features, theta: np.ndarray, data: Data) -> str:
-    """The tuned block of evaluation.py: piece values and per-point bonuses, readable."""
+def tuned_source(features: Features, theta: np.ndarray, data: Data,
+                 values: dict[int, int] | None = None) -> str:
+    """The tuned block of evaluation.py: piece values and per-point bonuses, readable.
+    ``values`` (by kind) replaces the means as the values (to write the weights as they are)."""
+    spec = features.spec
     usage = data.usage()
-    lines = [BEGIN, "# Piece values (centipawns) and, per kind, the bonus on each point from the",
+    totals = features.totals(theta)
+    lines = [spec.begin,
+             "# Piece values (centipawns) and, per kind, the bonus on each point from the",
              "# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);",
              "# the rows stop at the farthest rank the kind can reach (none beyond it).",
              "# A value is the mean over the points where the kind stood in the games."]
-    values: dict[int, int] = {}
-    for kind in KINDS:
-        js = [features.index[(kind, f, r)] for f, r in POINTS[kind]]
-        weights = usage[js].astype(float) + 1e-9
-        values[kind] = 0 if kind == KING else int(round(np.average(theta[js], weights=weights)))
-    lines.append("XIANGQI_VALUES = {")
+    if values is None:
+        values = {}
+        for kind in KINDS:
+            js = [features.index[(kind, f, r)] for f, r in spec.points[kind]]
+            weights = usage[js].astype(float) + 1e-9
+            mean = np.average([totals[j] for j in js], weights=weights)
+            values[kind] = 0 if kind == KING else int(round(mean))
+    lines.append(f"{spec.prefix}_VALUES: Final = {{")
     for kind in KINDS:
         lines.append(f"    {KIND_NAMES[kind]}: {values[kind]},")
     lines.append("}")
-    lines.append("XIANGQI_BONUS = {")
+    lines.append(f"{spec.prefix}_BONUS: Final = {{")
     for kind in KINDS:
         lines.append(f"    {KIND_NAMES[kind]}: (")
-        for rank in range(max(r for _, r in POINTS[kind]) + 1):
+        for rank in range(max(r for _, r in spec.points[kind]) + 1):
             row = []
             for file in range(5):
                 j = features.index.get((kind, file, rank))
-                row.append(0 if j is None else int(round(theta[j])) - values[kind])
+                row.append(0 if j is None else int(round(totals[j])) - values[kind])
             lines.append("        (" + ", ".join(f"{b:4d}" for b in row) + f"),  # rank {rank}")
         lines.append("    ),")
     lines.append("}")
-    lines.append("# Centipawns per point a chariot, horse, cannon can move to (``mobility``), and")
-    lines.append("# per missing defender and attacker unit (``general_safety``).")
-    for name, const in CONSTANTS.items():
-        lines.append(f"{const} = {int(round(theta[features.extra[name]]))}")
-    lines.append("# More than the mobility balance of any ordinary position (99.9 % of the games'")
-    lines.append("# positions): see ``Searcher._leaf_score``.")
-    lines.append(f"MOBILITY_MARGIN = {mobility_margin(features, theta, data)}")
-    lines.append(END)
+    if spec.name == "janggi":
+        lines.append("# Han's 1.5 points (J8), in centipawns, that the first mover's score starts")
+        lines.append("# behind by.")
+    else:
+        lines.append("# Centipawns per point a chariot, horse, cannon can move to "
+                     "(``mobility``), and")
+        lines.append("# per missing defender and attacker unit (``general_safety``).")
+    for name, const in spec.constants.items():
+        lines.append(f"{const}: Final = {int(round(theta[features.extra[name]]))}")
+    if spec.name == "xiangqi":
+        lines.append("# More than the mobility balance of any ordinary position "
+                     "(99.9 % of the games'")
+        lines.append("# positions): see ``Searcher._leaf_score``.")
+        lines.append(f"MOBILITY_MARGIN: Final = {mobility_margin(features, theta, data)}")
+    lines.append(spec.end)
     return "\n".join(lines)
 
 
@@ -389,23 +492,25 @@ def mobility_margin(features: Features, theta: np.ndarray, data: Data) -> int:
     return max(120, int(math.ceil(np.percentile(balance, 99.9) / 10) * 10))
 
 
-def write_evaluation(block: str) -> None:
+def write_evaluation(block: str, spec: Spec = SPECS["xiangqi"]) -> None:
     text = EVALUATION.read_text()
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    pattern = re.compile(re.escape(spec.begin) + ".*?" + re.escape(spec.end), re.S)
     if not pattern.search(text):
-        raise SystemExit(f"{EVALUATION} has no tuned block ({BEGIN!r})")
+        raise SystemExit(f"{EVALUATION} has no tuned block ({spec.begin!r})")
     EVALUATION.write_text(pattern.sub(lambda _: block, text))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--variant", choices=list(SPECS), default="xiangqi")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="default: bench/data/<variant>_positions.txt.gz")
     parser.add_argument("--limit", type=int, default=None, help="read only N positions")
     parser.add_argument("--holdout", type=int, default=5, help="1 game in N is held out")
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--rate", type=float, default=2.0, help="Adam step, centipawns")
-    parser.add_argument("--pull", type=float, default=2e-6,
-                        help="L2 pull toward the current weights")
+    parser.add_argument("--pull", type=float, default=None,
+                        help="L2 pull toward the current weights (xiangqi 2e-6, janggi 2e-4)")
     parser.add_argument("--write", action="store_true", help="write evaluation.py")
     parser.add_argument("--candidates", action="store_true",
                         help="also fit the CANDIDATES terms (never written)")
@@ -414,8 +519,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.monotonic()
-    features = Features(args.candidates)
-    data = Data(args.data, features, args.limit)
+    spec = SPECS[args.variant]
+    if args.candidates and spec.name != "xiangqi":
+        raise SystemExit("--candidates are xiangqi terms")
+    features = Features(args.candidates, spec)
+    data = Data(args.data or spec.data, features, args.limit)
     held = data.games % args.holdout == 0
     fitting, holdout = data.subset(~held), data.subset(held)
     print(f"{data.n} quiet positions ({fitting.n} fitting, {holdout.n} held out, games "
@@ -427,9 +535,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"K = {k:.6f} per centipawn (a 100-point lead: {1 / (1 + math.exp(-100 * k)):.3f})")
     before_fit, before_held = fitting.loss(start, k), holdout.loss(start, k)
     frozen = np.zeros(features.size, dtype=bool)
-    if args.freeze_shared:
-        frozen[[features.extra[name] for name in SHARED]] = True
-    theta = tune(fitting, start, k, args.steps, args.pull, args.rate, frozen)
+    if args.freeze_shared or spec.name != "xiangqi":  # xiangqi's run owns the shared weights
+        frozen[[features.extra[name] for name in spec.shared]] = True
+    free = np.zeros(features.size, dtype=bool)
+    free[list(features.material.values())] = True
+    pull = spec.pull if args.pull is None else args.pull
+    theta = tune(fitting, start, k, args.steps, pull, args.rate, frozen, free=free)
     final = np.round(theta)  # the weights as they will be written: what plays
     after_fit, after_held = fitting.loss(final, k), holdout.loss(final, k)
     print(f"fitting loss  before {before_fit:.6f}  after {after_fit:.6f}  "
@@ -438,11 +549,13 @@ def main(argv: list[str] | None = None) -> int:
           f"ratio {after_held / before_held:.4f}  (anchor: the current evaluation)")
     for name, j in features.extra.items():
         print(f"  {name}: {start[j]:.0f} -> {final[j]:.0f}")
+    for kind, j in features.material.items():
+        print(f"  material {KIND_NAMES[kind].lower()}: {start[j]:.0f} -> {final[j]:.0f}")
     block = tuned_source(features, final, data)
     if args.write and args.candidates:
         raise SystemExit("--candidates is for measuring: the evaluation has no such terms")
     if args.write:
-        write_evaluation(block)
+        write_evaluation(block, spec)
         print(f"wrote {EVALUATION}")
     else:
         print(block)

@@ -122,10 +122,99 @@ SAFETY_WEIGHT: Final = 12
 MOBILITY_MARGIN: Final = 140
 # --- end of the tuned weights ---
 
-# J8: chariot 13, cannon 7, horse 5, elephant 3, advisor 3, soldier 2 (× 100).
-JANGGI_VALUES: Final = {KING: 0, ADVISOR: 300, ELEPHANT: 300, HORSE: 500, CHARIOT: 1300,
-                        CANNON: 700, SOLDIER: 200}
-JANGGI_SECOND_MOVER_BONUS: Final = 150  # J8: Han's 1.5 points
+# The janggi weights, fitted by ``bench/tune.py --variant janggi`` (issue 30) to the results of
+# Fairy-Stockfish self-play (``bench/janggi_games.py``), from J8's points × 100 (chariot 13,
+# cannon 7, horse 5, elephant 3, advisor 3, soldier 2; Han's 1.5) and the hand-set bonuses.
+# --- tuned by bench/tune.py --variant janggi: do not edit by hand, rerun it ---
+# Piece values (centipawns) and, per kind, the bonus on each point from the
+# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);
+# the rows stop at the farthest rank the kind can reach (none beyond it).
+# A value is the mean over the points where the kind stood in the games.
+JANGGI_VALUES: Final = {
+    KING: 0,
+    ADVISOR: 300,
+    ELEPHANT: 300,
+    HORSE: 500,
+    CHARIOT: 1300,
+    CANNON: 700,
+    SOLDIER: 200,
+}
+JANGGI_BONUS: Final = {
+    KING: (
+        (   0,    0,    0,    0,    0),  # rank 0
+        (   0,    0,    0,    0,   10),  # rank 1
+        (   0,    0,    0,    0,    0),  # rank 2
+    ),
+    ADVISOR: (
+        (   0,    0,    0,    0,    0),  # rank 0
+        (   0,    0,    0,    0,   10),  # rank 1
+        (   0,    0,    0,    0,    0),  # rank 2
+    ),
+    ELEPHANT: (
+        (  -5,   -2,    1,    4,    7),  # rank 0
+        (   0,    3,    6,    9,   12),  # rank 1
+        (   5,    8,   11,   14,   17),  # rank 2
+        (  10,   13,   16,   19,   22),  # rank 3
+        (  10,   13,   16,   19,   22),  # rank 4
+        (  10,   13,   16,   19,   22),  # rank 5
+        (  10,   13,   16,   19,   22),  # rank 6
+        (   5,    8,   11,   14,   17),  # rank 7
+        (   0,    3,    6,    9,   12),  # rank 8
+        (   0,    3,    6,    9,   12),  # rank 9
+    ),
+    HORSE: (
+        ( -10,   -5,    0,    5,    5),  # rank 0
+        (   0,    5,   10,   15,   15),  # rank 1
+        (   5,   10,   15,   20,   20),  # rank 2
+        (  10,   15,   20,   25,   25),  # rank 3
+        (  15,   20,   25,   30,   30),  # rank 4
+        (  20,   25,   30,   35,   35),  # rank 5
+        (  25,   30,   35,   40,   40),  # rank 6
+        (  25,   30,   35,   40,   40),  # rank 7
+        (  15,   20,   25,   30,   30),  # rank 8
+        (   0,    5,   10,   15,   15),  # rank 9
+    ),
+    CHARIOT: (
+        (   0,    0,    0,    0,   10),  # rank 0
+        (   5,    5,    5,    5,   15),  # rank 1
+        (   0,    0,    0,    0,   10),  # rank 2
+        (   5,    5,    5,    5,   15),  # rank 3
+        (  10,   10,   10,   10,   20),  # rank 4
+        (  10,   10,   10,   10,   20),  # rank 5
+        (  15,   15,   15,   15,   25),  # rank 6
+        (  20,   20,   20,   20,   30),  # rank 7
+        (  20,   20,   20,   20,   30),  # rank 8
+        (  10,   10,   10,   10,   20),  # rank 9
+    ),
+    CANNON: (
+        (   5,    5,    5,    5,   15),  # rank 0
+        (  10,   10,   10,   10,   20),  # rank 1
+        (   5,    5,    5,    5,   15),  # rank 2
+        (   0,    0,    0,    0,   10),  # rank 3
+        (   0,    0,    0,    0,   10),  # rank 4
+        (   0,    0,    0,    0,   10),  # rank 5
+        (   5,    5,    5,    5,   15),  # rank 6
+        (  10,   10,   10,   10,   20),  # rank 7
+        (   5,    5,    5,    5,   15),  # rank 8
+        (   0,    0,    0,    0,   10),  # rank 9
+    ),
+    SOLDIER: (
+        (   0,    0,    0,    0,    0),  # rank 0
+        (   0,    0,    0,    0,    0),  # rank 1
+        (   0,    0,    0,    0,    0),  # rank 2
+        (   0,    4,    8,   12,   16),  # rank 3
+        (  10,   14,   18,   22,   26),  # rank 4
+        (  20,   24,   28,   32,   36),  # rank 5
+        (  35,   39,   43,   47,   51),  # rank 6
+        (  45,   49,   53,   57,   61),  # rank 7
+        (  40,   44,   48,   52,   56),  # rank 8
+        (  10,   14,   18,   22,   26),  # rank 9
+    ),
+}
+# Han's 1.5 points (J8), in centipawns, that the first mover's score starts
+# behind by.
+JANGGI_SECOND_MOVER_BONUS: Final = 150
+# --- end of the tuned janggi weights ---
 
 _CENTRE: Final = (0, 1, 2, 3, 4, 3, 2, 1, 0)  # distance-from-edge score per file
 
@@ -163,26 +252,6 @@ def _xiangqi_square(kind: int, file: int, rank: int) -> int:
         return 10 if (file, rank) == (4, 2) else (-5 if file in (0, 8) else 0)
     if kind == KING:
         return (5, -10, -25)[min(rank, 2)] - (5 if file != 4 else 0)
-    return 0
-
-
-def _janggi_square(kind: int, file: int, rank: int) -> int:
-    """Positional bonus in janggi: no river, soldiers move sideways, palaces have diagonals."""
-    centre = _CENTRE[file]
-    if kind == SOLDIER:
-        return (0, 0, 0, 0, 10, 20, 35, 45, 40, 10)[rank] + 4 * centre
-    if kind == HORSE:
-        return (-10, 0, 5, 10, 15, 20, 25, 25, 15, 0)[rank] + 5 * min(centre, 3)
-    if kind == CHARIOT:
-        return (0, 5, 0, 5, 10, 10, 15, 20, 20, 10)[rank] + (10 if file == 4 else 0)
-    if kind == CANNON:
-        return (5, 10, 5, 0, 0, 0, 5, 10, 5, 0)[rank] + (10 if file == 4 else 0)
-    if kind == ELEPHANT:
-        return (-5, 0, 5, 10, 10, 10, 10, 5, 0, 0)[rank] + 3 * centre
-    if kind == ADVISOR:
-        return 10 if (file, rank) == (4, 1) else 0
-    if kind == KING:
-        return 10 if (file, rank) == (4, 1) else 0
     return 0
 
 
@@ -331,8 +400,14 @@ def _tuned_xiangqi_square(kind: int, file: int, rank: int) -> int:
     return rows[rank][min(file, 8 - file)] if rank < len(rows) else 0
 
 
+def _tuned_janggi_square(kind: int, file: int, rank: int) -> int:
+    """The tuned janggi bonus (:data:`JANGGI_BONUS`), read as :func:`_tuned_xiangqi_square`."""
+    rows = JANGGI_BONUS[kind]
+    return rows[rank][min(file, 8 - file)] if rank < len(rows) else 0
+
+
 XIANGQI_TABLES: Final = build_tables(XIANGQI_VALUES, _tuned_xiangqi_square)
-JANGGI_TABLES: Final = build_tables(JANGGI_VALUES, _janggi_square)
+JANGGI_TABLES: Final = build_tables(JANGGI_VALUES, _tuned_janggi_square)
 
 
 class Evaluator:
