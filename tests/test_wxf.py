@@ -190,6 +190,23 @@ def test_the_marks_show_the_checks() -> None:
     assert describe(ruling) == "perpetual check: black checked on every move from move 1"
 
 
+def test_the_marks_list_two_chasers_of_one_piece_in_the_rulings_order() -> None:
+    """b9h9 sets the chariot on the horse and makes it the cannon's screen: both chase the
+    loose horse from that move. A ruling lists chasers along the file and rank first, nearer
+    first (the chariot on h9, then the cannon on h3), the same order every time it is read."""
+    board = play_to_repetition(
+        make_board("xiangqi", "4k2n1/1R7/9/9/9/9/9/7C1/9/3K5 w", rules="wxf"),
+        "b9h9 e10f10 h9b9 f10e10",
+    )
+    ruling = board.outcome().ruling  # type: ignore[union-attr]
+    assert ruling["rule"] == "repetition"  # red chases on one move of two only
+    assert [(c["piece"], c["square"], c["target"], c["target_square"])
+            for c in ruling["marks"][0]["chases"]] == [
+        ("chariot", "h9", "horse", "h10"),
+        ("cannon", "h3", "horse", "h10"),
+    ]
+
+
 def test_the_game_state_carries_the_ruling() -> None:
     board = play_to_repetition(make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf"),
                                "f2d2 d7f7 d2f2 f7d7")

@@ -18,8 +18,9 @@ need nothing private:
   :meth:`Board.unmake` takes it back. Between the two the board's ``squares``, ``kings``,
   ``turn``, ``halfmove`` and ``key`` (the incremental Zobrist key) are the position after the
   move; the game's history (``ply``, repetitions, outcome) does not see it.
-- :meth:`Board.attacked` says whether a side attacks a point (the generals' safety);
-  :meth:`Board.soldier_attackers` and :meth:`Board.advisor_targets` are its per-piece tables.
+- :meth:`Board.attacked` says whether a side attacks a point (the generals' safety); which
+  pieces could take a piece (the WXF judge's question) is :meth:`Board.capture_codes` asked
+  with their side to move.
 - :meth:`Board.code_history`, :meth:`Board.key_history` and :meth:`Board.check_history`: the
   game's moves, positions and checks so far, as copies (a search continues them).
 - :data:`Board.NO_CAPTURE_LIMIT`: half-moves without a capture that draw (E2).
@@ -501,10 +502,6 @@ class Board:
             if b[q] == elephant and not b[block1] and not b[block2]:
                 return True
         return False
-
-    def soldier_attackers(self, by: int) -> list[tuple[int, ...]]:
-        """Per point: the points from which a soldier of side ``by`` steps onto it."""
-        return self.SOLDIER_ATTACKERS[by]
 
     def is_check(self) -> bool:
         """True when the side to move has its general attacked."""

@@ -45,9 +45,11 @@ it moves and captures as, Q3) for "protected" and "lower value": that is all eit
 see, and a rule that looked at the secret would rule on what the offender cannot know.
 A cycle never contains a move of a face-down piece (moving one turns it face up for good).
 
-Cost: a verdict replays the span once and asks, per move, which pieces the mover attacks,
-by reverse look-ups from each candidate victim; once a side has no piece chased on all its
-moves so far, its later moves are not examined (``explain=False``).
+Cost: a verdict replays the span once and asks, per move, which pieces the mover attacks.
+Piece movement is the board's alone: who could take what comes from its capture generator,
+run once per position and side asked about, and once more per piece whose protectors are
+asked (:class:`Captures`, kept for a position the span meets again); once a side has no piece
+chased on all its moves so far, its later moves are not examined (``explain=False``).
 
 The judge reads a board through :class:`JudgedBoard`, the part of the board's public move-code
 API it needs (``rules.board``), and does not import the board: the board asks it for verdicts.
@@ -70,10 +72,6 @@ class JudgedBoard(Protocol):
     """
 
     SIDE_NAMES: ClassVar[tuple[str, str]]
-    SLIDER_RAYS: ClassVar[list[tuple[tuple[int, ...], ...]]]
-    KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]]
-    ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]]
-    ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]]
     squares: list[int]
     kings: list[int]
     turn: int
@@ -85,11 +83,7 @@ class JudgedBoard(Protocol):
 
     def attacked(self, point: int, by: int) -> bool: ...
 
-    def pseudo_codes(self) -> list[int]: ...
-
-    def soldier_attackers(self, by: int) -> list[tuple[int, ...]]: ...
-
-    def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]: ...
+    def capture_codes(self) -> list[int]: ...
 
     def code_history(self) -> list[int]: ...
 
@@ -159,45 +153,72 @@ class Verdict:
 # ---------------------------------------------------------------------------- attacks
 
 
-def capturers(board: JudgedBoard, side: int, point: int) -> list[int]:
-    """Points of ``side``'s pieces that could move onto ``point`` by piece movement (X2, Q3,
-    Q4), before the own general's safety (X3, X4) is asked."""
-    b = board.squares
-    s = 1 if side == g.FIRST else -1
-    out: list[int] = []
-    chariot, cannon = s * g.CHARIOT, s * g.CANNON
-    for ray in board.SLIDER_RAYS[point]:
-        screened = False
-        for q in ray:
-            x = b[q]
-            if x:
-                if screened:
-                    if x == cannon:
-                        out.append(q)
-                    break
-                if x == chariot:
-                    out.append(q)
-                screened = True
-    horse = s * g.HORSE
-    for q, leg in g.HORSE_ATTACKERS[point]:
-        if b[q] == horse and not b[leg]:
-            out.append(q)
-    soldier = s * g.SOLDIER
-    for q in board.soldier_attackers(side)[point]:
-        if b[q] == soldier:
-            out.append(q)
-    advisor, elephant, king = s * g.ADVISOR, s * g.ELEPHANT, s * g.KING
-    for q in g.DIAG_STEPS[point]:
-        if b[q] == advisor and point in board.advisor_targets(q, board.ADVISOR_STEPS[side]):
-            out.append(q)
-    for q, eye in g.ELEPHANT_MOVES_ANY[point]:
-        steps = board.ELEPHANT_STEPS[side][q]
-        if b[q] == elephant and not b[eye] and any(to == point for to, _, _ in steps):
-            out.append(q)
-    for q in g.ORTHO_STEPS[point]:
-        if b[q] == king and point in board.KING_STEPS[side][q]:
-            out.append(q)
+def _captures(board: JudgedBoard, side: int) -> dict[int, list[int]]:
+    """``side``'s pseudo-legal captures (X2, Q3, Q4; before the own general's safety, X3, X4)
+    as the board generates them with ``side`` to move: target point -> the points of the
+    pieces that could take there, in the generator's order (ascending points)."""
+    turn = board.turn
+    board.turn = side
+    try:
+        codes = board.capture_codes()
+    finally:
+        board.turn = turn
+    out: dict[int, list[int]] = {}
+    for code in codes:
+        fr, to = divmod(code, g.NUM_POINTS)
+        takers = out.get(to)
+        if takers is None:
+            out[to] = [fr]
+        else:
+            takers.append(fr)
     return out
+
+
+class Captures:
+    """Who could take what in one position (the judge asks about several pieces of each, and
+    meets each position of a cycle again in the next): each side's captures generated once,
+    the protectors of each piece once. Valid while the board stands in that position."""
+
+    def __init__(self, board: JudgedBoard) -> None:
+        self.board = board
+        self._by_side: list[dict[int, list[int]] | None] = [None, None]
+        self._protectors: dict[int, list[int]] = {}
+
+    def of(self, side: int) -> dict[int, list[int]]:
+        """Target point -> the points of ``side``'s pieces that could take there."""
+        found = self._by_side[side]
+        if found is None:
+            found = _captures(self.board, side)
+            self._by_side[side] = found
+        return found
+
+    def protectors(self, point: int) -> list[int]:
+        """Points of the pieces that reach ``point`` from its piece's own side, by piece
+        movement: those that could take there were it an enemy piece."""
+        found = self._protectors.get(point)
+        if found is None:
+            b = self.board.squares
+            piece = b[point]
+            b[point] = -piece
+            try:
+                found = _captures(self.board, g.FIRST if piece > 0 else g.SECOND).get(point, [])
+            finally:
+                b[point] = piece
+            self._protectors[point] = found
+        return found
+
+
+def _position(board: JudgedBoard, positions: dict[tuple[int, ...], Captures] | None) -> Captures:
+    """The :class:`Captures` of the board's position, from ``positions`` when met before
+    (None: no position is met twice)."""
+    if positions is None:
+        return Captures(board)
+    key = tuple(board.squares)
+    found = positions.get(key)
+    if found is None:
+        found = Captures(board)
+        positions[key] = found
+    return found
 
 
 def _legal_capture(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
@@ -211,9 +232,14 @@ def _legal_capture(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
     return safe
 
 
-def chasers(board: JudgedBoard, side: int, point: int) -> list[int]:
+def chasers(
+    board: JudgedBoard, side: int, point: int, captures: Captures | None = None
+) -> list[int]:
     """Points of ``side``'s pieces whose attack on the enemy piece on ``point`` counts as a
-    chase by the WXF rules (see the module doc), in the position as it stands."""
+    chase by the WXF rules (see the module doc), in the position as it stands (``captures``:
+    this position's, when the caller asks about several points of it)."""
+    if captures is None:
+        captures = Captures(board)
     b = board.squares
     victim = b[point]
     kind = abs(victim)
@@ -221,12 +247,12 @@ def chasers(board: JudgedBoard, side: int, point: int) -> list[int]:
     if kind == g.KING or (kind == g.SOLDIER and g.own_half(point, enemy)):
         return []
     out = []
-    for q in capturers(board, side, point):
+    for q in captures.of(side).get(point, []):
         attacker = b[q]
         attacker_kind = abs(attacker)
         if attacker_kind in (g.KING, g.SOLDIER) or not _legal_capture(board, side, q, point):
             continue
-        if attacker_kind == kind and _can_take_back(board, enemy, point, q):
+        if attacker_kind == kind and _can_take_back(board, captures, enemy, point, q):
             continue  # an exchange offered, not a chase (rule 24)
         if kind == g.CHARIOT and attacker_kind in (g.HORSE, g.CANNON):
             # Rule 15: a horse or cannon chasing a chariot chases even a protected one.
@@ -235,18 +261,35 @@ def chasers(board: JudgedBoard, side: int, point: int) -> list[int]:
         # Protectors are the pieces that reach the point as the board stands: a line that only
         # the taker's leaving would open protects nothing (diagrams 39-41); whether the
         # recapture is legal is asked after the taking.
-        protectors = capturers(board, enemy, point)
+        protectors = captures.protectors(point)
         b[point], b[q] = attacker, 0
         defended = any(_legal_capture(board, enemy, d, point) for d in protectors)
         b[q], b[point] = attacker, victim
         if not defended:
             out.append(q)
+    if len(out) > 1:
+        out.sort(key=lambda q: _listing_order(point, q))
     return out
 
 
-def _can_take_back(board: JudgedBoard, side: int, fr: int, to: int) -> bool:
+def _listing_order(point: int, chaser: int) -> tuple[int, int, int]:
+    """The place of the chaser on ``chaser`` among several of the piece on ``point``: a move's
+    marks list them in this order and a ruling names the last. It is the order the judge has
+    always used, so that a game replayed reads the same ruling: along the file and rank first,
+    in the geometry's order of directions (``g.ORTHOGONAL``), nearer first; then horses by
+    their point; then advisors, then elephants, in the order of ``g.DIAGONAL``."""
+    df, dr = chaser % 9 - point % 9, chaser // 9 - point // 9
+    direction = ((df > 0) - (df < 0), (dr > 0) - (dr < 0))
+    if not df or not dr:
+        return 0, g.ORTHOGONAL.index(direction), abs(df + dr)
+    if abs(df) != abs(dr):
+        return 1, chaser, 0
+    return abs(df) + 1, g.DIAGONAL.index(direction), 0
+
+
+def _can_take_back(board: JudgedBoard, captures: Captures, side: int, fr: int, to: int) -> bool:
     """True when ``side``'s piece on ``fr`` attacks ``to`` and may legally take it."""
-    return fr in capturers(board, side, to) and _legal_capture(board, side, fr, to)
+    return fr in captures.of(side).get(to, []) and _legal_capture(board, side, fr, to)
 
 
 # ---------------------------------------------------------------------------- judging
@@ -264,45 +307,38 @@ def _shift(board: JudgedBoard, fr: int, to: int) -> None:
 
 
 def _new_chases(
-    board: JudgedBoard, side: int, fr: int, to: int, wanted: Sequence[int] | None
+    board: JudgedBoard,
+    side: int,
+    fr: int,
+    to: int,
+    wanted: Sequence[int] | None,
+    positions: dict[tuple[int, ...], Captures] | None,
 ) -> list[Chase]:
     """Play ``fr``-``to`` for ``side`` and return the chases it made on the enemy pieces on
-    ``wanted`` (all of them when None). The board is left after the move."""
+    ``wanted`` (all that ``side`` could take when None). The board is left after the move;
+    ``positions`` keeps what was learnt of each position met."""
     b = board.squares
     _shift(board, fr, to)
+    captures = _position(board, positions)
     if wanted is None:
-        wanted = _attacked_enemies(board, side)
+        wanted = sorted(captures.of(side))
     found: list[tuple[int, list[int]]] = []
     for point in wanted:
-        after = chasers(board, side, point)
+        after = chasers(board, side, point, captures)
         if after:
             found.append((point, after))
     if not found:
         return []
     _shift(board, to, fr)
+    captures = _position(board, positions)
     out: list[Chase] = []
     for point, after in found:
-        before = chasers(board, side, point)
+        before = chasers(board, side, point, captures)
         for q in after:
             if (fr if q == to else q) not in before:
                 out.append(Chase(abs(b[fr if q == to else q]), q, abs(b[point]), point))
     _shift(board, fr, to)
     return out
-
-
-def _attacked_enemies(board: JudgedBoard, side: int) -> list[int]:
-    """Points of the enemy pieces that ``side`` could take by piece movement: one pseudo-legal
-    generation, cheaper than asking each enemy piece who attacks it."""
-    turn = board.turn
-    board.turn = side
-    try:
-        codes = board.pseudo_codes()
-    finally:
-        board.turn = turn
-    b = board.squares
-    sign = -1 if side == g.FIRST else 1
-    limit = g.NUM_POINTS * g.NUM_POINTS  # a janggi pass is no capture
-    return sorted({c % g.NUM_POINTS for c in codes if c < limit and b[c % g.NUM_POINTS] * sign > 0})
 
 
 def judge(
@@ -327,6 +363,9 @@ def judge(
         if not explain and (always_check[0] and moved[0] or always_check[1] and moved[1]):
             open_ = [False, False]  # a perpetual check decides alone: no chase to look for
         candidates: list[dict[int, tuple[int, Chase]] | None] = [None, None]
+        # A game's span (explained) holds its cycle twice; the search's one cycle meets no
+        # position twice, and keying the positions would only cost.
+        positions: dict[tuple[int, ...], Captures] | None = {} if explain else None
         ident = list(range(g.NUM_POINTS))  # point -> which piece (its point at the span's start)
         where = list(range(g.NUM_POINTS))  # piece -> its point now
         marks: list[tuple[bool, tuple[Chase, ...]]] = []
@@ -339,7 +378,7 @@ def judge(
             if not checks[i] and (explain or open_[side]):
                 pool = candidates[side]
                 wanted = None if explain or pool is None else [where[p] for p in pool]
-                chases = _new_chases(board, side, fr, to, wanted)
+                chases = _new_chases(board, side, fr, to, wanted, positions)
                 if open_[side]:
                     seen = {ident[c.target_square]: c for c in chases}
                     if pool is None:
