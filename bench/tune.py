@@ -2,7 +2,7 @@
 of the janggi evaluation on positions from Fairy-Stockfish self-play (issue 30).
 
     .venv/bin/python bench/tune.py --freeze-shared          # fit, print held-out loss before/after
-    .venv/bin/python bench/tune.py --freeze-shared --write  # ... and rewrite evaluation.py
+    .venv/bin/python bench/tune.py --freeze-shared --write  # ... and rewrite the weights
     .venv/bin/python bench/tune.py --freeze-shared --candidates  # what new terms would give
     .venv/bin/python bench/tune.py --variant janggi [--write]    # janggi's tables and values
 
@@ -37,8 +37,11 @@ the advisors (the palace) has a weight on every point, the soldier from its own 
 value of each kind is a weight of its own, not pulled toward J8's points (the per-point weights
 are), since the value J8 counts is not what a piece is worth in play; and Han's bonus (the
 first mover's score starts that far behind) is fitted too. The mobility and safety weights are
-xiangqi's and stay as they are. It writes the janggi block of evaluation.py (``JANGGI_VALUES``,
-``JANGGI_BONUS``, ``JANGGI_SECOND_MOVER_BONUS``).
+xiangqi's and stay as they are. It writes janggi's entry of ``engine/tuned.json`` (the values and
+per-point bonuses, ``JANGGI_VALUES`` and ``JANGGI_BONUS``) and the janggi block of evaluation.py
+(``JANGGI_SECOND_MOVER_BONUS``). ``--write`` rewrites both the variant's entry of tuned.json
+(values and tables: data, read once at import) and its block of evaluation.py (the weights the
+search reads per node, constants the compiled build reads natively).
 
 It needs numpy, which the game does not: ``.venv/bin/pip install -e '.[bench]'``.
 """
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import math
 import re
 import sys
@@ -85,6 +89,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "xiangqi_positions.txt.gz"
 JANGGI_DATA = ROOT / "bench" / "data" / "janggi_positions.txt.gz"
 EVALUATION = ROOT / "src" / "chuhan" / "engine" / "evaluation.py"
+TUNED = ROOT / "src" / "chuhan" / "engine" / "tuned.json"
 KINDS = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
 KIND_NAMES = {KING: "KING", ADVISOR: "ADVISOR", ELEPHANT: "ELEPHANT", HORSE: "HORSE",
               CHARIOT: "CHARIOT", CANNON: "CANNON", SOLDIER: "SOLDIER"}
@@ -137,7 +142,6 @@ class Spec:
     constants: dict[str, str]  # the extra weights written, by their name in evaluation.py
     shared: tuple[str, ...]  # shared with other variants: held by --freeze-shared
     rays: Sequence[Sequence[Sequence[int]]]
-    prefix: str  # XIANGQI_VALUES, XIANGQI_BONUS ...
     begin: str
     end: str
     # One material weight per kind, not pulled toward its start (the per-point weights are):
@@ -152,10 +156,10 @@ JANGGI_BEGIN = "# --- tuned by bench/tune.py --variant janggi: do not edit by ha
 JANGGI_END = "# --- end of the tuned janggi weights ---"
 SPECS = {
     "xiangqi": Spec("xiangqi", DATA, XIANGQI_EVALUATOR, POINTS, EXTRA, CONSTANTS, SHARED, RAYS,
-                    "XIANGQI", BEGIN, END, material=False, pull=2e-6),
+                    BEGIN, END, material=False, pull=2e-6),
     "janggi": Spec("janggi", JANGGI_DATA, JANGGI_EVALUATOR, JANGGI_POINTS, JANGGI_EXTRA,
                    {"second mover": "JANGGI_SECOND_MOVER_BONUS"}, JANGGI_EXTRA[:3], JANGGI_RAYS,
-                   "JANGGI", JANGGI_BEGIN, JANGGI_END, material=True, pull=2e-4),
+                   JANGGI_BEGIN, JANGGI_END, material=True, pull=2e-4),
 }
 
 
@@ -431,18 +435,15 @@ def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate:
 # ---------------------------------------------------------------- writing evaluation.py
 
 
-def tuned_source(features: Features, theta: np.ndarray, data: Data,
-                 values: dict[int, int] | None = None) -> str:
-    """The tuned block of evaluation.py: piece values and per-point bonuses, readable.
-    ``values`` (by kind) replaces the means as the values (to write the weights as they are)."""
+def tuned_weights(features: Features, theta: np.ndarray, data: Data,
+                  values: dict[int, int] | None = None) -> tuple[dict[str, object], str]:
+    """The tuned weights as written: the piece values and per-point bonuses (the variant's
+    entry of ``tuned.json``) and the block of evaluation.py with the weights the search reads
+    per node. ``values`` (by kind) replaces the means as the values (to write the weights as
+    they are)."""
     spec = features.spec
     usage = data.usage()
     totals = features.totals(theta)
-    lines = [spec.begin,
-             "# Piece values (centipawns) and, per kind, the bonus on each point from the",
-             "# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);",
-             "# the rows stop at the farthest rank the kind can reach (none beyond it).",
-             "# A value is the mean over the points where the kind stood in the games."]
     if values is None:
         values = {}
         for kind in KINDS:
@@ -450,21 +451,18 @@ def tuned_source(features: Features, theta: np.ndarray, data: Data,
             weights = usage[js].astype(float) + 1e-9
             mean = np.average([totals[j] for j in js], weights=weights)
             values[kind] = 0 if kind == KING else int(round(mean))
-    lines.append(f"{spec.prefix}_VALUES: Final = {{")
+    bonus: dict[str, list[list[int]]] = {}
     for kind in KINDS:
-        lines.append(f"    {KIND_NAMES[kind]}: {values[kind]},")
-    lines.append("}")
-    lines.append(f"{spec.prefix}_BONUS: Final = {{")
-    for kind in KINDS:
-        lines.append(f"    {KIND_NAMES[kind]}: (")
+        rows = bonus[KIND_NAMES[kind].lower()] = []
         for rank in range(max(r for _, r in spec.points[kind]) + 1):
             row = []
             for file in range(5):
                 j = features.index.get((kind, file, rank))
                 row.append(0 if j is None else int(round(totals[j])) - values[kind])
-            lines.append("        (" + ", ".join(f"{b:4d}" for b in row) + f"),  # rank {rank}")
-        lines.append("    ),")
-    lines.append("}")
+            rows.append(row)
+    tables = {"values": {KIND_NAMES[kind].lower(): values[kind] for kind in KINDS},
+              "bonus": bonus}
+    lines = [spec.begin]
     if spec.name == "janggi":
         lines.append("# Han's 1.5 points (J8), in centipawns, that the first mover's score starts")
         lines.append("# behind by.")
@@ -480,7 +478,7 @@ def tuned_source(features: Features, theta: np.ndarray, data: Data,
         lines.append("# positions): see ``Searcher._leaf_score``.")
         lines.append(f"MOBILITY_MARGIN: Final = {mobility_margin(features, theta, data)}")
     lines.append(spec.end)
-    return "\n".join(lines)
+    return tables, "\n".join(lines)
 
 
 def mobility_margin(features: Features, theta: np.ndarray, data: Data) -> int:
@@ -492,7 +490,26 @@ def mobility_margin(features: Features, theta: np.ndarray, data: Data) -> int:
     return max(120, int(math.ceil(np.percentile(balance, 99.9) / 10) * 10))
 
 
-def write_evaluation(block: str, spec: Spec = SPECS["xiangqi"]) -> None:
+def tuned_json(tuned: dict[str, dict[str, object]]) -> str:
+    """``tuned.json``'s text: a bonus table's rows one a line, aligned, as a reader scans them."""
+    out = ["{"]
+    for i, (variant, weights) in enumerate(tuned.items()):
+        bonus: dict[str, list[list[int]]] = weights["bonus"]  # type: ignore[assignment]
+        kinds = [f'      "{kind}": [\n'
+                 + ",\n".join("        [" + ", ".join(f"{b:4d}" for b in row) + "]"
+                              for row in rows)
+                 + "\n      ]" for kind, rows in bonus.items()]
+        out.append(f'  "{variant}": {{\n    "values": {json.dumps(weights["values"])},\n'
+                   '    "bonus": {\n' + ",\n".join(kinds) + "\n    }\n  }"
+                   + ("," if i < len(tuned) - 1 else ""))
+    return "\n".join(out) + "\n}\n"
+
+
+def write_evaluation(tables: dict[str, object], block: str,
+                     spec: Spec = SPECS["xiangqi"]) -> None:
+    tuned = json.loads(TUNED.read_text())
+    tuned[spec.name] = tables
+    TUNED.write_text(tuned_json(tuned))
     text = EVALUATION.read_text()
     pattern = re.compile(re.escape(spec.begin) + ".*?" + re.escape(spec.end), re.S)
     if not pattern.search(text):
@@ -511,7 +528,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=2.0, help="Adam step, centipawns")
     parser.add_argument("--pull", type=float, default=None,
                         help="L2 pull toward the current weights (xiangqi 2e-6, janggi 2e-4)")
-    parser.add_argument("--write", action="store_true", help="write evaluation.py")
+    parser.add_argument("--write", action="store_true",
+                        help="write engine/tuned.json and evaluation.py")
     parser.add_argument("--candidates", action="store_true",
                         help="also fit the CANDIDATES terms (never written)")
     parser.add_argument("--freeze-shared", action="store_true",
@@ -551,13 +569,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name}: {start[j]:.0f} -> {final[j]:.0f}")
     for kind, j in features.material.items():
         print(f"  material {KIND_NAMES[kind].lower()}: {start[j]:.0f} -> {final[j]:.0f}")
-    block = tuned_source(features, final, data)
+    tables, block = tuned_weights(features, final, data)
     if args.write and args.candidates:
         raise SystemExit("--candidates is for measuring: the evaluation has no such terms")
     if args.write:
-        write_evaluation(block, spec)
-        print(f"wrote {EVALUATION}")
+        write_evaluation(tables, block, spec)
+        print(f"wrote {TUNED} and {EVALUATION}")
     else:
+        print(tuned_json({spec.name: tables}))
         print(block)
     print(f"{time.monotonic() - started:.0f} s")
     return 0

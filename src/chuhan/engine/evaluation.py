@@ -9,7 +9,9 @@ quiet move and of a capture are the same expression.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Final
 
 from ..rules.geometry import (
@@ -26,91 +28,31 @@ from ..rules.geometry import (
 )
 
 Table = list[list[int]]
+Bonus = dict[int, tuple[tuple[int, ...], ...]]
+
+_KINDS: Final = {"king": KING, "advisor": ADVISOR, "elephant": ELEPHANT, "horse": HORSE,
+                 "chariot": CHARIOT, "cannon": CANNON, "soldier": SOLDIER}
+
+
+def _tuned(variant: str) -> tuple[dict[int, int], Bonus]:
+    """The tuned piece values and per-point bonuses of ``variant`` (``tuned.json``, written by
+    ``bench/tune.py``): a value in centipawns per kind and, per kind, the bonus on each point
+    from the owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them); the
+    rows stop at the farthest rank the kind can reach (none beyond it). A value is the mean over
+    the points where the kind stood in the games."""
+    weights = json.loads(Path(__file__).with_name("tuned.json").read_text())[variant]
+    values = {_KINDS[name]: int(value) for name, value in weights["values"].items()}
+    bonus = {_KINDS[name]: tuple(tuple(int(b) for b in row) for row in rows)
+             for name, rows in weights["bonus"].items()}
+    return values, bonus
+
 
 # The xiangqi weights, fitted to the results of master games by ``bench/tune.py`` (issue 19)
 # from the hand-set A1 values (advisor and elephant 200, horse 400, chariot 900, cannon 450,
-# soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's).
+# soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's). The values and tables
+# are data (tuned.json); the block below holds the tuned weights the search reads per node.
+XIANGQI_VALUES, XIANGQI_BONUS = _tuned("xiangqi")
 # --- tuned by bench/tune.py: do not edit by hand, rerun it (see its docstring) ---
-# Piece values (centipawns) and, per kind, the bonus on each point from the
-# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);
-# the rows stop at the farthest rank the kind can reach (none beyond it).
-# A value is the mean over the points where the kind stood in the games.
-XIANGQI_VALUES: Final = {
-    KING: 0,
-    ADVISOR: 135,
-    ELEPHANT: 142,
-    HORSE: 406,
-    CHARIOT: 916,
-    CANNON: 465,
-    SOLDIER: 113,
-}
-XIANGQI_BONUS: Final = {
-    KING: (
-        (   0,    0,    0,   12,   45),  # rank 0
-        (   0,    0,    0,  -50,    4),  # rank 1
-        (   0,    0,    0,  -51,  -35),  # rank 2
-    ),
-    ADVISOR: (
-        (   0,    0,    0,  -15,    0),  # rank 0
-        (   0,    0,    0,    0,   20),  # rank 1
-        (   0,    0,    0,  -14,    0),  # rank 2
-    ),
-    ELEPHANT: (
-        (   0,    0,   -6,    0,    0),  # rank 0
-        (   0,    0,    0,    0,    0),  # rank 1
-        ( -25,    0,    0,    0,   19),  # rank 2
-        (   0,    0,    0,    0,    0),  # rank 3
-        (   0,    0,  -34,    0,    0),  # rank 4
-    ),
-    HORSE: (
-        ( -37,  -77,  -53,  -72,   -1),  # rank 0
-        ( -86,  -26,  -22,  -58,  -26),  # rank 1
-        ( -78,  -28,  -29,   24,  -10),  # rank 2
-        (  -6,   -8,    6,   11,   29),  # rank 3
-        (   6,   13,   48,   51,   43),  # rank 4
-        (  -4,   31,   35,   94,   67),  # rank 5
-        ( -46,  115,   48,  126,   35),  # rank 6
-        (  16,   35,   45,   88,   76),  # rank 7
-        (   9,   49,  111,   61,   54),  # rank 8
-        ( -27,    9,   13,    5,   16),  # rank 9
-    ),
-    CHARIOT: (
-        (-103,  -26,  -57,  -10,  -16),  # rank 0
-        ( -61,  -24,   -6,  -31,  -16),  # rank 1
-        ( -67,  -20,  -16,  -13,  -32),  # rank 2
-        ( -26,   40,   15,   24,   17),  # rank 3
-        ( -19,    9,   17,   13,    1),  # rank 4
-        (  -3,   28,   13,   21,   22),  # rank 5
-        (  16,   47,   65,   49,   28),  # rank 6
-        (   6,   24,   32,   30,   12),  # rank 7
-        (   9,   71,   19,   52,   13),  # rank 8
-        (  17,   24,   20,   15,    7),  # rank 9
-    ),
-    CANNON: (
-        ( -16,  -34,  -38,   -4,   12),  # rank 0
-        (   9,  -29,   31,    8,   42),  # rank 1
-        (  -7,  -33,   26,    0,   42),  # rank 2
-        ( -20,  -35,   -4,  -21,   21),  # rank 3
-        (  -4,  -42,  -28,  -31,   24),  # rank 4
-        ( -13,  -33,  -16,   -7,   44),  # rank 5
-        (  -2,  -23,    3,   -2,   58),  # rank 6
-        ( -17,  -32,  -27,  -15,    6),  # rank 7
-        ( -27,  -20,  -41,  -32,   -2),  # rank 8
-        (  37,   29,  -46,  -19,   -1),  # rank 9
-    ),
-    SOLDIER: (
-        (   0,    0,    0,    0,    0),  # rank 0
-        (   0,    0,    0,    0,    0),  # rank 1
-        (   0,    0,    0,    0,    0),  # rank 2
-        ( -49,    0,  -55,    0,   33),  # rank 3
-        ( -28,    0,   -3,    0,   25),  # rank 4
-        (  41,   80,   40,  138,  117),  # rank 5
-        (  57,   94,  121,  171,  158),  # rank 6
-        (  79,  108,  134,  154,  163),  # rank 7
-        (  62,  102,  103,  152,  152),  # rank 8
-        (  17,   17,   21,   38,   35),  # rank 9
-    ),
-}
 # Centipawns per point a chariot, horse, cannon can move to (``mobility``), and
 # per missing defender and attacker unit (``general_safety``).
 CHARIOT_MOBILITY: Final = 4
@@ -125,92 +67,8 @@ MOBILITY_MARGIN: Final = 140
 # The janggi weights, fitted by ``bench/tune.py --variant janggi`` (issue 30) to the results of
 # Fairy-Stockfish self-play (``bench/janggi_games.py``), from J8's points × 100 (chariot 13,
 # cannon 7, horse 5, elephant 3, advisor 3, soldier 2; Han's 1.5) and the hand-set bonuses.
+JANGGI_VALUES, JANGGI_BONUS = _tuned("janggi")
 # --- tuned by bench/tune.py --variant janggi: do not edit by hand, rerun it ---
-# Piece values (centipawns) and, per kind, the bonus on each point from the
-# owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them);
-# the rows stop at the farthest rank the kind can reach (none beyond it).
-# A value is the mean over the points where the kind stood in the games.
-JANGGI_VALUES: Final = {
-    KING: 0,
-    ADVISOR: 263,
-    ELEPHANT: 292,
-    HORSE: 490,
-    CHARIOT: 1689,
-    CANNON: 666,
-    SOLDIER: 229,
-}
-JANGGI_BONUS: Final = {
-    KING: (
-        (   0,    0,    0,    0,    5),  # rank 0
-        (   0,    0,    0,   -7,   13),  # rank 1
-        (   0,    0,    0,   -1,    0),  # rank 2
-    ),
-    ADVISOR: (
-        (   0,    0,    0,  -10,    4),  # rank 0
-        (   0,    0,    0,    6,    7),  # rank 1
-        (   0,    0,    0,   -2,   -1),  # rank 2
-    ),
-    ELEPHANT: (
-        ( -14,   -8,   -6,   -5,   -2),  # rank 0
-        (  -9,   -6,   -3,    0,    3),  # rank 1
-        (  -4,   -1,    2,    5,    9),  # rank 2
-        (   3,    4,    7,    8,   10),  # rank 3
-        (   1,    4,    7,   10,   13),  # rank 4
-        (   1,    4,    7,   10,   13),  # rank 5
-        (   1,    4,    7,   10,   13),  # rank 6
-        (  -4,   -1,    2,    5,    8),  # rank 7
-        (  -9,   -6,   -3,    0,    3),  # rank 8
-        (  -9,   -6,   -3,    0,    3),  # rank 9
-    ),
-    HORSE: (
-        ( -27,  -27,  -21,  -12,  -12),  # rank 0
-        ( -17,  -11,   -8,   -2,   -1),  # rank 1
-        ( -14,   -8,    1,    1,    3),  # rank 2
-        (  -7,   -2,    3,    8,    8),  # rank 3
-        (  -2,    4,    8,   16,   14),  # rank 4
-        (   3,    8,   13,   20,   18),  # rank 5
-        (   8,   13,   18,   25,   24),  # rank 6
-        (   8,   13,   18,   23,   23),  # rank 7
-        (  -2,    3,    8,   13,   13),  # rank 8
-        ( -17,  -12,   -7,   -2,   -2),  # rank 9
-    ),
-    CHARIOT: (
-        (  -8,   -3,   -6,   -7,    3),  # rank 0
-        (  -4,   -2,   -2,   -2,    9),  # rank 1
-        (  -4,   -5,   -5,   -6,    4),  # rank 2
-        (  -2,   -1,   -1,   -1,    9),  # rank 3
-        (   5,    5,    4,    4,   14),  # rank 4
-        (   4,    4,    4,    4,   14),  # rank 5
-        (   8,    9,   10,    9,   19),  # rank 6
-        (  14,   15,   14,   14,   24),  # rank 7
-        (  14,   14,   15,   14,   24),  # rank 8
-        (   4,    4,    4,    4,   14),  # rank 9
-    ),
-    CANNON: (
-        (  -2,   -1,   -2,    1,    8),  # rank 0
-        (   2,    3,    2,    1,   13),  # rank 1
-        (  -4,   -4,   -3,    4,   10),  # rank 2
-        (  -7,   -8,   -7,   -7,    3),  # rank 3
-        (  -9,   -6,   -5,   -5,    4),  # rank 4
-        (  -8,   -7,   -7,   -7,    3),  # rank 5
-        (  -3,   -2,   -2,   -2,    8),  # rank 6
-        (   3,    3,    4,    3,   13),  # rank 7
-        (  -3,   -3,   -5,   -2,    8),  # rank 8
-        (  -7,   -7,   -8,   -7,    3),  # rank 9
-    ),
-    SOLDIER: (
-        (   0,    0,    0,    0,    0),  # rank 0
-        (   0,    0,    0,    0,    0),  # rank 1
-        (   0,    0,    0,    0,    0),  # rank 2
-        ( -20,  -13,   -3,    2,    4),  # rank 3
-        (  -3,   -2,    3,   13,   18),  # rank 4
-        (   6,   11,   14,   21,   23),  # rank 5
-        (  23,   25,   30,   35,   39),  # rank 6
-        (  32,   36,   40,   44,   48),  # rank 7
-        (  27,   31,   34,   39,   43),  # rank 8
-        (  -3,    1,    5,    9,   13),  # rank 9
-    ),
-}
 # Han's 1.5 points (J8), in centipawns, that the first mover's score starts
 # behind by.
 JANGGI_SECOND_MOVER_BONUS: Final = 132
