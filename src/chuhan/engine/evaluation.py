@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from importlib import resources
 from typing import Final
 
 from ..rules.geometry import (
@@ -40,7 +40,10 @@ def _tuned(variant: str) -> tuple[dict[int, int], Bonus]:
     from the owner's side: row 0 is its back rank, columns the files a-e (f-i mirror them); the
     rows stop at the farthest rank the kind can reach (none beyond it). A value is the mean over
     the points where the kind stood in the games."""
-    weights = json.loads(Path(__file__).with_name("tuned.json").read_text())[variant]
+    # The package's file, not this module's neighbour: a compiled build of this module lives
+    # outside the package (chuhan/native.py).
+    text = resources.files("chuhan.engine").joinpath("tuned.json").read_text()
+    weights = json.loads(text)[variant]
     values = {_KINDS[name]: int(value) for name, value in weights["values"].items()}
     bonus = {_KINDS[name]: tuple(tuple(int(b) for b in row) for row in rows)
              for name, rows in weights["bonus"].items()}
