@@ -29,10 +29,12 @@ def test_a_blocked_loop_is_logged_with_where_it_was() -> None:
 
     asyncio.run(main())
     stalls = [fields for message, fields in logged if message == "event loop stalled"]
-    assert len(stalls) == 1
-    assert stalls[0]["stall_ms"] >= 250
-    assert stalls[0]["cpu_ms"] < 100  # it slept: the loop waited, it did not compute
-    assert stalls[0]["where"].startswith("hold_the_loop (tests/test_stalls.py:")
+    # A busy machine may stall the idle loop past 50 ms too (CI saw one of 244 ms in select):
+    # the hold is the one stall logged where hold_the_loop stood, once, not once per tick.
+    held = [s for s in stalls if s["where"].startswith("hold_the_loop (tests/test_stalls.py:")]
+    assert len(held) == 1
+    assert held[0]["stall_ms"] >= 250
+    assert held[0]["cpu_ms"] < 100  # it slept: the loop waited, it did not compute
 
 
 def test_a_slow_garbage_collection_is_logged() -> None:
