@@ -38,8 +38,30 @@ def book_positions(variant: str = "xiangqi") -> list[Board]:
 
 def test_every_book_move_is_legal_and_the_book_covers_the_first_replies() -> None:
     positions = book_positions()
+    plies = {board.ply for board in positions}
     assert len(positions) > 10
-    assert {board.ply for board in positions} == {0, 1, 2}
+    assert {0, 1, 2} <= plies
+
+
+def test_the_xiangqi_book_follows_master_lines_well_into_the_opening_on_both_wings() -> None:
+    """Built from master games (bench/build_book.py --games): advanced answers from it for
+    many moves, whichever wing a line opens on (the book holds each line's mirror image)."""
+    positions = book_positions()
+    assert max(board.ply for board in positions) >= 12
+    board = make_board("xiangqi")
+    book = json.loads(BOOK_PATHS["xiangqi"].read_text())
+    for first in ("h3e3", "b3e3"):  # the central cannon, from the right and from the left
+        assert first in {move for move, _ in book[book_key(board)]}
+        line = board.copy()
+        line.push(first)
+        booked = 0
+        while booked < 8:
+            reply = choose_move(line, "advanced", seed=booked, nodes=2_000)
+            if reply.depth:  # searched: out of the book
+                break
+            line.push(reply.move)
+            booked += 1
+        assert booked == 8, f"left the book after {booked} replies to {first}"
 
 
 def test_the_janggi_book_opens_every_pair_of_setups_with_legal_moves() -> None:
