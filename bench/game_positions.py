@@ -173,13 +173,18 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{k} {v}" for k, v in sorted(skipped.items())),
         "# FEN\tresult (first mover: 1 won, 0.5 drawn, 0 lost)\tgame",
     ]
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.GzipFile(args.output, "wb", mtime=0) as out:  # mtime 0: the same bytes each run
-        out.write(("\n".join(header + lines) + "\n").encode())
     print("\n".join(header[3:4]))
-    print(f"wrote {args.output} ({args.output.stat().st_size} bytes) "
-          f"in {time.monotonic() - started:.0f} s")
+    write_positions(args.output, header, lines, started)
     return 0
+
+
+def write_positions(output: Path, header: list[str], lines: list[str], started: float) -> None:
+    """Write a positions file (``header`` lines, then ``lines``) gzipped, the same bytes each
+    run (mtime 0), and say where and how long it took since ``started``."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.GzipFile(output, "wb", mtime=0) as out:
+        out.write(("\n".join(header + lines) + "\n").encode())
+    print(f"wrote {output} ({output.stat().st_size} bytes) in {time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":

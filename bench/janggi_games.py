@@ -29,7 +29,6 @@ The output has the format of ``bench/data/xiangqi_positions.txt.gz`` (``game_pos
 from __future__ import annotations
 
 import argparse
-import gzip
 import random
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from chuhan.rules.board import PASS_CODE
 from chuhan.rules.janggi import PIECE_POINTS, SETUPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from game_positions import write_positions  # noqa: E402
 from strength import FS_COMMAND, FairyStockfish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,12 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())),
         "# FEN\tresult (first mover: 1 won, 0 lost)\tgame",
     ]
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.GzipFile(args.output, "wb", mtime=0) as out:  # mtime 0: the same bytes each run
-        out.write(("\n".join(header + lines) + "\n").encode())
     print(header[2])
-    print(f"wrote {args.output} ({args.output.stat().st_size} bytes) "
-          f"in {time.monotonic() - started:.0f} s")
+    write_positions(args.output, header, lines, started)
     return 0
 
 
