@@ -327,7 +327,9 @@ def test_a_worker_killed_mid_search_loses_nothing_and_the_move_is_played_once_Z4
     queue = Queue(web.prefix)
     owner, game_id = new_ai_game(a, level="advanced")  # a search of THINK_SECONDS
     with workers(web.prefix, tmp_path):
-        owner.post(f"/api/games/{game_id}/moves", json={"ply": 0, "move": "h3e3"})
+        # A first move the opening book does not answer (the master-games book answers
+        # h3e3 at once): the AI searches, and its worker dies mid-search.
+        owner.post(f"/api/games/{game_id}/moves", json={"ply": 0, "move": "a1a2"})
         pid = wait_until(lambda: queue.running_pid(seed=ai_seed(game_id, 1)))
         os.kill(pid, signal.SIGKILL)
         assert game_state(owner, game_id)["ply"] == 1
