@@ -41,7 +41,9 @@ of an older commit) the level instead plays that checkout's same level, pure Pyt
 match at equal time (jieqi included: each engine gets only its own side's view);
 ``--baseline-native DIR`` runs the baseline on its own mypyc build instead (build it with
 ``CHUHAN_NATIVE_DIR=DIR PYTHONPATH=SRC python -m chuhan.native build``); ``--versus-first N``
-starts at game N, so a later run adds new deals to an earlier one's.
+starts at game N, so a later run adds new deals to an earlier one's; ``--versus-nodes N`` gives
+both N nodes a move with the clock off instead of the time (the same moves on any machine at
+any load: a screen of an evaluation change, not of its speed).
 Jieqi, measured against the advanced of ``dbc60ba`` (the issue's "today", pure Python) at 1 s a
 move, 2026-12-01/02: games 0-39 59 % (22-3-15), games 40-99 48 % (29-0-31); all 100: 52.5 %,
 Elo +17 ± 68, median depth 8 against 5. Screened against main's own compiled build at 0.25 s,
@@ -432,7 +434,8 @@ for line in sys.stdin:
         board = make_board(job["variant"], job["fen"])
         for text in job["moves"]:
             board.push(text)
-    result = choose_move(board, job["level"], seed=job["seed"], movetime=job["movetime"])
+    extra = {"nodes": job["nodes"]} if job.get("nodes") else {}  # older checkouts: time only
+    result = choose_move(board, job["level"], seed=job["seed"], movetime=job["movetime"], **extra)
     print(json.dumps([str(result.move), result.depth]), flush=True)
 """
 
@@ -476,6 +479,7 @@ class VersusJob:
     src: str
     level: str = "advanced"
     native: str | None = None
+    nodes: int | None = None  # a node budget a move for both instead of the time
 
 
 def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[int], list[int]]:
@@ -497,12 +501,13 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
                 return adjudicate(board), ours, "adjudicated", board.ply, *depths
             if board.turn == ours:
                 result = choose_move(ai_view(board), job.level, seed=job.game,
-                                     movetime=job.movetime)
+                                     movetime=job.movetime, nodes=job.nodes)
                 move, depth = str(result.move), result.depth
                 depths[0].append(depth)
             else:
                 request: dict[str, object] = {"level": job.level, "seed": job.game,
-                                              "movetime": job.movetime, "variant": job.variant}
+                                              "movetime": job.movetime, "variant": job.variant,
+                                              "nodes": job.nodes}
                 if job.variant == "jieqi":
                     request["view"] = board.view(board.turn)  # type: ignore[attr-defined]
                 else:
@@ -516,12 +521,14 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
 
 
 def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime: float,
-               src: str, level: str, native: str | None = None, first: int = 0) -> None:
+               src: str, level: str, native: str | None = None, first: int = 0,
+               nodes: int | None = None) -> None:
     build = f"compiled in {native}" if native else "pure Python"
-    print(f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {movetime:g} s a "
+    budget = f"{nodes} nodes" if nodes else f"{movetime:g} s"
+    print(f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {budget} a "
           f"move each, {games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
-    jobs = [VersusJob(variant, g, max_plies, movetime, src, level, native)
+    jobs = [VersusJob(variant, g, max_plies, movetime, src, level, native, nodes)
             for g in range(first, first + games)]
     points: list[float] = []
     ours_depth: list[int] = []
@@ -581,6 +588,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the baseline's own mypyc build directory (CHUHAN_NATIVE_DIR); "
                         "without it the baseline runs pure Python")
     parser.add_argument("--versus-games", type=int, default=10)
+    parser.add_argument("--versus-nodes", type=int, default=None,
+                        help="both engines search this many nodes a move, the clock off (a "
+                        "match whose result does not depend on the machine's load)")
     parser.add_argument("--versus-first", type=int, default=0,
                         help="the first game's index (its deal and opening): a later run "
                         "with --versus-first N plays new games to add to an earlier N")
@@ -592,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.baseline:
             run_versus(variant, args.versus_games, args.fs_workers, args.max_plies,
                        args.fs_movetime, args.baseline, args.fs_level, args.baseline_native,
-                       args.versus_first)
+                       args.versus_first, args.versus_nodes)
             continue
         if not args.fs_only:
             run_matches(variant, games, args.workers, args.max_plies, budget)
