@@ -117,6 +117,12 @@ CANDIDATES = (
     "cannon facing the general, no screen", "cannon facing the general, one screen",
     "chariot on an open palace file",
 )
+# Attack units on the enemy palace (issue 30's "king safety from attack units near the palace"),
+# for both variants: each point of the enemy palace a chariot, horse or cannon attacks is a unit
+# (``palace_units``); fitted as the balance of units, of units squared (/ 10) and of units
+# where the defender has lost an advisor.
+PALACE_CANDIDATES = ("palace attack units", "palace attack units squared / 10",
+                     "palace attack units x missing advisors")
 # Janggi (issue 30): no river, so every kind but the general and the advisors (the palace's
 # nine points, folded to six) may stand anywhere; a soldier never steps back from its rank 3.
 _JANGGI_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
@@ -177,7 +183,8 @@ class Features:
         for kind in KINDS:
             for file, rank in spec.points[kind]:
                 self.index[(kind, file, rank)] = len(self.index)
-        names = spec.extra + (CANDIDATES if candidates else ())
+        names = spec.extra + ((CANDIDATES if spec.name == "xiangqi" else ()) + PALACE_CANDIDATES
+                              if candidates else ())
         self.extra = {name: len(self.index) + i for i, name in enumerate(names)}
         self.material = {kind: len(self.index) + len(names) + i
                          for i, kind in enumerate(MATERIAL if spec.material else ())}
@@ -211,7 +218,12 @@ class Features:
             if terms[name]:
                 x[self.extra[name]] = float(terms[name])
         if self.candidates:
-            for name, value in zip(CANDIDATES, candidate_terms(squares, counts), strict=True):
+            found = palace_terms(squares, counts, self.spec)
+            names: tuple[str, ...] = PALACE_CANDIDATES
+            if self.spec.name == "xiangqi":
+                found = candidate_terms(squares, counts) + found
+                names = CANDIDATES + names
+            for name, value in zip(names, found, strict=True):
                 if value:
                     x[self.extra[name]] = float(value)
         return x
@@ -311,6 +323,59 @@ def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
             if not blocked and (sign > 0 and point // 9 >= 3 or sign < 0 and point // 9 <= 6):
                 out[10] += sign
     return out
+
+
+# The nine points of each side's palace (first mover's at the bottom).
+PALACE_POINTS = tuple(frozenset(rank * 9 + file for rank in ranks for file in (3, 4, 5))
+                      for ranks in ((0, 1, 2), (7, 8, 9)))
+
+
+def palace_units(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], janggi: bool
+                 ) -> tuple[int, int]:
+    """Points of the enemy palace (files d-f, its three ranks) each side's chariots, horses and
+    cannons attack, counted once per attacker (first mover's, second mover's). A cannon
+    attacks past exactly one screen (janggi: not a cannon, and it takes no cannon)."""
+    units = [0, 0]
+    for point, piece in enumerate(squares):
+        kind = abs(piece)
+        if kind not in (CHARIOT, HORSE, CANNON):
+            continue
+        side = 0 if piece > 0 else 1
+        palace = PALACE_POINTS[1 - side]
+        n = 0
+        if kind == HORSE:
+            n = sum(1 for to, leg in HORSE_MOVES[point] if not squares[leg] and to in palace)
+        else:
+            for ray in rays[point]:
+                screened = False
+                for to in ray:
+                    x = squares[to]
+                    if kind == CHARIOT:
+                        n += to in palace
+                        if x:
+                            break
+                    elif not screened:
+                        if x:
+                            if janggi and abs(x) == CANNON:
+                                break
+                            screened = True
+                    else:
+                        if janggi and abs(x) == CANNON:
+                            break
+                        n += to in palace
+                        if x:
+                            break
+        units[side] += n
+    return units[0], units[1]
+
+
+def palace_terms(squares: list[int], counts: list[int], spec: Spec) -> list[float]:
+    """The :data:`PALACE_CANDIDATES`, first mover minus second mover."""
+    red, black = palace_units(squares, spec.rays, spec.name == "janggi")
+    missing_red = 2 - counts[7 + ADVISOR]
+    missing_black = 2 - counts[7 - ADVISOR]
+    return [red - black, (red * red - black * black) / 10,
+            red * missing_black - black * missing_red]
 
 
 def engine_score(squares: list[int], spec: Spec = SPECS["xiangqi"]) -> int:
@@ -494,6 +559,10 @@ def tuned_json(tuned: dict[str, dict[str, object]]) -> str:
     """``tuned.json``'s text: a bonus table's rows one a line, aligned, as a reader scans them."""
     out = ["{"]
     for i, (variant, weights) in enumerate(tuned.items()):
+        if "bonus" not in weights:  # jieqi's face-down bonuses (bench/jieqi_tune.py): one line
+            out.append(f'  "{variant}": {json.dumps(weights)}' + ("," if i < len(tuned) - 1
+                                                                   else ""))
+            continue
         bonus: dict[str, list[list[int]]] = weights["bonus"]  # type: ignore[assignment]
         kinds = [f'      "{kind}": [\n'
                  + ",\n".join("        [" + ", ".join(f"{b:4d}" for b in row) + "]"
@@ -538,8 +607,6 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     spec = SPECS[args.variant]
-    if args.candidates and spec.name != "xiangqi":
-        raise SystemExit("--candidates are xiangqi terms")
     features = Features(args.candidates, spec)
     data = Data(args.data or spec.data, features, args.limit)
     held = data.games % args.holdout == 0
