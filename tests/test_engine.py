@@ -12,11 +12,11 @@ import pytest
 
 from chuhan.engine import accepts_draw, choose_move, choose_setup, hint
 from chuhan.engine.ai import search
-from chuhan.engine.jieqi import JieqiSearcher
+from chuhan.engine.jieqi import HIDDEN_BONUS, JieqiSearcher
 from chuhan.engine.search import INFINITE, Limits
 from chuhan.rules import make_board
 from chuhan.rules.board import PASS_CODE, Board, Move, code_text
-from chuhan.rules.geometry import NUM_POINTS
+from chuhan.rules.geometry import ADVISOR, CHARIOT, NUM_POINTS, SOLDIER
 from chuhan.rules.jieqi import JieqiBoard, arrangement_text, parse_arrangement
 
 LEVELS_ABOVE_BEGINNER = ("intermediate", "advanced")
@@ -323,6 +323,32 @@ def test_a3_jieqi_a_reveal_is_judged_by_its_average_whatever_the_bar(seed: int) 
             if (told > bar) != (exact > bar):
                 wrong.append((code_text(code), exact, bar, told))
     assert not wrong
+
+
+def test_a3_jieqi_a_face_down_piece_is_valued_by_the_point_it_stands_on() -> None:
+    """Issue 30: a face-down piece moves as the piece of its point (Q3), and the search values it
+    at its pool's average plus the fitted bonus of that point's kind (bench/jieqi_tune.py):
+    losing the one in the chariot's corner costs what that bonus says against losing the one
+    on an advisor's or a soldier's point, from either side's view, the pool being the same."""
+    assert any(HIDDEN_BONUS.values()), "tuned.json holds no face-down bonuses"
+    top = "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/"
+    without = {  # Red's face-down piece on that point is gone (taken): a1, d1, a4
+        CHARIOT: top + "X1X1X1X1X/1X5X1/9/1XXXKXXXX",
+        ADVISOR: top + "X1X1X1X1X/1X5X1/9/XXX1KXXXX",
+        SOLDIER: top + "2X1X1X1X/1X5X1/9/XXXXKXXXX",
+    }
+    scores = {}
+    for kind, placement in without.items():
+        board = JieqiBoard(placement + " w - - 0 1", seed=5)
+        assert len(board.face_down) == 29
+        for side in (0, 1):
+            view = JieqiBoard.from_view(board.view(side))
+            scores[kind, side] = JieqiSearcher(view, Limits(depth=1)).initial_score()
+    for side in (0, 1):
+        for kind in (ADVISOR, SOLDIER):
+            assert scores[kind, side] - scores[CHARIOT, side] == (
+                HIDDEN_BONUS[CHARIOT] - HIDDEN_BONUS[kind]
+            ), (kind, side)
 
 
 def test_j3_the_ai_picks_a_janggi_setup_by_itself() -> None:

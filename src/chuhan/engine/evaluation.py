@@ -50,6 +50,15 @@ def _tuned(variant: str) -> tuple[dict[int, int], Bonus]:
     return values, bonus
 
 
+def tuned_jieqi() -> tuple[dict[int, int], dict[int, int]]:
+    """Jieqi's value of each kind face up and the bonus of a face-down piece by the kind whose
+    starting point it stands on (``tuned.json``'s ``jieqi`` entry, ``bench/jieqi_tune.py``)."""
+    text = resources.files("chuhan.engine").joinpath("tuned.json").read_text()
+    weights = json.loads(text)["jieqi"]
+    values = {KING: 0} | {_KINDS[name]: int(v) for name, v in weights["values"].items()}
+    return values, {_KINDS[name]: int(v) for name, v in weights["hidden"].items()}
+
+
 # The xiangqi weights, fitted to the results of master games by ``bench/tune.py`` (issue 19)
 # from the hand-set A1 values (advisor and elephant 200, horse 400, chariot 900, cannon 450,
 # soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's). The values and tables

@@ -7,7 +7,9 @@ search averages over what it could turn out to be, each identity weighted by how
 pieces are unaccounted for (expectimax at that reveal); a reveal further down the line is
 searched for one identity, the one nearest the average, its value moved to the average (a second
 average would multiply the tree by the pool size again); one ply from the horizon a reveal is
-valued where it stands. Taking a face-down piece removes its expected value.
+valued where it stands. A face-down piece is worth its pool's average plus a bonus for the kind
+whose starting point it stands on (it moves as that kind, Q3; ``HIDDEN_BONUS``, fitted by
+``bench/jieqi_tune.py`` on self-play); taking one removes that value.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import math
 from typing import Final
 
 from ..rules.board import Board
-from ..rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_POINTS, SOLDIER
+from ..rules.geometry import ADVISOR, ELEPHANT, NUM_POINTS
 from ..rules.jieqi import JieqiBoard
-from .evaluation import Evaluator, _xiangqi_square, build_tables
+from .evaluation import Evaluator, _xiangqi_square, build_tables, tuned_jieqi
 from .search import INFINITE, Limits, Searcher, VariantRules
 
 # How far a chance node first widens the window of an identity that only gave a bound.
@@ -26,9 +28,13 @@ CHANCE_WIDEN: Final = 300
 # The share of a move's time after which no new iteration starts (search.SOFT_SHARE is 0.6).
 JIEQI_SOFT_SHARE: Final = 0.85
 
-# Face-up advisors and elephants roam the whole board in jieqi (Q4): worth more than at home.
-JIEQI_VALUES: Final = {KING: 0, ADVISOR: 230, ELEPHANT: 230, HORSE: 400, CHARIOT: 900, CANNON: 450,
-                      SOLDIER: 100}
+# The value of each kind face up (hand-set: advisor and elephant 230, as they roam the whole
+# board, Q4; horse 400, chariot 900, cannon 450, soldier 100; values fitted on self-play lost
+# at the board) and what a face-down piece is worth beyond its pool's average, by the kind
+# whose starting point it stands on (it moves as that kind, Q3), fitted by bench/jieqi_tune.py
+# on self-play: all below the average, most on the advisors' and soldiers' points and in the
+# corners. Data in tuned.json.
+JIEQI_VALUES, HIDDEN_BONUS = tuned_jieqi()
 
 
 def _jieqi_square(kind: int, file: int, rank: int) -> int:
@@ -77,9 +83,23 @@ class JieqiSearcher(Searcher):
         # The board typed as what it is: its make takes the revealed identity (compiled, a
         # call through Board's make would not pass it).
         self.jieqi_board = board
-        pools = [board.unknown_pool(side) for side in (0, 1)]
-        # First mover's score of one face-down piece of each side.
-        self.hidden_score = (expected_value(pools[0]), -expected_value(pools[1]))
+        # hidden_table[side][point]: the first mover's score of a face-down piece of ``side``
+        # on ``point`` (face-down pieces never move, so the root's points are all there are).
+        self.hidden_table = self.hidden_values(HIDDEN_BONUS)
+
+    def hidden_values(self, bonus: dict[int, int]) -> list[list[int]]:
+        """Per side and point, the first mover's score of the face-down piece there: its
+        pool's average plus ``bonus`` for the kind it moves as."""
+        board = self.jieqi_board
+        table = [[0] * NUM_POINTS, [0] * NUM_POINTS]
+        for side in (0, 1):
+            average = expected_value(board.unknown_pool(side))
+            sign = 1 if side == 0 else -1
+            for point in board.face_down:
+                piece = board.squares[point]
+                if (piece > 0) == (side == 0):
+                    table[side][point] = sign * (average + bonus.get(abs(piece), 0))
+        return table
 
     def initial_score(self) -> int:
         board = self.board
@@ -89,7 +109,7 @@ class JieqiSearcher(Searcher):
             if not piece:
                 continue
             if point in board.face_down:
-                total += self.hidden_score[0 if piece > 0 else 1]
+                total += self.hidden_table[0 if piece > 0 else 1][point]
             else:
                 total += tables[piece + 7][point]
         return total
@@ -104,14 +124,14 @@ class JieqiSearcher(Searcher):
         face_down = board.face_down
         captured = b[to]
         if to in face_down:
-            score -= self.hidden_score[1 - turn]
+            score -= self.hidden_table[1 - turn][to]
         elif captured:
             score -= self.tables[captured + 7][to]
         if fr not in face_down:  # a face-up piece takes a face-down one
             row = self.tables[b[fr] + 7]
             return self._identity(code, None, depth, alpha, beta, ply, score + row[to] - row[fr],
                                   quiescence)
-        score -= self.hidden_score[turn]
+        score -= self.hidden_table[turn][fr]
         odds_list = self._odds(turn)
         # One ply from the horizon a reveal is valued without searching its identities (the
         # chance nodes there cost most of the tree and their subtrees are single replies).
