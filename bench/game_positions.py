@@ -32,10 +32,12 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from chuhan.rules import Board, make_board
+from chuhan.rules import Board, Move, make_board
+from chuhan.rules.board import PASS_CODE
 from chuhan.rules.record import RulesError, decode_record, read_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +178,77 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(header[3:4]))
     write_positions(args.output, header, lines, started)
     return 0
+
+
+def self_play_parser(description: str, output: Path, nodes: int, nodes_help: str,
+                     random_plies: int, skip_plies: int, max_plies: int,
+                     workers: int) -> argparse.ArgumentParser:
+    """The options of a self-play positions script (``janggi_games.py``, ``jieqi_games.py``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--output", type=Path, default=output)
+    parser.add_argument("--games", type=int, default=600)
+    parser.add_argument("--nodes", type=int, default=nodes, help=nodes_help)
+    parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument("--random-plies", type=int, default=random_plies)
+    parser.add_argument("--per-game", type=int, default=40)
+    parser.add_argument("--skip-plies", type=int, default=skip_plies)
+    parser.add_argument("--max-plies", type=int, default=max_plies)
+    parser.add_argument("--workers", type=int, default=workers)
+    return parser
+
+
+GameResult = tuple[int, float, str, list[str]]  # game, first mover's result, end, positions
+
+
+def random_opening(board: Board, rng: random.Random, plies: int) -> None:
+    """``plies`` random moves that take nothing (and no pass) from ``rng``."""
+    for _ in range(plies):
+        codes = [c for c in board.legal_codes() if c != PASS_CODE and not board.squares[c % 90]]
+        board.push(Move.from_code(rng.choice(codes)))
+
+
+def game_end(board: Board, max_plies: int, at_limit: Callable[[Board], int | None],
+             limit_reason: str = "adjudicated") -> tuple[int | None, str] | None:
+    """(winner, reason) once the game is over by the rules or at ``max_plies`` (the winner
+    by ``at_limit``, then ``limit_reason``); None while it goes on."""
+    outcome = board.outcome()
+    if outcome is not None:
+        return outcome.winner, outcome.reason
+    if board.ply >= max_plies:
+        return at_limit(board), limit_reason
+    return None
+
+
+def play_games(work: Callable[[tuple[list[int], argparse.Namespace]], list[GameResult]],
+               args: argparse.Namespace, chunk: int, started: float
+               ) -> tuple[list[str], dict[str, int], list[int]]:
+    """Play ``args.games`` games in chunks of ``chunk`` on ``args.workers`` processes:
+    (the lines ``position <TAB> result <TAB> game``, the count of each way a game ended, the
+    first mover's wins, draws and losses)."""
+    chunks = [list(range(i, min(i + chunk, args.games))) for i in range(0, args.games, chunk)]
+    lines: list[str] = []
+    reasons: dict[str, int] = {}
+    tally = [0, 0, 0]
+    with ProcessPoolExecutor(args.workers) as pool:
+        for done in pool.map(work, [(c, args) for c in chunks]):
+            for index, result, reason, positions in done:
+                lines.extend(f"{position}\t{result:g}\t{index}" for position in positions)
+                reasons[reason] = reasons.get(reason, 0) + 1
+                tally[0 if result == 1 else 1 if result == 0.5 else 2] += 1
+            print(f"  {done[-1][0] + 1}/{args.games} games, {len(lines)} positions, "
+                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    return lines, reasons, tally
+
+
+def made_by(script: str, args: argparse.Namespace) -> str:
+    """The header line naming the command a self-play positions file was made with."""
+    return (f"# made by bench/{script} --games {args.games} --nodes {args.nodes} "
+            f"--seed {args.seed} --random-plies {args.random_plies} --per-game {args.per_game} "
+            f"--skip-plies {args.skip_plies} --max-plies {args.max_plies}")
+
+
+def ended_by(reasons: dict[str, int]) -> str:
+    return "ended by " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
 
 
 def write_positions(output: Path, header: list[str], lines: list[str], started: float) -> None:

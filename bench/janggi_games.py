@@ -33,7 +33,6 @@ import random
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from chuhan.rules import Board, Move, make_board
@@ -41,7 +40,16 @@ from chuhan.rules.board import PASS_CODE
 from chuhan.rules.janggi import PIECE_POINTS, SETUPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from game_positions import write_positions  # noqa: E402
+from game_positions import (  # noqa: E402
+    GameResult,
+    ended_by,
+    game_end,
+    made_by,
+    play_games,
+    random_opening,
+    self_play_parser,
+    write_positions,
+)
 from strength import FS_COMMAND, FairyStockfish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,29 +76,25 @@ def is_quiet(board: Board, last_took: bool) -> bool:
     return True
 
 
+def ahead_on_points(board: Board) -> int:
+    """Who leads on points (J8, Han's 1.5 counted): janggi has no drawn result."""
+    cho, han = board.points()  # type: ignore[attr-defined]
+    return 0 if cho > han else 1
+
+
 def play_game(fs: FairyStockfish, index: int, args: argparse.Namespace) -> tuple[float, str,
                                                                                  list[str]]:
     """Game ``index``: its result for Cho, how it ended and its sampled quiet positions."""
     rng = random.Random(args.seed * 1_000_003 + index)
     setup = f"{rng.choice(SETUPS)}:{rng.choice(SETUPS)}"
     board = make_board("janggi", setup=setup)
-    for _ in range(args.random_plies):
-        codes = [c for c in board.legal_codes() if c != PASS_CODE and not board.squares[c % 90]]
-        board.push(Move.from_code(rng.choice(codes)))
+    random_opening(board, rng, args.random_plies)
     start_fen = board.fen()
     moves: list[str] = []
     fs.send("ucinewgame")
     quiet: list[str] = []
     took = False
-    while True:
-        outcome = board.outcome()
-        if outcome is not None:
-            winner, reason = outcome.winner, outcome.reason
-            break
-        if board.ply >= args.max_plies:
-            cho, han = board.points()  # type: ignore[attr-defined]
-            winner, reason = (0 if cho > han else 1), "max_plies"
-            break
+    while (end := game_end(board, args.max_plies, ahead_on_points, "max_plies")) is None:
         if board.ply >= args.skip_plies and is_quiet(board, took):
             quiet.append(board.fen())
         text = fs.best_move(start_fen, moves, 0.0, args.nodes)
@@ -99,12 +103,13 @@ def play_game(fs: FairyStockfish, index: int, args: argparse.Namespace) -> tuple
         took = code != PASS_CODE and bool(board.squares[code % 90])
         board.push(Move.from_code(code))
         moves.append(text)
+    winner, reason = end
     chosen = sorted(rng.sample(range(len(quiet)), min(args.per_game, len(quiet))))
     result = 1.0 if winner == 0 else 0.0
     return result, reason, [quiet[i] for i in chosen]
 
 
-def _work(job: tuple[list[int], argparse.Namespace]) -> list[tuple[int, float, str, list[str]]]:
+def _work(job: tuple[list[int], argparse.Namespace]) -> list[GameResult]:
     indices, args = job
     fs = FairyStockfish(args.fs_command, "janggi", 20)
     try:
@@ -123,40 +128,18 @@ def fs_version(command: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    parser.add_argument("--games", type=int, default=600)
-    parser.add_argument("--nodes", type=int, default=1000, help="Fairy-Stockfish's a move")
-    parser.add_argument("--seed", type=int, default=30)
-    parser.add_argument("--random-plies", type=int, default=4)
-    parser.add_argument("--per-game", type=int, default=40)
-    parser.add_argument("--skip-plies", type=int, default=12)
-    parser.add_argument("--max-plies", type=int, default=300)
-    parser.add_argument("--workers", type=int, default=2)
+    parser = self_play_parser(__doc__.split("\n\n")[0], OUTPUT, 1000, "Fairy-Stockfish's a move",
+                              random_plies=4, skip_plies=12, max_plies=300, workers=2)
     parser.add_argument("--fs-command", default=FS_COMMAND)
     args = parser.parse_args(argv)
-
     started = time.monotonic()
-    chunks = [list(range(i, min(i + 20, args.games))) for i in range(0, args.games, 20)]
-    lines: list[str] = []
-    reasons: dict[str, int] = {}
-    cho_wins = 0
-    with ProcessPoolExecutor(args.workers) as pool:
-        for done in pool.map(_work, [(chunk, args) for chunk in chunks]):
-            for index, result, reason, positions in done:
-                lines.extend(f"{fen}\t{result:g}\t{index}" for fen in positions)
-                reasons[reason] = reasons.get(reason, 0) + 1
-                cho_wins += int(result)
-            print(f"  {done[-1][0] + 1}/{args.games} games, {len(lines)} positions, "
-                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    lines, reasons, tally = play_games(_work, args, 20, started)
+    cho_wins = tally[0]
     header = [
         f"# source: self-play of {fs_version(args.fs_command)} (janggicasual, Threads 1, "
         f"go nodes {args.nodes}), driven and judged by our janggi rules",
-        f"# made by bench/janggi_games.py --games {args.games} --nodes {args.nodes} "
-        f"--seed {args.seed} --random-plies {args.random_plies} --per-game {args.per_game} "
-        f"--skip-plies {args.skip_plies} --max-plies {args.max_plies}",
-        f"# games {args.games} (Cho won {cho_wins}), positions {len(lines)}, ended by "
-        + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())),
+        made_by("janggi_games.py", args),
+        f"# games {args.games} (Cho won {cho_wins}), positions {len(lines)}, " + ended_by(reasons),
         "# FEN\tresult (first mover: 1 won, 0 lost)\tgame",
     ]
     print(header[2])

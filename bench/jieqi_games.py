@@ -29,15 +29,14 @@ import argparse
 import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from chuhan.engine import choose_move
-from chuhan.rules import Move, make_board
+from chuhan.rules import make_board
 from chuhan.rules.jieqi import JieqiBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from game_positions import write_positions  # noqa: E402
+import game_positions as positions  # noqa: E402
 from strength import adjudicate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,19 +47,10 @@ def play_game(index: int, args: argparse.Namespace) -> tuple[float, str, list[st
     """Game ``index``: (first mover's result, how it ended, its sampled quiet positions)."""
     rng = random.Random(f"{args.seed}:{index}")
     board = make_board("jieqi", seed=rng.randrange(2**32))
-    for _ in range(args.random_plies):
-        codes = [c for c in board.legal_codes() if not board.squares[c % 90]]
-        board.push(Move.from_code(rng.choice(codes)))
+    positions.random_opening(board, rng, args.random_plies)
     quiet: list[str] = []
     last_took = False
-    while True:
-        outcome = board.outcome()
-        if outcome is not None:
-            winner, reason = outcome.winner, outcome.reason
-            break
-        if board.ply >= args.max_plies:
-            winner, reason = adjudicate(board), "adjudicated"
-            break
+    while (end := positions.game_end(board, args.max_plies, adjudicate)) is None:
         view = JieqiBoard.from_view(board.view(board.turn))  # type: ignore[attr-defined]
         if board.ply >= args.skip_plies and not last_took and not board.is_check():
             pools = [",".join(str(view.pool[side][kind]) for kind in range(1, 8))
@@ -69,55 +59,35 @@ def play_game(index: int, args: argparse.Namespace) -> tuple[float, str, list[st
         result = choose_move(view, "advanced", seed=index, nodes=args.nodes)
         last_took = bool(board.squares[result.move.code % 90])
         board.push(result.move)
+    winner, reason = end
     chosen = sorted(rng.sample(range(len(quiet)), min(args.per_game, len(quiet))))
     score = 0.5 if winner is None else 1.0 if winner == 0 else 0.0
     return score, reason, [quiet[i] for i in chosen]
 
 
-def _work(job: tuple[list[int], argparse.Namespace]) -> list[tuple[int, float, str, list[str]]]:
+def _work(job: tuple[list[int], argparse.Namespace]) -> list[positions.GameResult]:
     indices, args = job
     return [(i, *play_game(i, args)) for i in indices]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    parser.add_argument("--games", type=int, default=600)
-    parser.add_argument("--nodes", type=int, default=4000, help="our advanced's a move")
-    parser.add_argument("--seed", type=int, default=30)
-    parser.add_argument("--random-plies", type=int, default=2)
-    parser.add_argument("--per-game", type=int, default=40)
-    parser.add_argument("--skip-plies", type=int, default=8)
-    parser.add_argument("--max-plies", type=int, default=240)
-    parser.add_argument("--workers", type=int, default=1)
+    parser = positions.self_play_parser(__doc__.split("\n\n")[0], OUTPUT, 4000,
+                                        "our advanced's a move",
+                                        random_plies=2, skip_plies=8, max_plies=240, workers=1)
     args = parser.parse_args(argv)
-
     started = time.monotonic()
-    chunks = [list(range(i, min(i + 10, args.games))) for i in range(0, args.games, 10)]
-    lines: list[str] = []
-    reasons: dict[str, int] = {}
-    tally = [0, 0, 0]  # first mover won, drawn, lost
-    with ProcessPoolExecutor(args.workers) as pool:
-        for done in pool.map(_work, [(chunk, args) for chunk in chunks]):
-            for index, result, reason, positions in done:
-                lines.extend(f"{position}\t{result:g}\t{index}" for position in positions)
-                reasons[reason] = reasons.get(reason, 0) + 1
-                tally[0 if result == 1 else 1 if result == 0.5 else 2] += 1
-            print(f"  {done[-1][0] + 1}/{args.games} games, {len(lines)} positions, "
-                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    lines, reasons, tally = positions.play_games(_work, args, 10, started)
     header = [
         f"# source: self-play of our advanced level, {args.nodes} nodes a move, each side on "
         "its own view",
-        f"# made by bench/jieqi_games.py --games {args.games} --nodes {args.nodes} "
-        f"--seed {args.seed} --random-plies {args.random_plies} --per-game {args.per_game} "
-        f"--skip-plies {args.skip_plies} --max-plies {args.max_plies}",
+        positions.made_by("jieqi_games.py", args),
         f"# games {args.games} (Red {tally[0]}-{tally[1]}-{tally[2]}), positions {len(lines)}, "
-        "ended by " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())),
+        + positions.ended_by(reasons),
         "# FEN\tRed's unknown pool\tBlack's unknown pool (kinds 1-7)\tresult (Red: 1 won, "
         "0.5 drawn, 0 lost)\tgame",
     ]
     print(header[2])
-    write_positions(args.output, header, lines, started)
+    positions.write_positions(args.output, header, lines, started)
     return 0
 
 
