@@ -61,6 +61,15 @@ compiled, 56.5 % (55-3-42), Elo +45 ± 69, median depth 11 against 6, 3,015 s; `
 reveal below the first searched on for the identity nearest the average, moved to the average),
 pure Python, 62 % (60-4-36), Elo +85 ± 70, median depth 8 against 6, 2,950 s; the same
 commit compiled (``3cc528e``), 76 % (74-4-22), Elo +200 ± 80, median depth 9 against 6, 3,066 s.
+2026-12-04, after ``2290cbe`` (a face-down piece valued by its point, ``bench/jieqi_tune.py``):
+against ``dbc60ba`` at 0.5 s a move, games 0-99, compiled, 74 % (74-0-26), Elo +182 ± 80, median
+depth 8 against 5, 1,490 s at load 3 (a xiangqi match beside it). Screens at ``--versus-nodes
+6000``: the point bonuses against ``55e2288``, 400 games, 55 % (+36 ± 34); values fitted with
+them 52.5 % (262 games); two kinds of reveal exposure against the bonuses, 47 % (166) and
+50 % (260): not kept.
+Janggi against Fairy-Stockfish at 2 s a move (2026-12-04, after last session's janggi tuning,
+load 1-4): Skill 10, 35 % (7-0-13), every loss a mate, every win a repetition or double pass
+(18 % as janggicasual judges them).
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
