@@ -57,7 +57,7 @@ from chuhan.rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, SOL
 from chuhan.rules.jieqi import JieqiBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune import TUNED, tuned_json  # noqa: E402
+from tune import TUNED, fit_k, tune, tuned_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "jieqi_positions.txt.gz"
@@ -129,45 +129,27 @@ class Data:
         self.r = np.array(results)
         self.held = np.array(games) % holdout == 0
 
-    def part(self, held: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def part(self, held: bool) -> Part:
         keep = self.held if held else ~self.held
-        return self.base[keep], self.x[keep], self.r[keep]
+        return Part(self.base[keep], self.x[keep], self.r[keep])
 
 
-def loss(part: tuple[np.ndarray, np.ndarray, np.ndarray], w: np.ndarray, k: float) -> float:
-    base, x, r = part
-    p = 1.0 / (1.0 + np.exp(-k * (base + x @ w)))
-    return float(np.mean((p - r) ** 2))
+class Part:
+    """Positions as dense rows: the loss and its gradient that ``tune.fit_k`` and
+    ``tune.tune`` (Adam, the pull toward the start) work on, as for the sparse xiangqi data."""
 
+    def __init__(self, base: np.ndarray, x: np.ndarray, r: np.ndarray) -> None:
+        self.base, self.x, self.r = base, x, r
 
-def fit_k(part: tuple[np.ndarray, np.ndarray, np.ndarray], w: np.ndarray) -> float:
-    lo, hi = 1e-4, 2e-2
-    for _ in range(60):
-        a, b = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
-        if loss(part, w, a) < loss(part, w, b):
-            hi = b
-        else:
-            lo = a
-    return (lo + hi) / 2
+    def _p(self, w: np.ndarray, k: float) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-k * (self.base + self.x @ w)))
 
+    def loss(self, w: np.ndarray, k: float) -> float:
+        return float(np.mean((self._p(w, k) - self.r) ** 2))
 
-def fit(part: tuple[np.ndarray, np.ndarray, np.ndarray], start: np.ndarray, k: float,
-        steps: int, rate: float, pull: float, frozen: np.ndarray) -> np.ndarray:
-    """Adam on the loss plus ``pull`` x the mean squared step from ``start``; the weights
-    where ``frozen`` is true stay as they are."""
-    base, x, r = part
-    w = start.copy()
-    m = np.zeros_like(w)
-    v = np.zeros_like(w)
-    for t in range(1, steps + 1):
-        p = 1.0 / (1.0 + np.exp(-k * (base + x @ w)))
-        g = (2.0 * (p - r) * p * (1 - p) * k) @ x / len(r) + 2.0 * pull * (w - start) / len(w)
-        g[frozen] = 0.0
-        m = 0.9 * m + 0.1 * g
-        v = 0.999 * v + 0.001 * g * g
-        step = rate * (1.0 - 0.9 * t / steps)
-        w -= step * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-12)
-    return w
+    def gradient(self, w: np.ndarray, k: float) -> np.ndarray:
+        p = self._p(w, k)
+        return (2.0 * (p - self.r) * p * (1 - p) * k) @ self.x / len(self.r)
 
 
 def write_weights(values: dict[int, int], bonus: dict[int, int]) -> None:
@@ -199,16 +181,17 @@ def main(argv: list[str] | None = None) -> int:
     n = len(ROLES)
     anchor = np.zeros(data.x.shape[1])  # no bonuses, the values as they are
     anchor[n: 2 * n] = [JIEQI_VALUES[kind] for kind in ROLES]
-    k = fit_k(fitting, anchor)
+    k = fit_k(fitting, anchor)  # type: ignore[arg-type]
     print(f"{len(data.r)} positions ({int(data.held.sum())} held out), K {k:.5f}, "
           f"read in {time.monotonic() - started:.0f} s")
     frozen = np.zeros(len(anchor), dtype=bool)
     if not args.values:
         frozen[n: 2 * n] = True
-    w = np.round(fit(fitting, anchor, k, args.steps, args.rate, args.pull, frozen))
+    w = np.round(tune(fitting, anchor, k, args.steps, args.pull, args.rate, frozen,  # type: ignore[arg-type]
+                      report=0))
     current = anchor.copy()
     current[:n] = [HIDDEN_BONUS[kind] for kind in ROLES]
-    before, after, now = loss(held, anchor, k), loss(held, w, k), loss(held, current, k)
+    before, after, now = held.loss(anchor, k), held.loss(w, k), held.loss(current, k)
     names = ([ROLE_NAMES[kind].lower() + " point" for kind in ROLES]
              + [ROLE_NAMES[kind].lower() for kind in ROLES]
              + (list(CANDIDATES) if args.candidates else []))
