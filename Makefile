@@ -10,7 +10,7 @@ NATIVE_SOURCES := src/chuhan/native.py $(addprefix src/chuhan/rules/,geometry.py
 # The rules and engine tests run a second time on the pure-Python modules (the fallback).
 PURE_TESTS := tests/test_rules_xiangqi.py tests/test_janggi.py tests/test_jieqi.py \
 	tests/test_engine.py tests/test_engine_tactics.py tests/test_engine_book.py \
-	tests/test_native.py tests/test_uci.py tests/test_wxf.py
+	tests/test_native.py tests/test_uci.py tests/test_wxf.py tests/test_engine_memory.py
 
 .PHONY: run test lint install services clean
 

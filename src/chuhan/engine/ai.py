@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import random
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from ..rules import make_board
 from ..rules.board import Board, Move
 from ..rules.janggi import SETUPS
 from .book import book_move
-from .search import MATE_BOUND, Limits
+from .search import MATE_BOUND, Limits, Searcher
 from .variants import profile_for
 
 
@@ -85,6 +86,8 @@ class SearchResult:
     nodes: int
     pv: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # Positions the search inherited from the same game's previous decision (``carry``).
+    inherited: int = 0
 
 
 def _level(name: str) -> Level:
@@ -94,17 +97,111 @@ def _level(name: str) -> Level:
         raise ValueError(f"unknown level {name!r}; choose one of {', '.join(LEVELS)}") from None
 
 
-def search(
-    board: Board, limits: Limits, noise: dict[int, int] | None = None
-) -> SearchResult:
-    """Search a copy of ``board`` within ``limits``; raises ValueError when no move is legal."""
+# Advanced keeps what a search learned (its transposition table, mobility cache and history)
+# for its next move in the same game, as engines do between moves: the positions two plies on
+# were searched last time, so the new search starts with their bounds and best moves. Only a
+# time-limited search carries them (a node-limited one stays a function of its inputs), and
+# only in xiangqi and janggi (jieqi's values depend on the unknown pool, which reveals change).
+# A game is recognised by its history: the kept search's root is one of the last KEPT_PLIES
+# positions of the board, with the same side to move and the same rules. Each process keeps
+# KEPT_GAMES games (the least recently used go), each table at most KEPT_ENTRIES positions.
+KEPT_GAMES = 3
+KEPT_PLIES = 8
+KEPT_ENTRIES = 120_000
+KEPT_DEPTH = 3  # past KEPT_ENTRIES, the entries searched at least this deep stay
+
+
+@dataclass(slots=True)
+class _Kept:
+    context: tuple[object, ...]
+    root: int
+    tt: dict[int, tuple[int, int, int, int]]
+    mobility: dict[int, int]
+    history: list[int]
+
+
+_kept: list[_Kept] = []  # most recently used last
+_kept_lock = threading.Lock()
+
+
+def _context(board: Board, side: int) -> tuple[object, ...]:
+    return (type(board).__name__, side, getattr(board, "rules", None),
+            getattr(board, "bikjang", None))
+
+
+def _take_kept(board: Board) -> _Kept | None:
+    """The kept tables of the game ``board`` continues, taken out of the store."""
+    context = _context(board, board.turn)
+    recent = set(board.key_history()[-KEPT_PLIES:])
+    with _kept_lock:
+        for i, kept in enumerate(_kept):
+            if kept.context == context and kept.root in recent:
+                return _kept.pop(i)
+    return None
+
+
+def _keep(kept: _Kept) -> None:
+    # The memory a game may hold is bounded: past the bound a table keeps only its deeper
+    # entries (the costly ones), and starts afresh if those are still too many.
+    if len(kept.tt) > KEPT_ENTRIES:
+        kept.tt = {key: entry for key, entry in kept.tt.items() if entry[0] >= KEPT_DEPTH}
+        if len(kept.tt) > KEPT_ENTRIES:
+            kept.tt = {}
+    if len(kept.mobility) > KEPT_ENTRIES:
+        kept.mobility = {}
+    with _kept_lock:
+        _kept.append(kept)
+        del _kept[:-KEPT_GAMES]
+
+
+def forget_games() -> None:
+    """Drop every kept table (tests, and a process that wants its memory back)."""
+    with _kept_lock:
+        _kept.clear()
+
+
+def searcher_for(
+    board: Board, limits: Limits, noise: dict[int, int] | None = None, *, carry: bool = False
+) -> Searcher:
+    """A searcher over a private copy of ``board``. With ``carry`` (honoured for time-limited
+    xiangqi and janggi searches without noise) it starts from the tables an earlier search of
+    the same game kept; :func:`keep_tables` keeps its own after the search."""
     profile = profile_for(board)
-    work = profile.search_board(board)
+    searcher = profile.searcher(profile.search_board(board), limits, noise)
+    timed = limits.movetime is not None and limits.nodes is None
+    if carry and timed and noise is None and profile.carries_tables:
+        searcher.carries = True
+        kept = _take_kept(searcher.board)
+        if kept is not None:
+            searcher.tt, searcher.mobility_cache = kept.tt, kept.mobility
+            searcher.history = [h // 2 for h in kept.history]  # older cutoffs count half
+    return searcher
+
+
+def keep_tables(searcher: Searcher) -> None:
+    """Keep a finished ``carry`` search's tables for the same game's next decision."""
+    if searcher.carries:
+        context = _context(searcher.board, searcher.root_side)
+        _keep(_Kept(context, searcher.root_key, searcher.tt, searcher.mobility_cache,
+                    searcher.history))
+
+
+def search(
+    board: Board, limits: Limits, noise: dict[int, int] | None = None, *, carry: bool = False
+) -> SearchResult:
+    """Search a copy of ``board`` within ``limits``; raises ValueError when no move is legal.
+
+    ``carry``: start from the tables an earlier ``carry`` search of the same game left, and
+    leave this one's for the next (see :func:`searcher_for`).
+    """
     started = time.monotonic()
-    searcher = profile.searcher(work, limits, noise)
+    searcher = searcher_for(board, limits, noise, carry=carry)
+    inherited = len(searcher.tt)
     code, score, reached, pv = searcher.run()
+    keep_tables(searcher)
     return SearchResult(
-        Move.from_code(code), score, reached, searcher.nodes, pv, time.monotonic() - started
+        Move.from_code(code), score, reached, searcher.nodes, pv, time.monotonic() - started,
+        inherited,
     )
 
 
@@ -131,7 +228,7 @@ def choose_move(
         move = book_move(board, rng) if rng.random() < share else None
         if move is not None:
             return SearchResult(move, 0, 0, 0, [str(move)])
-    return search(board, *spec.plan(board, seed, movetime, nodes))
+    return search(board, *spec.plan(board, seed, movetime, nodes), carry=level == "advanced")
 
 
 def hint(board: Board, seed: int = 0, *, nodes: int | None = None) -> Move:

@@ -206,6 +206,8 @@ class Searcher:
         self.safety = evaluator.safety
         self.endings = evaluator.endings
         self.root_side = board.turn
+        # The root's key: an aborted search leaves the board where it stopped (ai reads this).
+        self.root_key = board.key
         # J7 with the "points" option: the move that makes the generals face each other ends
         # the game on points (a position already facing at the root cannot arise otherwise).
         self.bikjang = getattr(board, "bikjang", "off") == "points"
@@ -232,6 +234,8 @@ class Searcher:
         self.root_best = 0
         self.root_best_score = -INFINITE
         self.extension_cap = MAX_PLY
+        # Whether this search's tables are kept for the game's next decision (``ai``).
+        self.carries = False
 
     # ------------------------------------------------------------------ variant hooks
 

@@ -25,9 +25,8 @@ from ..rules import make_board
 from ..rules.board import PASS_CODE, Board, Move, RulesError
 from ..rules.geometry import square_name
 from ..rules.wxf import RULE_SETS
-from .ai import LEVELS, Level
+from .ai import LEVELS, Level, forget_games, keep_tables, searcher_for
 from .search import MATE, MATE_BOUND, Iteration, Limits
-from .variants import profile_for
 
 ENGINE_NAME = "Chu-Han"
 VARIANT_NAMES = ("xiangqi", "janggi", "jieqi")
@@ -112,6 +111,7 @@ class UciEngine:
 
     def _new_game(self, _: list[str]) -> None:
         self._stop()
+        forget_games()
         self.games += 1
         self.board = self._board_from_fen(None)
 
@@ -229,8 +229,10 @@ class UciEngine:
         return max(0.05, min(share, remaining * 0.5, spec.movetime * 2))
 
     def _search(self, board: Board, limits: Limits, noise: dict[int, int] | None) -> None:
-        profile = profile_for(board)
-        work = profile.search_board(board)
+        # As the server's advanced does, a time-limited search starts from what the last one
+        # of this game learned (``go depth`` and ``go nodes`` stay reproducible).
+        searcher = searcher_for(board, limits, noise, carry=self.level == "advanced")
+        work = searcher.board
 
         def report(it: Iteration) -> None:
             nps = int(it.nodes / it.seconds) if it.seconds > 0 else 0
@@ -239,13 +241,13 @@ class UciEngine:
                 f"nps {nps} time {int(it.seconds * 1000)} pv {' '.join(_uci_line(board, it.pv))}"
             )
 
-        searcher = profile.searcher(work, limits, noise)
         searcher.on_iteration = report
         try:
             code, _, _, _ = searcher.run()
         except ValueError:
             self.send("bestmove (none)")
             return
+        keep_tables(searcher)
         self.send(f"bestmove {uci_move_text(work, code)}")
 
     def _stop(self) -> None:

@@ -21,6 +21,8 @@ class Profile:
 
     evaluator: Evaluator = XIANGQI_EVALUATOR
     rules: VariantRules = VariantRules()
+    # Whether a search's tables stay valid for the game's next decision (see ``ai.search``).
+    carries_tables: bool = True
 
     def search_board(self, board: Board) -> Board:
         """A private copy of ``board`` for the search to play moves on."""
@@ -84,6 +86,8 @@ class JanggiProfile(Profile):
 
 class JieqiProfile(Profile):
     """Jieqi: the search sees only the side to move's view (A3)."""
+
+    carries_tables: bool = False  # a reveal changes the pool the values average over
 
     def search_board(self, board: Board) -> Board:
         from ..rules.jieqi import JieqiBoard
