@@ -70,6 +70,14 @@ them 52.5 % (262 games); two kinds of reveal exposure against the bonuses, 47 % 
 Janggi against Fairy-Stockfish at 2 s a move (2026-12-04, after last session's janggi tuning,
 load 1-4): Skill 10, 35 % (7-0-13), every loss a mate, every win a repetition or double pass
 (18 % as janggicasual judges them).
+2026-12-04 (session 14), janggi screens against ``f64b170`` (compiled both) at 0.2 s a move,
+both cores busy: advanced keeping its tables for the game's next move (``3e055cf``) 66 %
+(53-0-27) over 80 games, Elo +117 ± 83, median depth 7 against 6; xiangqi, the same
+screen, 66 % (33-13-14) over 60 games, Elo +114 ± 83, median depth 7 against 7. Not kept:
+quiet checks exempt from futility and late-move pruning 30 % (10 games, stopped), with quiet
+checks in the first quiescence ply as well 37 % (27), the whole move time used (no early
+stop) 18 % (11), a mate-threat extension (the null move runs into a mate: one ply deeper) 38 %
+(60, -83 ± 93); ``f64b170`` against itself 49 % (39): the harness is even.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
