@@ -11,7 +11,9 @@ Moves are canonical text (Fairy-Stockfish's xiangqi dialect: ``h3e3``, ranks 1â€
 pass is written as the own general's point twice (``e2e2``); ``pass`` and ``0000`` are read
 too. Jieqi positions come as the player's view FEN (``X``/``x`` face down); a move of a
 face-down piece in ``moves`` names what it turned out to be with a letter suffix (``a1a2r``).
-The search runs in a thread so that ``stop`` and ``isready`` are answered at once.
+The search runs in a thread so that ``stop`` and ``isready`` are answered at once. At the
+advanced level a search on the clock (``movetime``, ``wtime``/``btime``) starts from the
+tables the last one of the same game kept (``ai.searcher_for``); ``ucinewgame`` forgets them.
 """
 
 from __future__ import annotations
