@@ -26,6 +26,8 @@ Janggi is played as Fairy-Stockfish's ``janggicasual`` (our default bikjang-off 
 the same moves and perft). Its game ends are not ours: it counts no points, so it scores a
 repetition or two passes as a draw where ours decide them by points (J9), and walks into
 them; a janggi row therefore prints a second score, those games counted as draws.
+``--fs-record FILE`` appends every game (its start FEN after the opening plies, the moves in
+UCI text, the result) to FILE as a JSON line, so the losses can be replayed and studied.
 Each row prints the score, the Elo difference it implies and the half-width of its 95 %
 interval; the ladder line names the highest Skill Level scored at least 50 % against.
 Fairy-Stockfish (like Stockfish) plays Skill Level N below 20 from a ``MultiPV 4`` search,
@@ -328,6 +330,7 @@ class FsJob:
     # the machine's load does not move.
     fs_nodes: int = 0
     our_nodes: int | None = None
+    record: str | None = None  # --fs-record: a JSON line per game appended to this file
 
 
 def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
@@ -337,6 +340,19 @@ def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
     play_opening(board, job.game)
     start_fen = board.fen()
     moves: list[str] = []
+    result = _play_fs_moves(job, board, start_fen, moves)
+    if job.record:
+        winner, ours, reason, plies = result
+        line = {"variant": job.variant, "skill": job.skill, "game": job.game, "ours": ours,
+                "winner": winner, "reason": reason, "plies": plies, "fen": start_fen,
+                "moves": moves}
+        with open(job.record, "a", encoding="utf-8") as out:  # one short append per game
+            out.write(json.dumps(line) + "\n")
+    return result
+
+
+def _play_fs_moves(job: FsJob, board: Board, start_fen: str,
+                   moves: list[str]) -> tuple[int | None, int, str, int]:
     ours = job.game % 2
     fs = FairyStockfish(job.command, job.variant, job.skill)
     try:
@@ -384,14 +400,15 @@ def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
 
 def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
            movetime: float, command: str, level: str, fs_nodes: int = 0,
-           our_nodes: int | None = None, first: int = 0) -> None:
+           our_nodes: int | None = None, first: int = 0, record: str | None = None) -> None:
     budget = (f"{fs_nodes} nodes a move for it, {our_nodes} for ours" if fs_nodes and our_nodes
               else f"{movetime:g} s a move each")
     print(f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
           f"{budget}, {games} games per Skill Level, load average "
           f"{os.getloadavg()[0]:.1f} ==", flush=True)
     started = time.monotonic()
-    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes)
+    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes,
+                  record)
             for s in skills for g in range(first, first + games)]
     results: dict[int, list[tuple[int | None, int, str, int]]] = {s: [] for s in skills}
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -597,6 +614,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="Fairy-Stockfish searches this many nodes a move (with --our-nodes)")
     parser.add_argument("--fs-first", type=int, default=0,
                         help="start at this game index (its opening and colours), to add games")
+    parser.add_argument("--fs-record", default=None, metavar="FILE",
+                        help="append each game against Fairy-Stockfish to FILE as a JSON line "
+                        "(start FEN, moves, result): the losses to replay and study")
     parser.add_argument("--our-nodes", type=int, default=None,
                         help="the level searches this many nodes a move, clock off")
     parser.add_argument("--baseline", default=None,
@@ -628,7 +648,7 @@ def main(argv: list[str] | None = None) -> int:
             skills = [int(s) for s in args.fs_skills.split(",")]
             run_fs(variant, skills, args.fs_games, args.fs_workers, args.max_plies,
                    args.fs_movetime, args.fs_command, args.fs_level, args.fs_nodes,
-                   args.our_nodes, args.fs_first)
+                   args.our_nodes, args.fs_first, args.fs_record)
     return 0
 
 
