@@ -80,6 +80,10 @@ quiet checks exempt from futility and late-move pruning 30 % (10 games, stopped)
 checks in the first quiescence ply as well 37 % (27), the whole move time used (no early
 stop) 18 % (11), a mate-threat extension (the null move runs into a mate: one ply deeper) 38 %
 (60, -83 ± 93); ``f64b170`` against itself 49 % (39): the harness is even.
+Against Fairy-Stockfish at 2 s a move after ``3e055cf`` (20 games each, 2 at once): xiangqi
+Skill 13, 25 % (5-0-15, -191 ± 218; 5 % before: 2 wins by mate, 2 adjudicated, 1 stalemate),
+1,747 s beside a CI run; janggi Skill 10, 30 % (6-0-14, -147 ± 192; 15 % as janggicasual
+judges them), 1,635 s, every win a repetition or double pass, 13 of 14 losses mates.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
