@@ -1,4 +1,6 @@
-"""Advanced remembers what it learned from one move of a game to the next (issue 30).
+"""Advanced remembers what it learned from one move of a game to the next (issue 30; SPEC A1:
+advanced reads ahead, A2: it answers promptly on a small machine, so the memory is bounded,
+A3: jieqi's search knows only what its side may know, A6: the UCI front end).
 
 Its time-limited search keeps the transposition table, mobility cache and history for the
 same game's next decision, as engines do between moves; a node-limited search (tests, the
@@ -54,7 +56,7 @@ def reply(board: Board) -> None:
 
 @pytest.mark.parametrize(("variant", "fen"), [("xiangqi", XIANGQI_MIDGAME),
                                               ("janggi", JANGGI_MIDGAME)])
-def test_the_next_decision_of_the_same_game_starts_from_the_last_ones_tables(
+def test_a1_the_next_decision_of_the_same_game_starts_from_the_last_ones_tables(
     variant: str, fen: str
 ) -> None:
     board = out_of_book(variant, fen)
@@ -67,7 +69,7 @@ def test_the_next_decision_of_the_same_game_starts_from_the_last_ones_tables(
     assert second.move in board.legal_moves
 
 
-def test_another_game_and_the_other_side_inherit_nothing() -> None:
+def test_a1_another_game_and_the_other_side_inherit_nothing() -> None:
     board = out_of_book("xiangqi", XIANGQI_MIDGAME)
     choose_move(board, "advanced", movetime=MOVETIME)
     other = make_board("xiangqi", XIANGQI_MIDGAME.replace("P1P1P3P", "P1P1P2P1"))
@@ -77,7 +79,7 @@ def test_another_game_and_the_other_side_inherit_nothing() -> None:
     assert choose_move(board, "advanced", movetime=MOVETIME).inherited == 0
 
 
-def test_a_node_limited_decision_is_the_same_whatever_came_before() -> None:
+def test_a1_a_node_limited_decision_is_the_same_whatever_came_before() -> None:
     board = out_of_book("xiangqi", XIANGQI_MIDGAME)
     alone = choose_move(board, "advanced", nodes=3_000)
     choose_move(board, "advanced", movetime=MOVETIME)  # leaves tables for this game
@@ -87,7 +89,7 @@ def test_a_node_limited_decision_is_the_same_whatever_came_before() -> None:
         alone.move, alone.score, alone.nodes, alone.pv)
 
 
-def test_jieqi_never_carries_tables() -> None:
+def test_a3_jieqi_never_carries_tables() -> None:
     board = make_board("jieqi", seed=7)
     for _ in range(3):
         result = choose_move(board, "advanced", movetime=MOVETIME)
@@ -96,7 +98,7 @@ def test_jieqi_never_carries_tables() -> None:
         reply(board)
 
 
-def test_a_process_keeps_a_bounded_number_of_games(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a2_a_process_keeps_a_bounded_number_of_games(monkeypatch: pytest.MonkeyPatch) -> None:
     games = []
     for n in range(ai.KEPT_GAMES + 1):
         # Games that differ in one soldier's file: different histories.
@@ -117,7 +119,9 @@ def test_a_process_keeps_a_bounded_number_of_games(monkeypatch: pytest.MonkeyPat
     assert choose_move(board, "advanced", movetime=MOVETIME).inherited == 0
 
 
-def test_a_table_past_the_bound_keeps_its_deeper_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a2_a_table_past_the_bound_keeps_its_deeper_entries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(ai, "KEPT_ENTRIES", 4)
     deep = {key: (ai.KEPT_DEPTH + key % 3, 0, 10, 0) for key in range(3)}
     shallow = {key: (ai.KEPT_DEPTH - 1, 0, 10, 0) for key in range(100, 110)}
@@ -138,7 +142,7 @@ def uci_best_move(engine: UciEngine, out: io.StringIO, go: str) -> str:
     return lines[-1].split()[1]
 
 
-def test_uci_carries_between_moves_of_a_game_and_ucinewgame_forgets() -> None:
+def test_a6_uci_carries_between_moves_of_a_game_and_ucinewgame_forgets() -> None:
     out = io.StringIO()
     engine = UciEngine(out)
     engine.handle("setoption name Level value advanced")
@@ -159,7 +163,7 @@ def test_uci_carries_between_moves_of_a_game_and_ucinewgame_forgets() -> None:
     assert ai._kept == []
 
 
-def test_a_search_cut_short_mid_line_still_leaves_its_tables_for_the_game() -> None:
+def test_a1_a_search_cut_short_mid_line_still_leaves_its_tables_for_the_game() -> None:
     # The time's end stops a search wherever it is, deep in a line: what it learned belongs
     # to the game's root all the same.
     board = out_of_book("janggi", JANGGI_MIDGAME)
