@@ -181,3 +181,18 @@ def test_a1_a_search_cut_short_mid_line_still_leaves_its_tables_for_the_game() -
     board.push(Move.from_code(code))
     reply(board)
     assert choose_move(board, "advanced", movetime=MOVETIME).inherited > 0
+
+
+def test_a6_a_search_stopped_mid_line_leaves_its_board_at_the_root() -> None:
+    # A node budget stops a search at a node that is the same on every machine; many of these
+    # stops fall deep in a capture line. Whatever reads the searched board afterwards (the UCI
+    # text of a janggi pass is the mover's general point; the draw decision searches the same
+    # board again) must find the root position there.
+    for variant, fen, budgets in (("xiangqi", XIANGQI_MIDGAME, range(200, 240)),
+                                  ("janggi", JANGGI_MIDGAME, range(2_270, 2_300))):
+        board = make_board(variant, fen)
+        for nodes in budgets:
+            searcher = ai.searcher_for(board, Limits(nodes=nodes))
+            searcher.run()
+            assert (searcher.board.fen(), searcher.board.turn) == (board.fen(), board.turn), (
+                variant, nodes)

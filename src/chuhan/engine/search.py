@@ -467,10 +467,12 @@ class Searcher:
                 taken = safety and victim
                 if taken:
                     new_score += self._take(victim)
-                v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
-                if taken:
-                    counts[victim + 7] += 1
-                unmake(undo)
+                try:  # a limit may stop the search in there: the board goes back all the same
+                    v = -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
+                finally:
+                    if taken:
+                        counts[victim + 7] += 1
+                    unmake(undo)
             if v > best:
                 best = v
                 if v > alpha:

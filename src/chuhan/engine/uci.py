@@ -234,7 +234,6 @@ class UciEngine:
         # As the server's advanced does, a time-limited search starts from what the last one
         # of this game learned (``go depth`` and ``go nodes`` stay reproducible).
         searcher = searcher_for(board, limits, noise, carry=self.level == "advanced")
-        work = searcher.board
 
         def report(it: Iteration) -> None:
             nps = int(it.nodes / it.seconds) if it.seconds > 0 else 0
@@ -250,7 +249,7 @@ class UciEngine:
             self.send("bestmove (none)")
             return
         keep_tables(searcher)
-        self.send(f"bestmove {uci_move_text(work, code)}")
+        self.send(f"bestmove {uci_move_text(board, code)}")
 
     def _stop(self) -> None:
         if self.thread is not None:
