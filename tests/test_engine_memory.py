@@ -7,13 +7,14 @@ same game's next decision, as engines do between moves; a node-limited search (t
 reproducible API) neither takes nor leaves anything, jieqi never carries (a reveal changes
 what a face-down piece is worth), another game never gets this one's tables, and the memory
 a process keeps is bounded. These searches run on short time budgets; nothing here asserts a
-time.
+time read from the wall (the one test about how long a search thinks reads a counted clock).
 """
 
 from __future__ import annotations
 
 import io
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -181,6 +182,44 @@ def test_a1_a_search_cut_short_mid_line_still_leaves_its_tables_for_the_game() -
     board.push(Move.from_code(code))
     reply(board)
     assert choose_move(board, "advanced", movetime=MOVETIME).inherited > 0
+
+
+class CountingClock:
+    """A clock that moves one millisecond each time it is read: a search reads it every few
+    hundred nodes, so its "time" is its work, the same on any machine and under any load."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+def test_a2_a_carrying_search_thinks_its_whole_time_a_throwaway_one_stops_between_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Advanced's tables carry to the game's next move, so the iteration its time cuts short
+    # is not wasted: it thinks until its time is up. A search whose tables are dropped (a
+    # hint, another level) stops once an iteration ends past the time manager's share rather
+    # than start one it cannot finish. Neither goes past the budget the player was promised.
+    budget = 0.12
+    for variant, fen in (("xiangqi", XIANGQI_MIDGAME), ("janggi", JANGGI_MIDGAME)):
+        board = out_of_book(variant, fen)
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "monotonic", CountingClock())
+            carried = ai.search(board, Limits(movetime=budget), carry=True)
+            dropped = ai.search(board, Limits(movetime=budget), carry=False)
+        assert budget <= carried.seconds < budget + 0.01, variant
+        assert dropped.seconds < budget + 0.01, variant
+        assert carried.move in board.legal_moves and dropped.move in board.legal_moves
+    # In this xiangqi middlegame the throwaway search's last iteration ends at 70 % of its
+    # time and the time manager does not start another (janggi's next one is begun and cut).
+    board = make_board("xiangqi", XIANGQI_MIDGAME)
+    with monkeypatch.context() as patch:
+        patch.setattr(time, "monotonic", CountingClock())
+        dropped = ai.search(board, Limits(movetime=budget), carry=False)
+    assert dropped.seconds < budget * 0.9
 
 
 def test_a6_a_search_stopped_mid_line_leaves_its_board_at_the_root() -> None:

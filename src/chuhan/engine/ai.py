@@ -171,6 +171,10 @@ def searcher_for(
     timed = limits.movetime is not None and limits.nodes is None
     if carry and timed and noise is None and profile.carries_tables:
         searcher.carries = True
+        # An iteration the time cuts short is not lost when the tables carry: what it stored
+        # is where the next move's search starts. So a carrying search uses its whole time
+        # (a forced reply still stops early), as engines do with a fixed time a move.
+        searcher.soft_share = searcher.settled_factor = searcher.hard_share = 1.0
         kept = _take_kept(searcher.board)
         if kept is not None:
             searcher.tt, searcher.mobility_cache = kept.tt, kept.mobility

@@ -194,6 +194,7 @@ class Searcher:
         # The time manager's shares (a variant's searcher may spend its budget differently).
         self.soft_share = SOFT_SHARE
         self.settled_factor = SETTLED_FACTOR
+        self.hard_share = HARD_SHARE
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.mobility_cache: dict[int, int] = {}  # Zobrist key -> mobility balance
         self.mobility_probes = 0
@@ -897,7 +898,7 @@ class Searcher:
                         factor = self.settled_factor
                     if fell:
                         factor *= FALL_FACTOR
-                budget = min(soft * factor, HARD_SHARE * movetime)
+                budget = min(soft * factor, self.hard_share * movetime)
                 if time.monotonic() - start > budget:
                     break
         return best_move, best_score, reached, pv
