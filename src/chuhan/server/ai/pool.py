@@ -11,6 +11,11 @@ answered "busy", after ``OVER_SHARE_WAIT_SECONDS`` (a client that asks again as 
 answered is slowed down, not served a refusal as fast as it can ask). Waiting jobs are handed
 to the workers round-robin over address blocks, so a newcomer's job waits for at most one job
 of each other client, never behind a flood.
+
+A game's jobs go to the worker that served the game last when that worker is free (advanced
+keeps what a search learned for the game's next move in the worker's memory,
+:func:`chuhan.engine.ai.searcher_for`); when it is busy, to any free worker, so the preference
+never makes a job wait.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ..http.connections import CLIENT_BLOCK
 
 log = logging.getLogger("chuhan.ai")
 OVER_SHARE_WAIT_SECONDS = 1.0
+REMEMBERED_GAMES = 1_000  # games whose last worker the pool remembers (least recent dropped)
 
 
 class AIBusyError(Exception):
@@ -62,6 +68,9 @@ class AIJob:
     movetime: float | None = None
     nodes: int | None = None  # ``analysis``: the node budget of one position (issue 17)
     owner: str = ""  # the player whose share it uses; empty for the server's own jobs
+    # ``move``: the game it plays in; the worker that made the game's last move is preferred
+    # (it keeps what that search learned). Empty: any worker.
+    game: str = ""
 
 
 def _board(job: AIJob) -> Any:
@@ -271,24 +280,49 @@ class AIPool:
         self.workers = workers
         self.max_jobs = max_jobs
         self.runner = runner
+        # One single-process executor a worker (a lane), so that a job can be sent to the
+        # worker of its choice; an executor given (tests) is every lane at once.
         self._executor = executor
+        self._lanes: list[concurrent.futures.Executor] = []
+        self._busy: set[int] = set()
+        self._served: OrderedDict[str, int] = OrderedDict()  # game -> its last lane
         self.pending = 0
         self.shares = FairShares(per_player, per_address)
         # Jobs not yet handed to a worker, per address block, blocks in turn order.
         self._waiting: OrderedDict[str, deque[tuple[AIJob, asyncio.Future[Any]]]] = OrderedDict()
-        self._running = 0
         # Called with each finished job, its seconds waiting for a worker and running.
         self.job_observers: list[Callable[[AIJob, float, float], None]] = []
 
-    def _pool(self) -> concurrent.futures.Executor:
-        if self._executor is None:
-            self._executor = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_warm_up,
-                initargs=(os.getpid(),),
-            )
-        return self._executor
+    def _lane_executors(self) -> list[concurrent.futures.Executor]:
+        if not self._lanes:
+            count = max(1, self.workers)
+            if self._executor is not None:
+                self._lanes = [self._executor] * count
+            else:
+                context = multiprocessing.get_context("spawn")
+                self._lanes = [
+                    concurrent.futures.ProcessPoolExecutor(
+                        max_workers=1, mp_context=context, initializer=_warm_up,
+                        initargs=(os.getpid(),),
+                    )
+                    for _ in range(count)
+                ]
+        return self._lanes
+
+    def _lane_for(self, job: AIJob) -> int:
+        """The free lane for ``job``: its game's last one if free, else the first free one."""
+        lanes = len(self._lane_executors())
+        last = self._served.get(job.game) if job.game else None
+        if last is not None and last not in self._busy:
+            lane = last
+        else:
+            lane = next(n for n in range(lanes) if n not in self._busy)
+        if job.game:
+            self._served[job.game] = lane
+            self._served.move_to_end(job.game)
+            while len(self._served) > REMEMBERED_GAMES:
+                self._served.popitem(last=False)
+        return lane
 
     async def start(self) -> None:
         """Nothing to start: the worker processes start with the first job."""
@@ -326,22 +360,30 @@ class AIPool:
     def _dispatch(self) -> None:
         """Hand waiting jobs to free workers, one address block after another."""
         loop = asyncio.get_running_loop()
-        while self._waiting and self._running < max(1, self.workers):
+        while self._waiting and len(self._busy) < max(1, self.workers):
             block, queue = self._waiting.popitem(last=False)
             job, answer = queue.popleft()
             if queue:
                 self._waiting[block] = queue  # back at the end of the turn order
             if answer.done():
                 continue
-            self._running += 1
+            lane = self._lane_for(job)
+            self._busy.add(lane)
             submitted = time.time()
-            running = loop.run_in_executor(self._pool(), _timed, self.runner, job)
-            running.add_done_callback(functools.partial(self._ended, job, answer, submitted))
+            running = loop.run_in_executor(self._lanes[lane], _timed, self.runner, job)
+            running.add_done_callback(
+                functools.partial(self._ended, lane, job, answer, submitted)
+            )
 
     def _ended(
-        self, job: AIJob, answer: asyncio.Future[Any], submitted: float, done: asyncio.Future[Any]
+        self,
+        lane: int,
+        job: AIJob,
+        answer: asyncio.Future[Any],
+        submitted: float,
+        done: asyncio.Future[Any],
     ) -> None:
-        self._running -= 1
+        self._busy.discard(lane)
         if not answer.done():
             if done.cancelled():
                 answer.cancel()
@@ -364,16 +406,15 @@ class AIPool:
         """Cancel the waiting jobs and stop the workers, in the middle of a search too: a
         stopping server reads no answer, so a worker left computing would only burn CPU
         (issue 27 #12: an analysis position computed 45 min after SIGTERM)."""
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        # ProcessPoolExecutor has no public way to stop a busy worker before Python 3.14
-        # (``terminate_workers``): its processes are in ``_processes``.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.terminate()
+        lanes, self._lanes, self._executor = self._lanes, [], None
+        for executor in dict.fromkeys(lanes):  # each once (a given executor is every lane)
+            # ProcessPoolExecutor has no public way to stop a busy worker before Python 3.14
+            # (``terminate_workers``): its processes are in ``_processes``.
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                with contextlib.suppress(Exception):
+                    process.terminate()
 
     async def close(self) -> None:
         """Release connections after :meth:`shutdown` (a pool of its own has none)."""

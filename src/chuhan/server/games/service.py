@@ -450,6 +450,7 @@ class GameService:
             side=side,
             movetime=self.settings.ai_movetime,
             owner=game.player_id or "",  # its player's fair share of the AI (ai/pool.py)
+            game=game.id if kind == "move" else "",  # its worker's kept tables (ai/pool.py)
         )
         if game.variant == "jieqi":
             view = rules_of.board_of(game).view(side)  # type: ignore[attr-defined]
