@@ -88,7 +88,9 @@ judges them), 1,635 s, every win a repetition or double pass, 13 of 14 losses ma
 carry), at 2 s a move, 2 games at once: xiangqi Skill 13 games 0-19 45 % (9-0-11, -35 ± 165),
 2,134 s, games 20-39 25 % (5-0-15, -191 ± 218), 2,076 s: all 40, 35 % (14-0-26); janggi Skill
 10, 35 % (7-0-13, -108 ± 178; 18 % as janggicasual judges them), 1,846 s, every win a
-repetition or double pass, every loss a mate. Janggi screens at 0.2 s, not kept: attacks on
+repetition or double pass, every loss a mate; games 20-34 (stopped at the session's end)
+47 % (7-0-8): all 35, 40 % (14-0-21), 23 % as janggicasual judges them. Janggi screens at
+0.2 s, not kept: attacks on
 the palaces at the leaves (``tune.py``'s palace units, 96 x units**2 / 16) 26 % (6 of 23)
 against ``9d8c392``; internal iterative reduction with a deeper null move far above beta 50 %
 (18 of 36) against ``466ecaf``.
