@@ -207,7 +207,7 @@ class Searcher:
         self.safety = evaluator.safety
         self.endings = evaluator.endings
         self.root_side = board.turn
-        # The root's key: an aborted search leaves the board where it stopped (ai reads this).
+        # The root's key, which the tables a search keeps for its game are filed under (ai).
         self.root_key = board.key
         # J7 with the "points" option: the move that makes the generals face each other ends
         # the game on points (a position already facing at the root cannot arise otherwise).
