@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import select
 import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +30,7 @@ from websockets.client import ClientProtocol
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 from websockets.frames import Frame
 from websockets.protocol import State
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 from websockets.uri import parse_uri
 
@@ -118,18 +120,106 @@ class ProxiedPlayer(Player):
         self.device = f"proxied{next(_devices)}"
 
     def open(self, room_id: str, hello: bool = True, **fields: Any) -> RoomSocket:
-        url = self.base_url.replace("https", "wss", 1) + f"/ws/rooms/{room_id}"
-        ws = connect(
-            url,
-            ssl=self.trust,
-            origin=self.base_url,  # type: ignore[arg-type]
-            additional_headers={"Cookie": self.cookie},
-            source_address=(self.source, 0),
-        ).__enter__()
+        ws = wss_connect(self, f"/ws/rooms/{room_id}", origin=self.base_url)
         sock = RoomSocket(ws)
         if hello:
             sock.request("hello", device=self.device, **fields)
         return sock
+
+
+class SerialTLS:
+    """A client's TLS socket whose reads and writes never run at the same time.
+
+    websockets' threaded client reads in one thread (RoomSocket's reader) while another
+    sends; on a plain ``ssl.SSLSocket`` that is a data race in OpenSSL, which allows one
+    call on a connection at a time, and on a loaded machine it hung a handshake's send for
+    good. Here every TLS call holds one lock and never waits on the network while holding
+    it: the socket is non-blocking, and a call that must wait releases the lock, waits for
+    the socket with select(), and tries again."""
+
+    POLL = 0.05  # seconds between tries while waiting, so no wake-up is ever missed
+
+    def __init__(self, tls: ssl.SSLSocket) -> None:
+        tls.setblocking(False)
+        self.tls = tls
+        self.family = tls.family
+        self.timeout: float | None = None
+        self._lock = threading.Lock()
+
+    def _call(self, operation: Callable[[], Any], deadline: float | None) -> Any:
+        while True:
+            with self._lock:
+                try:
+                    return operation()
+                except ssl.SSLWantReadError:
+                    readable, writable = [self.tls], []
+                except ssl.SSLWantWriteError:
+                    readable, writable = [], [self.tls]
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("TLS socket timed out")
+            select.select(readable, writable, [], self.POLL)
+
+    def _deadline(self) -> float | None:
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def recv(self, size: int) -> bytes:
+        def read() -> bytes:
+            data = self.tls.recv(size)
+            while data and self.tls.pending():  # what OpenSSL holds, select() cannot see
+                data += self.tls.recv(self.tls.pending())
+            return data
+
+        return self._call(read, self._deadline())  # type: ignore[no-any-return]
+
+    def sendall(self, data: bytes) -> None:
+        view, deadline = memoryview(data), self._deadline()
+        while view:
+            view = view[self._call(lambda: self.tls.send(view), deadline) :]
+
+    def settimeout(self, timeout: float | None) -> None:
+        self.timeout = timeout
+
+    def setsockopt(self, *args: Any) -> None:
+        self.tls.setsockopt(*args)
+
+    def fileno(self) -> int:
+        return self.tls.fileno()
+
+    def getsockname(self) -> Any:
+        return self.tls.getsockname()
+
+    def getpeername(self) -> Any:
+        return self.tls.getpeername()
+
+    def shutdown(self, how: int) -> None:
+        with self._lock:
+            self.tls.shutdown(how)
+
+    def close(self) -> None:
+        self.tls.close()
+
+
+def wss_connect(player: ProxiedPlayer, path: str, origin: str) -> ClientConnection:
+    """websockets' threaded client on ``path`` of the player's site over TLS (SerialTLS),
+    with the player's cookie and the given Origin."""
+    site = urlsplit(player.base_url)
+    raw = socket.create_connection(
+        (site.hostname, site.port), timeout=WAIT, source_address=(player.source, 0)
+    )
+    try:
+        tls = player.trust.wrap_socket(raw, server_hostname=site.hostname)  # handshake here
+    except BaseException:
+        raw.close()
+        raise
+    # The URI says ws:// because the socket given is TLS already; the Host header is the
+    # same either way.
+    return connect(
+        f"ws://{site.netloc}{path}",
+        sock=SerialTLS(tls),  # type: ignore[arg-type]
+        origin=origin,  # type: ignore[arg-type]
+        additional_headers={"Cookie": player.cookie},
+        open_timeout=WAIT,
+    ).__enter__()
 
 
 class HeldSocket:
@@ -236,12 +326,7 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
         assert health.status_code == 200 and "content-security-policy" in health.headers
         assert "strict-transport-security" in health.headers
         with pytest.raises(Exception):  # noqa: B017 - a foreign page's socket, refused
-            connect(
-                site.replace("https", "wss", 1) + f"/ws/rooms/{room['id']}",
-                ssl=trust,
-                origin="https://evil.example",  # type: ignore[arg-type]
-                additional_headers={"Cookie": creator.cookie},
-            )
+            wss_connect(creator, f"/ws/rooms/{room['id']}", origin="https://evil.example")
     # Both instances served the players (least_conn spreads the sockets and requests).
     served = [(servers.log_dir / f"{i.name}.log").read_text() for i in servers.instances]
     assert all("/api/" in log for log in served)
