@@ -543,14 +543,23 @@ class Searcher:
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
 
-        if ply == 0 or not self.plain_legality:
-            codes = board.legal_codes()
-            checked = True
-        else:
-            codes = board.pseudo_codes()
-            checked = False
-        ordered = self._ordered(codes, tt_move, ply)
         b = board.squares
+        # The table's move is tried before any move is generated: it usually cuts the node
+        # off, and then no generation or ordering is spent. It comes from this very position
+        # (the table is keyed by the whole Zobrist key); the piece test guards a collision.
+        staged = (
+            ply > 0
+            and self.plain_legality
+            and tt_move != 0
+            and (tt_move == PASS_CODE or self._own_piece_move(tt_move))
+        )
+        checked = ply == 0 or not self.plain_legality
+        if staged:
+            ordered = [tt_move]
+        elif checked:
+            ordered = self._ordered(board.legal_codes(), tt_move, ply)
+        else:
+            ordered = self._ordered(board.pseudo_codes(), tt_move, ply)
         tables = self.tables
         make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
@@ -576,104 +585,110 @@ class Searcher:
         legal = 0
         pruned = 0
         original_alpha = alpha
-        for code in ordered:
-            fr, to = divmod(code, NUM_POINTS)
-            if face_down and (fr in face_down or to in face_down):
-                victim = b[to]
-                if frontier_futile and not victim and legal:
-                    pruned += 1
-                    continue
-                hidden = self._face_down_move(
-                    code, depth, alpha, beta, ply, score, legal, pv_node, in_check, victim
-                )
-                if hidden is None:
-                    continue
-                legal += 1
-                v = hidden
-            else:
-                if code != PASS_CODE:
+        while True:
+            for code in ordered:
+                fr, to = divmod(code, NUM_POINTS)
+                if face_down and (fr in face_down or to in face_down):
                     victim = b[to]
-                    piece = b[fr]
-                    row = tables[piece + 7]
-                    new_score = score + row[to] - row[fr] - tables[victim + 7][to]
+                    if frontier_futile and not victim and legal:
+                        pruned += 1
+                        continue
+                    hidden = self._face_down_move(
+                        code, depth, alpha, beta, ply, score, legal, pv_node, in_check, victim
+                    )
+                    if hidden is None:
+                        continue
+                    legal += 1
+                    v = hidden
                 else:
-                    victim = 0
-                    new_score = score
-                if not victim and legal and (frontier_futile or legal >= late_count):
-                    pruned += 1
-                    continue
-                undo = make(code)
-                exposes = (
-                    mask is None
-                    or fr == ksq
-                    or (code != PASS_CODE and (mask[fr] or mask[to] == 1))
-                )
-                if not checked and exposes and attacked(kings[turn], 1 - turn):
-                    unmake(undo)
-                    continue
-                legal += 1
-                gives_check = attacked(kings[1 - turn], turn)
-                taken = safety and victim
-                if taken:
-                    new_score += self._take(victim)
-                keys.append(board.key)
-                checks.append(gives_check)
-                passes.append(code == PASS_CODE)
-                self.codes.append(code)
-                if not victim:
-                    quiets.append(code)
-                new_depth = depth - 1
-                if gives_check and ply < self.extension_cap:
-                    new_depth += 1
-                try:
-                    if legal == 1:
-                        v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
-                                          gives_check, True)
+                    if code != PASS_CODE:
+                        victim = b[to]
+                        piece = b[fr]
+                        row = tables[piece + 7]
+                        new_score = score + row[to] - row[fr] - tables[victim + 7][to]
                     else:
-                        # A null window first, late quiet moves reduced; a full search only
-                        # for a move that may beat alpha.
-                        reduction = 0
-                        if (
-                            depth >= 3
-                            and legal > 3
-                            and not victim
-                            and not gives_check
-                            and not in_check
-                            and code != killers[0]
-                            and code != killers[1]
-                        ):
-                            reduction = LMR[depth][min(legal, 127)] - pv_node
-                            if reduction > new_depth - 1:
-                                reduction = new_depth - 1
-                        v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
-                                          new_score, gives_check, True)
-                        if v > alpha and (reduction or v < beta):
+                        victim = 0
+                        new_score = score
+                    if not victim and legal and (frontier_futile or legal >= late_count):
+                        pruned += 1
+                        continue
+                    undo = make(code)
+                    exposes = (
+                        mask is None
+                        or fr == ksq
+                        or (code != PASS_CODE and (mask[fr] or mask[to] == 1))
+                    )
+                    if not checked and exposes and attacked(kings[turn], 1 - turn):
+                        unmake(undo)
+                        continue
+                    legal += 1
+                    gives_check = attacked(kings[1 - turn], turn)
+                    taken = safety and victim
+                    if taken:
+                        new_score += self._take(victim)
+                    keys.append(board.key)
+                    checks.append(gives_check)
+                    passes.append(code == PASS_CODE)
+                    self.codes.append(code)
+                    if not victim:
+                        quiets.append(code)
+                    new_depth = depth - 1
+                    if gives_check and ply < self.extension_cap:
+                        new_depth += 1
+                    try:
+                        if legal == 1:
                             v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
                                               gives_check, True)
-                finally:
-                    if taken:
-                        counts[victim + 7] += 1
-                    keys.pop()
-                    checks.pop()
-                    passes.pop()
-                    self.codes.pop()
-                    unmake(undo)
-            if noise:
-                v += noise.get(code, 0)
-            if v > best:
-                best = v
-                best_move = code
-                if v > alpha:
-                    if ply == 0:  # proved better than the window's floor: playable if cut off
-                        self.root_best = code
-                        self.root_best_score = v
-                    alpha = v
-                    flag = EXACT
-                    if v >= beta:
-                        flag = LOWER
-                        if not victim:
-                            self._reward_quiet_cutoff(code, depth, ply, quiets)
-                        break
+                        else:
+                            # A null window first, late quiet moves reduced; a full search only
+                            # for a move that may beat alpha.
+                            reduction = 0
+                            if (
+                                depth >= 3
+                                and legal > 3
+                                and not victim
+                                and not gives_check
+                                and not in_check
+                                and code != killers[0]
+                                and code != killers[1]
+                            ):
+                                reduction = LMR[depth][min(legal, 127)] - pv_node
+                                if reduction > new_depth - 1:
+                                    reduction = new_depth - 1
+                            v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
+                                              new_score, gives_check, True)
+                            if v > alpha and (reduction or v < beta):
+                                v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
+                                                  gives_check, True)
+                    finally:
+                        if taken:
+                            counts[victim + 7] += 1
+                        keys.pop()
+                        checks.pop()
+                        passes.pop()
+                        self.codes.pop()
+                        unmake(undo)
+                if noise:
+                    v += noise.get(code, 0)
+                if v > best:
+                    best = v
+                    best_move = code
+                    if v > alpha:
+                        if ply == 0:  # proved better than the window's floor: playable if cut off
+                            self.root_best = code
+                            self.root_best_score = v
+                        alpha = v
+                        flag = EXACT
+                        if v >= beta:
+                            flag = LOWER
+                            if not victim:
+                                self._reward_quiet_cutoff(code, depth, ply, quiets)
+                            break
+            if flag == LOWER or not staged:
+                break
+            staged = False  # no cutoff: the other moves, in order
+            rest = self._ordered(board.pseudo_codes(), tt_move, ply)
+            ordered = [code for code in rest if code != tt_move]
         if not legal:
             if pruned and board.legal_codes():
                 return static
@@ -688,6 +703,15 @@ class Searcher:
             stored -= ply
         self.tt[key] = (depth, flag, stored, best_move)
         return best
+
+    def _own_piece_move(self, code: int) -> bool:
+        """True when ``code`` moves a piece of the side to move to a point it does not hold."""
+        b = self.board.squares
+        piece = b[code // NUM_POINTS]
+        target = b[code % NUM_POINTS]
+        if self.board.turn == 0:
+            return piece > 0 and target <= 0
+        return piece < 0 and target >= 0
 
     def _rule_ending(self) -> int | None:
         """The score when the rules end the game at the position just reached inside the
