@@ -174,7 +174,8 @@ class SerialTLS:
     def sendall(self, data: bytes) -> None:
         view, deadline = memoryview(data), self._deadline()
         while view:
-            view = view[self._call(lambda: self.tls.send(view), deadline) :]
+            sent: int = self._call(lambda chunk=view: self.tls.send(chunk), deadline)
+            view = view[sent:]
 
     def settimeout(self, timeout: float | None) -> None:
         self.timeout = timeout
