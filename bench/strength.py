@@ -97,7 +97,9 @@ against ``9d8c392``; internal iterative reduction with a deeper null move far ab
 2026-12-05 (session 16), after ``b7015ff`` (the table's move searched before any move is
 generated: 7 % more nodes/s), at 2 s a move, 2 games at once: janggi Skill 10 games 0-19 45 %
 (9-0-11, -35 ± 165; 25 % as janggicasual judges them), 1,828 s, every win a repetition (8) or
-a mate (1), every loss a mate: all 55 games of sessions 15 and 16, 42 % (23-0-32).
+a mate (1), every loss a mate: all 55 games of sessions 15 and 16, 42 % (23-0-32); xiangqi
+Skill 13 games 40-59 48 % (9-1-10, -17 ± 159), 2,381 s, losses 9 mates and a perpetual check:
+all 60 games of sessions 15 and 16, 39 % (23-1-36).
 Janggi screens at 0.2 s against ``b7015ff``, 60 games, not kept: the mate-threat extension
 again 50 % (30-0-30); quiet checks in the first quiescence ply on top of it 42 % (25-0-35;
 45-60 % more time to depth 7); reverse futility to depth 6, late-move pruning at depths 4-5
