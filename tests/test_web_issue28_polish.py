@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import (  # noqa: E402
@@ -316,6 +316,34 @@ def test_an_import_error_is_translated_and_names_its_line_N4_U8(
     finally:
         context.close()
 
+
+def test_a_screen_counts_as_ready_only_once_its_own_stylesheet_has_loaded_N4(
+    chromium: Browser, web_server: str
+) -> None:
+    """The import form's layout comes from the review stylesheet, which the screen adds when
+    it opens. While that file is still on its way (held here, as a slow network would), the
+    page must not say it is drawn: a full run saw the form measured in the browser's default
+    layout, before the styles applied."""
+    context = chromium.new_context(base_url=web_server, viewport=PHONE)
+    page = context.new_page()
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    try:
+        page.route("**/static/css/review.css", hold)
+        page.goto("/review/import")
+        page.wait_for_selector("[data-import-text]")
+        while not held:
+            page.wait_for_timeout(50)
+        assert page.get_attribute("body", "data-ready") != "true"
+        held[0].continue_()
+        page.wait_for_selector("body[data-ready=true]")
+        text_box = page.locator("[data-import-text]").bounding_box()
+        assert text_box and text_box["width"] > 340, text_box
+    finally:
+        context.close()
 
 def test_the_record_download_offers_formats_other_programs_read_ICCS_first_N4(
     web_page: Page,

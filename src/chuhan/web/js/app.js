@@ -82,7 +82,25 @@ async function main() {
   else if (location.pathname.startsWith("/review")) screen = await openReviewRoute(root);
   else if (location.pathname === "/games") await showArchive(root); // B3: "My games"
   else await showHome(root);
+  await stylesheetsLoaded();
   document.body.dataset.ready = "true";
+}
+
+// How long a screen waits for a stylesheet it added before it counts as drawn anyway.
+const STYLESHEET_WAIT_MS = 5000;
+
+/** Resolves once every stylesheet in the page has loaded or failed (a screen such as the
+ * review adds its own when it opens): until then the screen is not drawn in its own layout. */
+function stylesheetsLoaded() {
+  const pending = [...document.querySelectorAll('link[rel="stylesheet"]')]
+    .filter((link) => !link.sheet)
+    .map((link) => new Promise((resolve) => {
+      link.addEventListener("load", resolve, { once: true });
+      link.addEventListener("error", resolve, { once: true });
+    }));
+  if (!pending.length) return Promise.resolve();
+  const giveUp = new Promise((resolve) => setTimeout(resolve, STYLESHEET_WAIT_MS));
+  return Promise.race([Promise.all(pending), giveUp]);
 }
 
 main();
