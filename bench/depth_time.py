@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from strength import checkout_env
+
 DATA = Path(__file__).resolve().parent / "data"
 VARIANTS = ("xiangqi", "janggi")
 
@@ -57,13 +59,9 @@ def measure(depth: int, count: int) -> dict[str, dict[str, float]]:
 
 
 def in_child(src: str | None, native_dir: str | None, depth: int, count: int) -> dict:
-    env = dict(os.environ)
-    if src:
-        env["PYTHONPATH"] = src
-        env.pop("CHUHAN_NATIVE_DIR", None)
-        env["CHUHAN_PURE_PYTHON"] = "" if native_dir else "1"
-    if native_dir:
-        env["CHUHAN_NATIVE_DIR"] = native_dir
+    """measure() in a fresh process: of the checkout ``src`` (strength.checkout_env), or of
+    this one as imported when ``src`` is None."""
+    env = checkout_env(src, native_dir) if src else dict(os.environ)
     out = subprocess.run(
         [sys.executable, __file__, "--child", "--depth", str(depth), "--positions", str(count)],
         env=env, capture_output=True, text=True, check=True,

@@ -498,15 +498,23 @@ for line in sys.stdin:
 """
 
 
+def checkout_env(src: str, native: str | None = None) -> dict[str, str]:
+    """The environment of a child process that imports another checkout's ``src``: pure
+    Python unless ``native`` names that checkout's own mypyc build (python -m chuhan.native
+    build)."""
+    env = dict(os.environ, PYTHONPATH=src, CHUHAN_PURE_PYTHON="1")
+    if native:
+        del env["CHUHAN_PURE_PYTHON"]
+        env["CHUHAN_NATIVE_DIR"] = native
+    return env
+
+
 class Baseline:
     """Another checkout's engine (``src`` directory) in a child process, pure Python unless
     that checkout builds its own: the "today's advanced" of a before/after match."""
 
     def __init__(self, src: str, native: str | None = None) -> None:
-        env = dict(os.environ, PYTHONPATH=src, CHUHAN_PURE_PYTHON="1")
-        if native:  # that checkout's own mypyc build (python -m chuhan.native build)
-            del env["CHUHAN_PURE_PYTHON"]
-            env["CHUHAN_NATIVE_DIR"] = native
+        env = checkout_env(src, native)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", BASELINE_CHILD], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, env=env, bufsize=1,
