@@ -10,7 +10,7 @@ quiet move and of a capture are the same expression.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from importlib import resources
 from typing import Final
 
@@ -125,7 +125,7 @@ def _xiangqi_square(kind: int, file: int, rank: int) -> int:
     return 0
 
 
-def general_safety(counts: Sequence[int]) -> int:
+def general_safety(counts: list[int]) -> int:
     """The first mover's general-safety balance from piece counts (``counts[piece + 7]``).
 
     Each advisor or elephant a side has lost costs it ``SAFETY_WEIGHT`` per enemy attacker
@@ -144,7 +144,7 @@ def general_safety(counts: Sequence[int]) -> int:
 DRAWN_SHIFT: Final = 4
 
 
-def cannot_win(counts: Sequence[int], side: int) -> bool:
+def cannot_win(counts: list[int], side: int) -> bool:
     """Whether ``side`` (0 first mover, 1 second) cannot win a xiangqi ending with what it has,
     from piece counts (``counts[piece + 7]``). Known draws of the endgame books, where the
     side has a single piece that can cross the river (or none):
@@ -177,7 +177,7 @@ def cannot_win(counts: Sequence[int], side: int) -> bool:
     return advisors == 2  # a lone horse or soldier
 
 
-def drawn_scaled(counts: Sequence[int], score: int) -> int:
+def drawn_scaled(counts: list[int], score: int) -> int:
     """``score`` (first mover's view) shrunk to ``1 / 2**DRAWN_SHIFT`` when the side it favours
     cannot win (:func:`cannot_win`), so the search neither trades into such an ending to keep a
     paper lead nor avoids one when behind."""
@@ -193,12 +193,11 @@ def drawn_scaled(counts: Sequence[int], score: int) -> int:
 # horse's weights are tuned on xiangqi games (above) and shared by every variant; the
 # cannon's is per evaluator (``Evaluator.cannon_mobility``): this is jieqi's.
 CANNON_MOBILITY: Final = 1
-_MOBILE: Final = frozenset((CHARIOT, HORSE, CANNON, -CHARIOT, -HORSE, -CANNON))
 
 
 def mobility(
-    squares: Sequence[int],
-    rays: Sequence[Sequence[Sequence[int]]] = RAYS,
+    squares: list[int],
+    rays: list[tuple[tuple[int, ...], ...]] = RAYS,
     cannon_weight: int = CANNON_MOBILITY,
 ) -> int:
     """The first mover's mobility balance in centipawns from chariot, horse and cannon moves.
@@ -209,10 +208,16 @@ def mobility(
     freedom decides games, and counting them is cheap.
     """
     total = 0
-    for point in [p for p, piece in enumerate(squares) if piece in _MOBILE]:
+    for point in range(NUM_POINTS):
         piece = squares[point]
-        sign = 1 if piece > 0 else -1
-        kind = piece * sign
+        if piece > 0:
+            sign = 1
+            kind = piece
+        elif piece < 0:
+            sign = -1
+            kind = -piece
+        else:
+            continue
         if kind == CHARIOT:
             reach = 0
             for ray in rays[point]:
@@ -230,7 +235,7 @@ def mobility(
                 if not squares[leg] and squares[to] * sign <= 0:
                     reach += 1
             total += sign * HORSE_MOBILITY * reach
-        elif cannon_weight:
+        elif kind == CANNON and cannon_weight:
             reach = 0
             for ray in rays[point]:
                 for to in ray:
@@ -241,7 +246,7 @@ def mobility(
     return total
 
 
-def piece_counts(squares: Sequence[int]) -> list[int]:
+def piece_counts(squares: list[int]) -> list[int]:
     """How many of each signed piece stand on ``squares``, indexed ``piece + 7``."""
     counts = [0] * 15
     for piece in squares:
@@ -312,7 +317,7 @@ class Evaluator:
         for kind, value in values.items():
             self.order_value[kind + 7] = self.order_value[-kind + 7] = value or 10_000
 
-    def full(self, squares: Sequence[int]) -> int:
+    def full(self, squares: list[int]) -> int:
         """The first mover's score of a whole placement."""
         tables = self.tables
         total = self.bias + sum(
@@ -322,7 +327,7 @@ class Evaluator:
             total += general_safety(piece_counts(squares))
         return total
 
-    def delta(self, squares: Sequence[int], code: int) -> int:
+    def delta(self, squares: list[int], code: int) -> int:
         """How the first mover's score changes when ``code`` is played on ``squares``."""
         fr, to = divmod(code, NUM_POINTS)
         if fr >= NUM_POINTS:  # a janggi pass
