@@ -120,7 +120,8 @@ class JieqiSearcher(Searcher):
         board = self.jieqi_board
         b = board.squares
         turn = board.turn
-        fr, to = divmod(code, NUM_POINTS)
+        fr = code // NUM_POINTS
+        to = code - fr * NUM_POINTS
         face_down = board.face_down
         captured = b[to]
         if to in face_down:

@@ -58,6 +58,10 @@ REVERSE_FUTILITY_DEPTH: Final = 3
 # not searched at all in a node that is not on the principal variation.
 LATE_MOVE_COUNT: Final = (0, 8, 13, 20)
 DELTA_MARGIN: Final = 200
+# Move ordering sorts one integer per move, its key shifted left past the move's code (every
+# code, the pass included, is below 1 << ORDER_SHIFT): no tuple per move.
+ORDER_SHIFT: Final = 14
+ORDER_MASK: Final = (1 << ORDER_SHIFT) - 1
 CONTEMPT: Final = 25  # a draw counts this much below zero for the side that searches: play on
 # Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.2, at least 1.
 LMR: Final = [
@@ -356,9 +360,9 @@ class Searcher:
                     k = (1 << 29) - 1
                 else:
                     k = history[code]
-            keys.append((k, code))
+            keys.append((k << ORDER_SHIFT) + code)  # one integer sorts as (k, code) would
         keys.sort(reverse=True)
-        return [code for _, code in keys]
+        return [key & ORDER_MASK for key in keys]
 
     # ------------------------------------------------------------------ quiescence
 
@@ -418,13 +422,14 @@ class Searcher:
             else:
                 pseudo = [c for c in board.legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
             caps = [
-                (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16, c)
+                ((value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16)
+                 << ORDER_SHIFT) + c
                 for c in pseudo
             ]
             if not caps:
                 return best
             caps.sort(reverse=True)
-            codes = [c for _, c in caps]
+            codes = [c & ORDER_MASK for c in caps]
         tables = self.tables
         make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
@@ -435,7 +440,8 @@ class Searcher:
         mask = board.KING_SAFETY_MASK[ksq]
         face_down = board.face_down
         for code in codes:
-            fr, to = divmod(code, NUM_POINTS)
+            fr = code // NUM_POINTS
+            to = code - fr * NUM_POINTS
             if face_down and (fr in face_down or to in face_down):
                 hidden = self._hidden_move(code, 0, alpha, beta, ply, score, True)
                 if hidden is None:
@@ -587,7 +593,8 @@ class Searcher:
         original_alpha = alpha
         while True:
             for code in ordered:
-                fr, to = divmod(code, NUM_POINTS)
+                fr = code // NUM_POINTS
+                to = code - fr * NUM_POINTS
                 if face_down and (fr in face_down or to in face_down):
                     victim = b[to]
                     if frontier_futile and not victim and legal:

@@ -612,7 +612,8 @@ class Board:
                 if mask is not None:  # a pass leaves the general where it is: legal unless in check
                     out.append(code)
                 continue
-            fr, to = divmod(code, NUM_POINTS)
+            fr = code // NUM_POINTS
+            to = code - fr * NUM_POINTS
             if mask is not None and fr != ksq and not mask[fr] and mask[to] != 1:
                 out.append(code)
                 continue
@@ -632,7 +633,8 @@ class Board:
         undo = UndoRecord(code, 0, self.halfmove, self.key)
         key = self.key ^ ZOBRIST_SIDE
         if code != PASS_CODE:
-            fr, to = divmod(code, NUM_POINTS)
+            fr = code // NUM_POINTS
+            to = code - fr * NUM_POINTS
             piece, captured = b[fr], b[to]
             undo.captured = captured
             key ^= ZOBRIST[piece + 7][fr] ^ ZOBRIST[piece + 7][to]
@@ -675,7 +677,8 @@ class Board:
         if code == PASS_CODE:
             return
         b = self.squares
-        fr, to = divmod(code, NUM_POINTS)
+        fr = code // NUM_POINTS
+        to = code - fr * NUM_POINTS
         piece = b[to]
         b[fr], b[to] = piece, undo.captured
         if piece == KING:

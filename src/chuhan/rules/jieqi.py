@@ -376,7 +376,8 @@ class JieqiBoard(Board):
         :meth:`unknown_pool` still holds. Raises RulesError otherwise.
         Capturing a face-down piece records what it was when this board knows it.
         """
-        fr, to = divmod(code, NUM_POINTS)
+        fr = code // NUM_POINTS
+        to = code - fr * NUM_POINTS
         b = self.squares
         piece, captured = b[fr], b[to]
         side = 0 if piece > 0 else 1
@@ -436,7 +437,8 @@ class JieqiBoard(Board):
 
     def unmake(self, undo: UndoRecord) -> None:
         self._take_back_turn(undo)
-        fr, to = divmod(undo.code, NUM_POINTS)
+        fr = undo.code // NUM_POINTS
+        to = undo.code - fr * NUM_POINTS
         b = self.squares
         piece = b[to]
         extra: _Reveal = undo.extra
