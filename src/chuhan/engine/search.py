@@ -331,7 +331,6 @@ class Searcher:
         the capturer (a bigger piece taking a defended one: a cheap exchange test), history."""
         board = self.board
         b = board.squares
-        attacked = board.attacked
         enemy = 1 - board.turn
         value = self.order_value
         history = self.history
@@ -350,7 +349,7 @@ class Searcher:
                     gain = value[victim + 7]
                     risk = value[b[code // NUM_POINTS] + 7]
                     k = (1 << 30) + gain * 64 - risk // 16
-                    if risk > gain + 50 and attacked(to, enemy):
+                    if risk > gain + 50 and board.attacked(to, enemy):
                         k -= 3 << 28  # below the killers, above the quiet moves
                 elif code == k1:
                     k = (1 << 29) + 1
@@ -431,7 +430,6 @@ class Searcher:
             caps.sort(reverse=True)
             codes = [c & ORDER_MASK for c in caps]
         tables = self.tables
-        make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
         check_legal = self.plain_legality and not in_check
         safety, counts = self.safety, self.counts
@@ -456,21 +454,23 @@ class Searcher:
                         if static + value[victim + 7] + DELTA_MARGIN <= alpha:
                             continue
                         # A bigger piece taking a defended one loses material: not worth a look.
-                        if value[piece + 7] > value[victim + 7] + 50 and attacked(to, 1 - turn):
+                        if value[piece + 7] > value[victim + 7] + 50 and board.attacked(
+                            to, 1 - turn
+                        ):
                             continue
                     row = tables[piece + 7]
                     new_score = score + row[to] - row[fr] - tables[victim + 7][to]
                 else:
                     new_score = score
-                undo = make(code)
+                undo = board.make(code)
                 if (
                     check_legal
                     and (fr == ksq or mask[fr] or mask[to] == 1)
-                    and attacked(kings[turn], 1 - turn)
+                    and board.attacked(kings[turn], 1 - turn)
                 ):
-                    unmake(undo)
+                    board.unmake(undo)
                     continue
-                gives_check = attacked(kings[1 - turn], turn)
+                gives_check = board.attacked(kings[1 - turn], turn)
                 taken = safety and victim
                 if taken:
                     new_score += self._take(victim)
@@ -479,7 +479,7 @@ class Searcher:
                 finally:
                     if taken:
                         counts[victim + 7] += 1
-                    unmake(undo)
+                    board.unmake(undo)
             if v > best:
                 best = v
                 if v > alpha:
@@ -567,7 +567,6 @@ class Searcher:
         else:
             ordered = self._ordered(board.pseudo_codes(), tt_move, ply)
         tables = self.tables
-        make, unmake, attacked = board.make, board.unmake, board.attacked
         kings = board.kings
         keys, checks = self.keys, self.checks
         killers = self.killers[ply]
@@ -619,17 +618,17 @@ class Searcher:
                     if not victim and legal and (frontier_futile or legal >= late_count):
                         pruned += 1
                         continue
-                    undo = make(code)
+                    undo = board.make(code)
                     exposes = (
                         mask is None
                         or fr == ksq
                         or (code != PASS_CODE and (mask[fr] or mask[to] == 1))
                     )
-                    if not checked and exposes and attacked(kings[turn], 1 - turn):
-                        unmake(undo)
+                    if not checked and exposes and board.attacked(kings[turn], 1 - turn):
+                        board.unmake(undo)
                         continue
                     legal += 1
-                    gives_check = attacked(kings[1 - turn], turn)
+                    gives_check = board.attacked(kings[1 - turn], turn)
                     taken = safety and victim
                     if taken:
                         new_score += self._take(victim)
@@ -674,7 +673,7 @@ class Searcher:
                         checks.pop()
                         passes.pop()
                         self.codes.pop()
-                        unmake(undo)
+                        board.unmake(undo)
                 if noise:
                     v += noise.get(code, 0)
                 if v > best:

@@ -529,7 +529,6 @@ class Board:
         s = SIGN[side]
         limit = 1 if quiet else 0
         out: list[int] = []
-        add = out.append
         king_steps = self.KING_STEPS[side]
         advisor_steps = self.ADVISOR_STEPS[side]
         elephant_steps = self.ELEPHANT_STEPS[side]
@@ -548,14 +547,14 @@ class Board:
                         x = b[to]
                         if x:
                             if x * s < 0:
-                                add(base + to)
+                                out.append(base + to)
                             break
                         if quiet:
-                            add(base + to)
+                            out.append(base + to)
             elif p == HORSE:
                 for to, leg in HORSE_MOVES[fr]:
                     if not b[leg] and b[to] * s < limit:
-                        add(base + to)
+                        out.append(base + to)
             elif p == CANNON:
                 for ray in rays[fr]:
                     screened = False
@@ -563,31 +562,31 @@ class Board:
                         x = b[to]
                         if not x:
                             if quiet and screened == jumps:
-                                add(base + to)
+                                out.append(base + to)
                         elif not screened:
                             if x == unscreen or x == -unscreen:
                                 break
                             screened = True
                         else:
                             if x * s < 0 and x != unscreen and x != -unscreen:
-                                add(base + to)
+                                out.append(base + to)
                             break
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
                     if b[to] * s < limit:
-                        add(base + to)
+                        out.append(base + to)
             elif p == ELEPHANT:
                 for to, eye1, eye2 in elephant_steps[fr]:
                     if not b[eye1] and not b[eye2] and b[to] * s < limit:
-                        add(base + to)
+                        out.append(base + to)
             elif p == ADVISOR:
                 for to in self.advisor_targets(fr, advisor_steps):
                     if b[to] * s < limit:
-                        add(base + to)
+                        out.append(base + to)
             else:
                 for to in king_steps[fr]:
                     if b[to] * s < limit:
-                        add(base + to)
+                        out.append(base + to)
         return out
 
     def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -601,8 +600,7 @@ class Board:
         side = self.turn
         enemy = 1 - side
         ksq = self.kings[side]
-        attacked = self.attacked
-        if attacked(ksq, enemy):
+        if self.attacked(ksq, enemy):
             mask = None
         else:
             mask = self.KING_SAFETY_MASK[ksq]
@@ -619,7 +617,7 @@ class Board:
                 continue
             piece, captured = b[fr], b[to]
             b[to], b[fr] = piece, 0
-            unsafe = attacked(to if fr == ksq else ksq, enemy)
+            unsafe = self.attacked(to if fr == ksq else ksq, enemy)
             b[fr], b[to] = piece, captured
             if not unsafe:
                 out.append(code)
