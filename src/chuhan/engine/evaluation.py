@@ -156,25 +156,32 @@ def cannot_win(counts: list[int], side: int) -> bool:
       piece on the board to screen it);
     - a lone soldier against both advisors.
     """
-    sign = 1 if side == 0 else -1
-    chariots = counts[7 + sign * CHARIOT]
-    horses = counts[7 + sign * HORSE]
-    cannons = counts[7 + sign * CANNON]
-    soldiers = counts[7 + sign * SOLDIER]
+    white = side == 0
+    chariots = _count(counts, CHARIOT, white)
+    horses = _count(counts, HORSE, white)
+    cannons = _count(counts, CANNON, white)
+    soldiers = _count(counts, SOLDIER, white)
     attackers = chariots + horses + cannons + soldiers
     if attackers == 0:
         return True
     if attackers > 1:
         return False
-    advisors = counts[7 - sign * ADVISOR]  # the defender's
+    advisors = _count(counts, ADVISOR, not white)  # the defender's
     if chariots:
-        return advisors == 2 and counts[7 - sign * ELEPHANT] == 2
+        return advisors == 2 and _count(counts, ELEPHANT, not white) == 2
     if cannons:
-        own = counts[7 + sign * ADVISOR] + counts[7 + sign * ELEPHANT]
-        theirs = sum(counts[7 - sign * kind] for kind in (ADVISOR, ELEPHANT, HORSE, CHARIOT,
-                                                          CANNON, SOLDIER))
+        own = _count(counts, ADVISOR, white) + _count(counts, ELEPHANT, white)
+        theirs = sum(_count(counts, kind, not white) for kind in (ADVISOR, ELEPHANT, HORSE,
+                                                                  CHARIOT, CANNON, SOLDIER))
         return own + theirs == 0
     return advisors == 2  # a lone horse or soldier
+
+
+def _count(counts: list[int], kind: int, white: bool) -> int:
+    """How many pieces of ``kind`` the first mover (``white``) or the second mover has; chosen
+    by index rather than by a product with the side's sign, which a compiled build computes
+    on the slow path when the sign is negative."""
+    return counts[7 + kind] if white else counts[7 - kind]
 
 
 def drawn_scaled(counts: list[int], score: int) -> int:
@@ -205,16 +212,18 @@ def mobility(
     A chariot counts every point it can move to along ``rays``, a horse its steps with a free
     leg, a cannon the empty points it can slide to (weighted ``cannon_weight``; 0 where cannons
     cannot slide, as in janggi). Only these three pieces are counted: they are the ones whose
-    freedom decides games, and counting them is cheap.
+    freedom decides games, and counting them is cheap. Each side's sum is kept apart and
+    enemies are told by comparison: compiled, a product with a negative factor leaves the
+    machine-integer fast path.
     """
-    total = 0
+    red = black = 0
     for point in range(NUM_POINTS):
         piece = squares[point]
         if piece > 0:
-            sign = 1
+            white = True
             kind = piece
         elif piece < 0:
-            sign = -1
+            white = False
             kind = -piece
         else:
             continue
@@ -224,17 +233,17 @@ def mobility(
                 for to in ray:
                     x = squares[to]
                     if x:
-                        if x * sign < 0:
+                        if (x < 0) if white else (x > 0):
                             reach += 1
                         break
                     reach += 1
-            total += sign * CHARIOT_MOBILITY * reach
+            gain = CHARIOT_MOBILITY * reach
         elif kind == HORSE:
             reach = 0
             for to, leg in HORSE_MOVES[point]:
-                if not squares[leg] and squares[to] * sign <= 0:
+                if not squares[leg] and ((squares[to] <= 0) if white else (squares[to] >= 0)):
                     reach += 1
-            total += sign * HORSE_MOBILITY * reach
+            gain = HORSE_MOBILITY * reach
         elif kind == CANNON and cannon_weight:
             reach = 0
             for ray in rays[point]:
@@ -242,8 +251,14 @@ def mobility(
                     if squares[to]:
                         break
                     reach += 1
-            total += sign * cannon_weight * reach
-    return total
+            gain = cannon_weight * reach
+        else:
+            continue
+        if white:
+            red += gain
+        else:
+            black += gain
+    return red - black
 
 
 def piece_counts(squares: list[int]) -> list[int]:

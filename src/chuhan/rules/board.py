@@ -55,7 +55,6 @@ from .geometry import (
     ORTHO_STEPS,
     RAYS,
     SECOND,
-    SIGN,
     SOLDIER,
     in_palace,
     own_half,
@@ -470,9 +469,14 @@ class Board:
         a variant's differences are its tables (rays, soldiers, elephants), whether generals
         face each other (FLYING_GENERAL) and what no cannon jumps (CANNON_UNSCREEN)."""
         b = self.squares
-        e = SIGN[by]
-        chariot, cannon = e * CHARIOT, e * CANNON
-        king = e * self._flying_king
+        # The attacker's signed pieces, chosen rather than multiplied by the side's sign: a
+        # compiled product with a negative factor leaves the machine-integer fast path.
+        if by == 0:
+            chariot, cannon, king = CHARIOT, CANNON, self._flying_king
+            horse, soldier, elephant = HORSE, SOLDIER, ELEPHANT
+        else:
+            chariot, cannon, king = -CHARIOT, -CANNON, -self._flying_king
+            horse, soldier, elephant = -HORSE, -SOLDIER, -ELEPHANT
         unscreen = self._unscreen
         for ray in self._slider_rays[point]:
             screened = False
@@ -488,16 +492,13 @@ class Board:
                     if x == unscreen or x == -unscreen:
                         break
                     screened = True
-        horse = e * HORSE
         for q, leg in HORSE_ATTACKERS[point]:
             if b[q] == horse and not b[leg]:
                 return True
-        soldier = e * SOLDIER
         # A plain loop: any() over a generator costs a call per point in this hot path.
         for q in self._soldier_attackers[by][point]:  # noqa: SIM110
             if b[q] == soldier:
                 return True
-        elephant = e * ELEPHANT
         for q, block1, block2 in self._elephant_attackers[point]:
             if b[q] == elephant and not b[block1] and not b[block2]:
                 return True
@@ -520,13 +521,17 @@ class Board:
 
     def _piece_codes(self, quiet: bool) -> list[int]:
         """The one move generator: every pseudo-legal move, or only the captures when not
-        ``quiet``. A point ``to`` is a target when ``b[to] * s < limit``: an enemy piece, or
-        also an empty point (limit 1) for the quiet moves; a slider adds the empty points it
-        passes only when ``quiet``. A cannon (X2, J4) captures the first piece past one screen;
-        it slides to empty points before the screen, or in janggi only past it."""
+        ``quiet``. A point ``to`` is a target when its piece, seen from the side to move, is
+        below ``limit``: an enemy piece, or also an empty point (limit 1) for the quiet moves;
+        a slider adds the empty points it passes only when ``quiet``. A cannon (X2, J4)
+        captures the first piece past one screen; it slides to empty points before the screen,
+        or in janggi only past it."""
         b = self.squares
         side = self.turn
-        s = SIGN[side]
+        # ``white``: the side to move is the first mover. A piece is read from the side to
+        # move's view by negating it for the second mover (a compiled product with a negative
+        # factor would leave the machine-integer fast path).
+        white = side == 0
         limit = 1 if quiet else 0
         out: list[int] = []
         king_steps = self.KING_STEPS[side]
@@ -537,7 +542,7 @@ class Board:
         unscreen = self.CANNON_UNSCREEN
         jumps = self.CANNON_JUMPS_TO_MOVE
         for fr in range(NUM_POINTS):
-            p = b[fr] * s
+            p = b[fr] if white else -b[fr]
             if p <= 0:
                 continue
             base = fr * NUM_POINTS
@@ -546,14 +551,14 @@ class Board:
                     for to in ray:
                         x = b[to]
                         if x:
-                            if x * s < 0:
+                            if (x < 0) if white else (x > 0):
                                 out.append(base + to)
                             break
                         if quiet:
                             out.append(base + to)
             elif p == HORSE:
                 for to, leg in HORSE_MOVES[fr]:
-                    if not b[leg] and b[to] * s < limit:
+                    if not b[leg] and (b[to] if white else -b[to]) < limit:
                         out.append(base + to)
             elif p == CANNON:
                 for ray in rays[fr]:
@@ -568,24 +573,24 @@ class Board:
                                 break
                             screened = True
                         else:
-                            if x * s < 0 and x != unscreen and x != -unscreen:
+                            if ((x < 0) if white else (x > 0)) and x != unscreen and x != -unscreen:
                                 out.append(base + to)
                             break
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
-                    if b[to] * s < limit:
+                    if (b[to] if white else -b[to]) < limit:
                         out.append(base + to)
             elif p == ELEPHANT:
                 for to, eye1, eye2 in elephant_steps[fr]:
-                    if not b[eye1] and not b[eye2] and b[to] * s < limit:
+                    if not b[eye1] and not b[eye2] and (b[to] if white else -b[to]) < limit:
                         out.append(base + to)
             elif p == ADVISOR:
                 for to in self.advisor_targets(fr, advisor_steps):
-                    if b[to] * s < limit:
+                    if (b[to] if white else -b[to]) < limit:
                         out.append(base + to)
             else:
                 for to in king_steps[fr]:
-                    if b[to] * s < limit:
+                    if (b[to] if white else -b[to]) < limit:
                         out.append(base + to)
         return out
 
