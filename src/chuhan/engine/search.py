@@ -208,6 +208,9 @@ class Searcher:
         self.countermoves: list[int] = [0] * (PASS_CODE + 1)
         self.nodes = 0
         self.plain_legality = self.rules.pseudo_legal_search or _uses_plain_legality(board)
+        # The board's class tables, read once (a class attribute is a dictionary lookup).
+        self.safety_masks = board.KING_SAFETY_MASK
+        self.slider_rays = board.SLIDER_RAYS
         self.safety = evaluator.safety
         self.endings = evaluator.endings
         self.root_side = board.turn
@@ -377,7 +380,7 @@ class Searcher:
             scaled = drawn_scaled(self.counts, score)
             if scaled != score:
                 board = self.board
-                moves = mobility(board.squares, board.SLIDER_RAYS, self.evaluator.cannon_mobility)
+                moves = mobility(board.squares, self.slider_rays, self.evaluator.cannon_mobility)
                 return drawn_scaled(self.counts, score + moves)
         static = score if self.board.turn == 0 else -score
         if static <= alpha - MOBILITY_MARGIN or static >= beta + MOBILITY_MARGIN:
@@ -386,7 +389,7 @@ class Searcher:
         key = board.key
         balance = self.mobility_cache.get(key)
         if balance is None:
-            balance = mobility(board.squares, board.SLIDER_RAYS, self.evaluator.cannon_mobility)
+            balance = mobility(board.squares, self.slider_rays, self.evaluator.cannon_mobility)
             self.mobility_cache[key] = balance
         self.mobility_probes += 1
         return score + balance
@@ -435,7 +438,7 @@ class Searcher:
         safety, counts = self.safety, self.counts
         ksq = kings[turn]
         # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
-        mask = board.KING_SAFETY_MASK[ksq]
+        mask = self.safety_masks[ksq]
         face_down = board.face_down
         for code in codes:
             fr = code // NUM_POINTS
@@ -577,7 +580,7 @@ class Searcher:
         ksq = kings[turn]
         # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
         # expose it: the others need no test (as in the rules' own legal move filter).
-        mask = board.KING_SAFETY_MASK[ksq] if not in_check else None
+        mask = self.safety_masks[ksq] if not in_check else None
         prunable = not in_check and not pv_node and ply > 0
         frontier_futile = (
             prunable and depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN * depth <= alpha

@@ -168,15 +168,20 @@ ZOBRIST_SIDE: Final = random.Random(0x5349444).getrandbits(64)
 FACE_DOWN_KEY: Final = (15, 16)
 
 
-@dataclass(slots=True)
 class UndoRecord:
-    """What :meth:`Board.unmake` needs to take a move back (``extra``: a variant's own)."""
+    """What :meth:`Board.unmake` needs to take a move back (``extra``: a variant's own).
 
-    code: int
-    captured: int
-    halfmove: int
-    key: int
-    extra: Any = None
+    A plain class, not a dataclass: compiled, its ``__init__`` is native, where a dataclass's
+    is generated at import and runs as Python for every move the search makes.
+    """
+
+    def __init__(self, code: int, captured: int, halfmove: int, key: int,
+                 extra: Any = None) -> None:
+        self.code = code
+        self.captured = captured
+        self.halfmove = halfmove
+        self.key = key
+        self.extra = extra
 
 
 def _table(fn: Callable[[int, int], Any]) -> Any:
@@ -298,6 +303,13 @@ class Board:
         self._elephant_attackers = self.ELEPHANT_ATTACKERS
         self._flying_king = KING if self.FLYING_GENERAL else 0  # 0 matches no piece
         self._unscreen = self.CANNON_UNSCREEN
+        # The move generator's tables likewise (a class attribute is a dictionary lookup).
+        self._king_steps = self.KING_STEPS
+        self._advisor_steps = self.ADVISOR_STEPS
+        self._elephant_steps = self.ELEPHANT_STEPS
+        self._soldier_steps = self.SOLDIER_STEPS
+        self._jumps_to_move = self.CANNON_JUMPS_TO_MOVE
+        self._safety_mask = self.KING_SAFETY_MASK
         self.set_fen(fen or self.START_FEN)
 
     # ------------------------------------------------------------------ FEN
@@ -534,13 +546,13 @@ class Board:
         white = side == 0
         limit = 1 if quiet else 0
         out: list[int] = []
-        king_steps = self.KING_STEPS[side]
-        advisor_steps = self.ADVISOR_STEPS[side]
-        elephant_steps = self.ELEPHANT_STEPS[side]
-        soldier_steps = self.SOLDIER_STEPS[side]
-        rays = self.SLIDER_RAYS
-        unscreen = self.CANNON_UNSCREEN
-        jumps = self.CANNON_JUMPS_TO_MOVE
+        king_steps = self._king_steps[side]
+        advisor_steps = self._advisor_steps[side]
+        elephant_steps = self._elephant_steps[side]
+        soldier_steps = self._soldier_steps[side]
+        rays = self._slider_rays
+        unscreen = self._unscreen
+        jumps = self._jumps_to_move
         for fr in range(NUM_POINTS):
             p = b[fr] if white else -b[fr]
             if p <= 0:
@@ -608,7 +620,7 @@ class Board:
         if self.attacked(ksq, enemy):
             mask = None
         else:
-            mask = self.KING_SAFETY_MASK[ksq]
+            mask = self._safety_mask[ksq]
         out = []
         for code in pseudo:
             if code == PASS_CODE:
