@@ -157,14 +157,19 @@ class Outcome:
     ruling: dict[str, Any] | None = field(default=None, compare=False)
 
 
+# 62 bits: a key and every XOR of keys stays a short (machine) integer in the compiled build,
+# where 64-bit keys were heap integers and each XOR of them a slow-path operation.
+ZOBRIST_BITS: Final = 62
+
+
 def _zobrist_table() -> list[list[int]]:
     rng = random.Random(0x43485548414E)  # fixed: keys are the same in every process
-    return [[rng.getrandbits(64) for _ in range(NUM_POINTS)] for _ in range(17)]
+    return [[rng.getrandbits(ZOBRIST_BITS) for _ in range(NUM_POINTS)] for _ in range(17)]
 
 
 # Rows 0..14 are the piece codes -7..7 shifted by 7; rows 15 and 16 face-down pieces (jieqi).
 ZOBRIST: Final = _zobrist_table()
-ZOBRIST_SIDE: Final = random.Random(0x5349444).getrandbits(64)
+ZOBRIST_SIDE: Final = random.Random(0x5349444).getrandbits(ZOBRIST_BITS)
 FACE_DOWN_KEY: Final = (15, 16)
 
 
