@@ -287,18 +287,20 @@ class JanggiBoard(Board):
         self.consecutive_passes = 0
 
     def make(self, code: int) -> UndoRecord:
-        undo = super().make(code)
+        # The base class named, not super(): compiled, that is a native call, super() a
+        # Python one (these three run at every node of the search).
+        undo = Board.make(self, code)
         undo.extra = self.consecutive_passes
         self.consecutive_passes = self.consecutive_passes + 1 if code == PASS_CODE else 0
         return undo
 
     def unmake(self, undo: UndoRecord) -> None:
-        super().unmake(undo)
+        Board.unmake(self, undo)
         self.consecutive_passes = undo.extra
 
     def pseudo_codes(self) -> list[int]:
         """Piece moves and the pass (J6), which is legal only when it leaves no check (J5)."""
-        codes = super().pseudo_codes()
+        codes = Board.pseudo_codes(self)
         codes.append(PASS_CODE)
         return codes
 

@@ -341,7 +341,8 @@ class JieqiBoard(Board):
 
     def attacked(self, point: int, by: int) -> bool:
         """As on the xiangqi board, and face-up advisors and elephants roam (Q4)."""
-        return super().attacked(point, by) or self._attacked_extra(point, by)
+        # The base class named, not super(): a native call when compiled (every node).
+        return Board.attacked(self, point, by) or self._attacked_extra(point, by)
 
     def _attacked_extra(self, point: int, by: int) -> bool:
         """Face-up advisors and elephants that roam (Q4) can attack a general."""
