@@ -109,3 +109,23 @@ def test_a_missing_or_partial_build_is_not_used(tmp_path: Path) -> None:
     (tmp_path / native.MANIFEST).write_text(json.dumps(manifest))
     status = native.plan(tmp_path)
     assert not status.active and "missing compiled files" in status.reason
+
+
+def test_a_board_with_moves_played_survives_pickle_and_deepcopy_in_either_build() -> None:
+    """A board (its move history included) can be sent to another process or deep-copied, and
+    the copy takes back the same moves: the compiled classes keep what the pure ones allow."""
+    import copy
+    import pickle
+
+    from chuhan.rules import Move, make_board
+
+    for variant in ("xiangqi", "janggi", "jieqi"):
+        board = make_board(variant, seed=3) if variant == "jieqi" else make_board(variant)
+        start = board.fen()
+        for _ in range(4):
+            board.push(Move.from_code(board.legal_codes()[3]))
+        played = [str(move) for move in board.move_stack]
+        for twin in (pickle.loads(pickle.dumps(board)), copy.deepcopy(board)):
+            assert twin.fen() == board.fen(), variant
+            assert [str(twin.pop()) for _ in range(4)] == played[::-1], variant
+            assert twin.fen() == start, variant

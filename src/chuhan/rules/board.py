@@ -180,7 +180,9 @@ class UndoRecord:
     is generated at import and runs as Python for every move the search makes.
     """
 
-    def __init__(self, code: int, captured: int, halfmove: int, key: int,
+    # Defaults so that pickle and copy, which call the class without arguments and then set
+    # the fields, can rebuild one (a board's history holds them).
+    def __init__(self, code: int = 0, captured: int = 0, halfmove: int = 0, key: int = 0,
                  extra: Any = None) -> None:
         self.code = code
         self.captured = captured
