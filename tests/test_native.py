@@ -129,3 +129,35 @@ def test_a_board_with_moves_played_survives_pickle_and_deepcopy_in_either_build(
             assert twin.fen() == board.fen(), variant
             assert [str(twin.pop()) for _ in range(4)] == played[::-1], variant
             assert twin.fen() == start, variant
+
+
+def test_a_search_in_a_thread_lets_the_other_threads_of_its_process_run() -> None:
+    """The AI worker searches in a thread while its event loop keeps the job's heartbeat and
+    its Redis connection alive (server/ai/queue.py): the compiled search, which calls no
+    Python code, must still hand the interpreter lock over now and then. Without that, a
+    sleeping thread here woke once in the whole search (the shared-queue tests hung)."""
+    import threading
+    import time
+
+    from chuhan.engine import choose_move
+    from chuhan.rules import Move, make_board
+
+    board = make_board("xiangqi")
+    for text in ("a1a2", "a10a9"):  # out of the opening book: a real search
+        board.push(Move.parse(text))
+    done = threading.Event()
+
+    def think() -> None:
+        try:
+            choose_move(board, "advanced", nodes=400_000)
+        finally:
+            done.set()
+
+    thinker = threading.Thread(target=think)
+    thinker.start()
+    wakes = 0
+    while not done.is_set():
+        time.sleep(0.005)
+        wakes += 1
+    thinker.join()
+    assert wakes >= 20, f"the other thread ran {wakes} times during the search"

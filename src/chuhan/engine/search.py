@@ -107,6 +107,11 @@ EXTENSION_CAP_PER_DEPTH: Final = 2
 EXTENSION_CAP_BASE: Final = 4
 
 
+# The search lets other threads of its process run every this many nodes (a few
+# milliseconds compiled; see ``_check_limits``).
+YIELD_NODES: Final = 1024
+
+
 class SearchAborted(Exception):
     """Raised inside the search when a node, time or stop limit is reached."""
 
@@ -239,6 +244,7 @@ class Searcher:
         self.repetition_floor = 0
         self.deadline: float | None = None
         self.next_check = 0
+        self.next_yield = 0
         self.root_best = 0
         self.root_best_score = -INFINITE
         self.extension_cap = MAX_PLY
@@ -273,6 +279,13 @@ class Searcher:
     # ------------------------------------------------------------------ limits
 
     def _check_limits(self) -> None:
+        # Hand the interpreter lock to any other thread that waits for it, every few
+        # milliseconds: compiled, the search runs no Python code that would, and a thread of
+        # the same process (the AI worker's event loop, its heartbeats) would wait for the
+        # whole search.
+        if self.nodes >= self.next_yield:
+            self.next_yield = self.nodes + YIELD_NODES
+            time.sleep(0)
         limits = self.limits
         if limits.nodes is not None and self.nodes >= limits.nodes:
             raise SearchAborted
