@@ -7,9 +7,11 @@
         --fs-games 20 --fs-movetime 2
 
 By default every level searches to a node budget with the clock off (``--budget nodes``;
-the advanced level gets ``--advanced-nodes``, about its 2 s on an idle 2-core machine), so that
-the scores do not depend on what else the machine is running; ``--budget time`` plays the
-levels exactly as the server does. Latency is reported as the CPU time of each decision (the
+the advanced level gets ``--advanced-nodes``, 60,000 by default: a small part of the about
+900,000 nodes the compiled advanced searches in its 2 s on an idle 2-core machine since
+2026-12-05, kept so that level-vs-level runs keep their length), so that the scores do not
+depend on what else the machine is running; ``--budget time`` plays the levels exactly as the
+server does. Latency is reported as the CPU time of each decision (the
 search is single-threaded, so this is its wall time on an idle core) and as wall time.
 
 Games start from varied openings (a fixed first move per game index, then seeded random
@@ -104,6 +106,14 @@ Janggi screens at 0.2 s against ``b7015ff``, 60 games, not kept: the mate-threat
 again 50 % (30-0-30); quiet checks in the first quiescence ply on top of it 42 % (25-0-35;
 45-60 % more time to depth 7); reverse futility to depth 6, late-move pruning at depths 4-5
 and a null-move reduction of 2 + depth / 4 (+1 far above beta) 40 % (24-0-36).
+2026-12-05 (session 17), after the compiled search's speed-ups (``aea694d`` .. ``a9bc0c7``: the
+same tree at 2.3x the nodes per second, ``bench/depth_time.py``), at 2 s a move, 2 games at
+once: janggi Skill 10 games 40-59 45 % (9-0-11, -35 ± 165; 25 % as janggicasual judges them),
+2,001 s, every loss a mate: all 75 games of sessions 15-17, 43 % (32-0-43); xiangqi Skill 13
+games 60-79, at least 57.5 % (11-1-7 after 19 games; the last game ran beside a CI run).
+Janggi screens at 0.2 s against ``b0fad37``, 60 games, not kept: "improving" with history-scaled
+reductions and a bounded history 52 % (31-0-29); a follow-up history in ordering 50 % (30-0-30);
+captures searched before quiet moves are generated: 0.85-0.91x nodes/s, not screened.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
