@@ -110,7 +110,8 @@ and a null-move reduction of 2 + depth / 4 (+1 far above beta) 40 % (24-0-36).
 same tree at 2.3x the nodes per second, ``bench/depth_time.py``), at 2 s a move, 2 games at
 once: janggi Skill 10 games 40-59 45 % (9-0-11, -35 ± 165; 25 % as janggicasual judges them),
 2,001 s, every loss a mate: all 75 games of sessions 15-17, 43 % (32-0-43); xiangqi Skill 13
-games 60-79, at least 57.5 % (11-1-7 after 19 games; the last game ran beside a CI run).
+games 60-79, 62 % (12-1-7, +89 ± 167; the last game beside a CI run), 2,577 s, losses all
+mates: ladder line 13, the issue's goal, in this run of 20 games.
 Janggi screens at 0.2 s against ``b0fad37``, 60 games, not kept: "improving" with history-scaled
 reductions and a bounded history 52 % (31-0-29); a follow-up history in ordering 50 % (30-0-30);
 captures searched before quiet moves are generated: 0.85-0.91x nodes/s, not screened.
