@@ -21,7 +21,7 @@ from typing import Any
 
 from chuhan.engine import ai
 from chuhan.engine.search import Limits
-from chuhan.rules import make_board
+from chuhan.rules import Move, make_board
 from strength import FS_COMMAND, FairyStockfish
 
 FULL_STRENGTH = 20
@@ -60,9 +60,18 @@ def replay(record: dict[str, Any], window: int, movetime: float, command: str) -
                 theirs = fs_opinion(fs, record["fen"], moves[:ply], movetime)
                 print(f"ply {ply:3d} played {played:6s} ours {str(result.move):6s} "
                       f"d{result.depth} {result.score:+d}   fairy-stockfish {theirs}")
-            board.push(played)
+            board.push(rules_move(played))
     finally:
         fs.close()
+
+
+def rules_move(text: str) -> Move:
+    """A move in Fairy-Stockfish's UCI text as the rules board takes it: its janggi pass names
+    the general's point twice ("d9d9"), which the rules call "pass"."""
+    move = Move.parse(text)
+    if move.from_point == move.to_point:
+        return Move.parse("pass")
+    return move
 
 
 def main(argv: list[str] | None = None) -> int:

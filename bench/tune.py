@@ -77,6 +77,7 @@ from chuhan.rules.geometry import (
     CHARIOT,
     ELEPHANT,
     HORSE,
+    HORSE_ATTACKERS,
     HORSE_MOVES,
     KING,
     NUM_POINTS,
@@ -120,9 +121,11 @@ CANDIDATES = (
 # Attack units on the enemy palace (issue 30's "king safety from attack units near the palace"),
 # for both variants: each point of the enemy palace a chariot, horse or cannon attacks is a unit
 # (``palace_units``); fitted as the balance of units, of units squared (/ 10) and of units
-# where the defender has lost an advisor.
+# where the defender has lost an advisor; the same three for check threats (``check_threats``:
+# the moves that would give check next).
 PALACE_CANDIDATES = ("palace attack units", "palace attack units squared / 10",
-                     "palace attack units x missing advisors")
+                     "palace attack units x missing advisors", "check threats",
+                     "check threats squared / 10", "check threats x missing advisors")
 # Janggi (issue 30): no river, so every kind but the general and the advisors (the palace's
 # nine points, folded to six) may stand anywhere; a soldier never steps back from its rank 3.
 _JANGGI_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
@@ -369,13 +372,52 @@ def palace_units(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], ja
     return units[0], units[1]
 
 
+def check_threats(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], king: int,
+                  white: bool) -> int:
+    """How many moves of the first mover's (``white``) or the second mover's chariots and
+    horses would give check to the enemy general on ``king``: the danger a general stands in
+    before any check is on the board. A chariot threatens from any point it can reach on one of
+    the general's open lines (``rays``: janggi's include the palace diagonals), a horse from any
+    point it can reach whose step onto the general is not blocked."""
+    lines = [False] * NUM_POINTS
+    for ray in rays[king]:
+        for to in ray:
+            lines[to] = True
+            if squares[to]:
+                break
+    spots = [False] * NUM_POINTS
+    for src, leg in HORSE_ATTACKERS[king]:
+        if not squares[leg]:
+            spots[src] = True
+    sign = 1 if white else -1
+    threats = 0
+    for point, piece in enumerate(squares):
+        if piece * sign == CHARIOT:
+            for ray in rays[point]:
+                for to in ray:
+                    x = squares[to]
+                    if x:
+                        threats += lines[to] and x * sign < 0
+                        break
+                    threats += lines[to]
+        elif piece * sign == HORSE:
+            threats += sum(1 for to, leg in HORSE_MOVES[point]
+                           if spots[to] and not squares[leg] and squares[to] * sign <= 0)
+    return threats
+
+
 def palace_terms(squares: list[int], counts: list[int], spec: Spec) -> list[float]:
     """The :data:`PALACE_CANDIDATES`, first mover minus second mover."""
     red, black = palace_units(squares, spec.rays, spec.name == "janggi")
     missing_red = 2 - counts[7 + ADVISOR]
     missing_black = 2 - counts[7 - ADVISOR]
+    red_king, black_king = squares.index(KING), squares.index(-KING)
+    red_threats = check_threats(squares, spec.rays, black_king, True)
+    black_threats = check_threats(squares, spec.rays, red_king, False)
     return [red - black, (red * red - black * black) / 10,
-            red * missing_black - black * missing_red]
+            red * missing_black - black * missing_red, red_threats - black_threats,
+            (red_threats**2 - black_threats**2) / 10,
+            red_threats * missing_black - black_threats * missing_red]
 
 
 def engine_score(squares: list[int], spec: Spec = SPECS["xiangqi"]) -> int:
