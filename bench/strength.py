@@ -115,6 +115,13 @@ mates: ladder line 13, the issue's goal, in this run of 20 games.
 Janggi screens at 0.2 s against ``b0fad37``, 60 games, not kept: "improving" with history-scaled
 reductions and a bounded history 52 % (31-0-29); a follow-up history in ordering 50 % (30-0-30);
 captures searched before quiet moves are generated: 0.85-0.91x nodes/s, not screened.
+2026-12-05 (session 18), the same engine (``bf4dbf6``: only bench/ changed since), at 2 s a move,
+2 games at once: janggi Skill 10 games 60-79, 55 % (11-0-9, +35 ± 165; 28 % as janggicasual
+judges them: every win a repetition (7) or double pass (4), every loss a mate but one adjudicated
+at 200 plies), 941 s + 1,220 s: games 40-79 of this engine, 50 % (20-0-20, 0 ± 111), ladder line 10.
+Janggi screen at 0.2 s against ``bf4dbf6``, 60 games, not kept: a check extended only when the
+checking piece cannot be taken at a loss, with quiet moves that leave the moved piece hanging
+pruned in the last 3 plies (each alone about a quarter fewer nodes to depth 7), 48 % (29-0-31).
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
