@@ -122,6 +122,10 @@ at 200 plies), 941 s + 1,220 s: games 40-79 of this engine, 50 % (20-0-20, 0 ± 
 Janggi screen at 0.2 s against ``bf4dbf6``, 60 games, not kept: a check extended only when the
 checking piece cannot be taken at a loss, with quiet moves that leave the moved piece hanging
 pruned in the last 3 plies (each alone about a quarter fewer nodes to depth 7), 48 % (29-0-31).
+Xiangqi Skill 13 games 80-99, the same engine, 2 s a move: 42 % (8-1-11, -53 ± 162), 2,528 s;
+losses 8 mates and 3 perpetual checks we gave, each from a position searched as lost (every
+other move mated: score -28,999, the perpetual's, at depth 11-48): games 60-99 of this engine,
+52.5 % (20-2-18, +17 ± 108), ladder line 13.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
