@@ -161,6 +161,32 @@ def test_a1_search_leaves_the_board_unchanged() -> None:
     assert (board.fen(), board.ply) == (fen, ply)
 
 
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_a1_a_search_out_of_time_before_its_first_node_still_answers_a_legal_move(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An AI worker the machine leaves waiting (a loaded host) can find its move's time gone
+    by the search's first look at the clock: it must still answer a legal move, not fail the
+    job. Found by a jieqi match beside a CI run, where the search raised SearchAborted out of
+    ``choose_move``. Here the clock jumps a minute per reading, and a stop flag set before
+    the search stands for the same on the other path."""
+    import threading
+    import time
+
+    board = make_board(variant, seed=5) if variant == "jieqi" else make_board(variant)
+    board.push_many([code_text(board.legal_codes()[2])])
+    legal = set(board.legal_codes())
+    real = time.monotonic
+    readings = iter(range(10**6))
+    monkeypatch.setattr(time, "monotonic", lambda: real() + 60.0 * next(readings))
+    result = search(board, Limits(movetime=0.5))
+    assert result.move.code in legal
+    monkeypatch.setattr(time, "monotonic", real)
+    stopped = threading.Event()
+    stopped.set()
+    assert search(board, Limits(movetime=2.0, stop=stopped)).move.code in legal
+
+
 def test_a1_unknown_level_and_finished_game_are_errors() -> None:
     with pytest.raises(ValueError, match="unknown level"):
         choose_move(make_board("xiangqi"), "grandmaster")

@@ -22,6 +22,7 @@ otherwise a draw (janggi: points, J9 — see :class:`VariantRules`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -895,7 +896,11 @@ class Searcher:
         start = time.monotonic()
         if self.limits.movetime is not None:
             self.deadline = start + self.limits.movetime
-        self._check_limits()
+        # Out of time (or stopped) before the first node, as on a host that left this process
+        # waiting: the first iteration then stops at once and the best-ordered move is the
+        # answer. An error here would fail the player's move.
+        with contextlib.suppress(SearchAborted):
+            self._check_limits()
         score = self.initial_score()
         in_check = board.is_check()
         best_move, best_score, reached = self._ordered(root_codes, 0, 0)[0], 0, 0
