@@ -126,6 +126,11 @@ Xiangqi Skill 13 games 80-99, the same engine, 2 s a move: 42 % (8-1-11, -53 ± 
 losses 8 mates and 3 perpetual checks we gave, each from a position searched as lost (every
 other move mated: score -28,999, the perpetual's, at depth 11-48): games 60-99 of this engine,
 52.5 % (20-2-18, +17 ± 108), ladder line 13.
+Jieqi against ``dbc60ba`` (pure Python) at 0.5 s a move after last session's speed-ups, games
+0-99: 82.5 % (80-5-15), Elo +269 ± 90 (median depth 7 against 3 in games 61-99), beside CI
+runs (load 3-5). Games 0-60 ran on ``bf4dbf6``, whose search raised ``SearchAborted`` out of
+``choose_move`` when the clock ran out before the first node (fixed in ``0709364``); games 61-99
+ran on that fix.
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
