@@ -21,8 +21,8 @@ from typing import Any
 
 from chuhan.engine import ai
 from chuhan.engine.search import Limits
-from chuhan.rules import Move, make_board
-from strength import FS_COMMAND, FairyStockfish
+from chuhan.rules import make_board
+from strength import FS_COMMAND, FairyStockfish, rules_move
 
 FULL_STRENGTH = 20
 
@@ -63,15 +63,6 @@ def replay(record: dict[str, Any], window: int, movetime: float, command: str) -
             board.push(rules_move(played))
     finally:
         fs.close()
-
-
-def rules_move(text: str) -> Move:
-    """A move in Fairy-Stockfish's UCI text as the rules board takes it: its janggi pass names
-    the general's point twice ("d9d9"), which the rules call "pass"."""
-    move = Move.parse(text)
-    if move.from_point == move.to_point:
-        return Move.parse("pass")
-    return move
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -420,14 +420,20 @@ def _play_fs_moves(job: FsJob, board: Board, start_fen: str,
                 text = uci_move_text(board, code)
             else:
                 text = fs.best_move(start_fen, moves, job.movetime, job.fs_nodes)
-                move = Move.parse(text)
-                code = move.code
-                if move.from_point == move.to_point:
-                    code = Move.parse("pass").code
+                code = rules_move(text).code
             board.push(Move.from_code(code))
             moves.append(text)
     finally:
         fs.close()
+
+
+def rules_move(text: str) -> Move:
+    """A move in Fairy-Stockfish's UCI text as the rules board takes it: its janggi pass names
+    the general's point twice ("d9d9"), which the rules call "pass"."""
+    move = Move.parse(text)
+    if move.from_point == move.to_point:
+        return Move.parse("pass")
+    return move
 
 
 def elo(score: float) -> float:
