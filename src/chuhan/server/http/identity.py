@@ -5,7 +5,9 @@ The one place a player is read or made. :func:`known_player` only reads (every s
 unsafe request); :func:`current_player`, the routes' dependency (:data:`Me`), makes a new
 player for a safe request without a valid cookie, within the address block's budget of new
 players (issue 27 #8), and refuses an unsafe one with 401 ``no_player`` (Z6: no request
-another site sends replaces the visitor's cookie). :func:`known_player_or_refuse`
+another site sends replaces the visitor's cookie). Only a request of the site's own pages
+makes a player (Z6): another site's ``<img src=/api/me>`` makes none and spends nothing of
+the address's budget (:func:`from_own_page`). :func:`known_player_or_refuse`
 (:data:`Known`) refuses every request without a known player (the rooms' routes: a room is
 never anyone's first page).
 """
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
+from urllib.parse import urlsplit
 
 from fastapi import Depends, Request, Response
 
 from ..games.changes import GameActionError
 from ..records import Player
+from .guard import CLIENT_HEADER, foreign_request, same_site
 
 if TYPE_CHECKING:
     from ..games.service import GameService
@@ -47,16 +51,37 @@ async def known_player_or_refuse(request: Request) -> Player:
     return player
 
 
+def from_own_page(request: Request, allowed: tuple[str, ...]) -> bool:
+    """SPEC Z6: whether a request may make a player: the front end's own (its header, which
+    no image, form or no-cors fetch can add), or one a browser says comes from no other
+    origin (``Sec-Fetch-Site`` ``same-origin`` or ``none``; ``same-site``, another port of
+    the host, is another origin). Without ``Sec-Fetch-Site`` (not a browser, or one too old
+    to send it) an ``Origin`` or ``Referer`` of another origin refuses it too."""
+    if request.headers.get(CLIENT_HEADER.decode()) is not None:
+        return True
+    if foreign_request(request.scope, allowed):
+        return False
+    referer = request.headers.get("referer")
+    if referer is None or request.headers.get("sec-fetch-site") is not None:
+        return True
+    page = urlsplit(referer)
+    origin = f"{page.scheme}://{page.netloc}"
+    return same_site(origin, request.headers.get("host"), request.url.scheme, allowed)
+
+
 async def current_player(request: Request, response: Response) -> Player:
     """SPEC S1: the cookie's player, or a new player with a new cookie. SPEC Z6: only a safe
-    request makes one (the front end reads /api/me as it opens); an unsafe request without a
-    valid cookie is refused (401 ``no_player``), so no request another site sends replaces
-    the visitor's cookie."""
+    request of the site's own pages makes one (the front end reads /api/me as it opens); an
+    unsafe request without a valid cookie, or another site's (an image, a link), is refused
+    (401 ``no_player``) before anything is spent, so no request another site sends replaces
+    the visitor's cookie or uses up the address's new players."""
     service: GameService = request.app.state.service
     player = await known_player(service, request.cookies)
     if player is not None:
         return player
     if request.method not in SAFE_METHODS:
+        raise no_player()
+    if not from_own_page(request, request.app.state.settings.allowed_origins):
         raise no_player()
     player, token = await service.new_player()  # 429 once the address block made too many
     response.set_cookie(
