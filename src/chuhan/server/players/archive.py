@@ -29,7 +29,7 @@ from ...rules import RulesError
 from .. import views
 from ..db.archive import ArchiveStore
 from ..games.changes import GameActionError, side_names
-from ..games.review import record_text
+from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
@@ -76,9 +76,9 @@ def _parse_cursor(text: str) -> tuple[datetime, str]:
 
 
 def outcome_of(entry: ArchivedGame) -> str:
-    """``ongoing``, ``won``, ``lost``, ``draw``, ``unfinished`` (an imported ``*`` record,
-    an interrupted game) or, with no side to take (one device, a record), ``red``/``black``…
-    the winner's side."""
+    """``ongoing``, ``won``, ``lost``, ``draw``, ``unfinished`` (an imported ``*`` record;
+    a game interrupted, abandoned or expired: nobody won, nor was it drawn) or, with no side
+    to take (one device, a record), ``red``/``black``… the winner's side."""
     game = entry.game
     if game.ongoing:
         return "ongoing"
@@ -86,7 +86,7 @@ def outcome_of(entry: ArchivedGame) -> str:
     winner = result.get("winner")
     if winner is None:
         reason = result.get("reason")
-        return "unfinished" if reason in ("unfinished", "interrupted", "unknown") else "draw"
+        return "unfinished" if reason in (*UNDECIDED_REASONS, "unknown") else "draw"
     if entry.side is None:
         return str(winner)
     return "won" if winner == side_names(game.variant)[entry.side] else "lost"
