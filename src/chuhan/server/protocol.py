@@ -648,6 +648,8 @@ class JoinBody(BaseModel):
     """``POST /api/rooms/join`` (R2, Z3)."""
 
     password: str = Field(max_length=40)
+    # B7: a game clock (``5+3``, janggi ``5m+3x30s``…), or ``turn``/none for R4's 90 s a move
+    clock: str | None = Field(default=None, max_length=16)
 
 
 # ---------------------------------------------------------------------- HTTP errors

@@ -23,7 +23,8 @@ Environment variables (all optional):
   the channel (default ``chuhan``), so deployments or test runs can share one Redis.
 - Online rooms (:class:`RoomSettings`; shortened by tests only, a client never can):
   ``CHUHAN_ROOM_TURN_SECONDS`` (90), ``CHUHAN_ROOM_AWAY_BUDGET_SECONDS`` (120),
-  ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
+  ``CHUHAN_ROOM_LAG_CAP_SECONDS`` (2), ``CHUHAN_ROOM_CLOCK_SCALE`` (1: every game clock's
+  durations times it, B7), ``CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER`` (10),
   ``CHUHAN_ROOM_JOIN_TRIES_PER_ADDRESS`` (30), ``CHUHAN_ROOM_JOIN_WINDOW_SECONDS`` (900),
   ``CHUHAN_ROOM_JOIN_TRIES_PER_NETWORK`` (90, an IPv6 /48),
   ``CHUHAN_ROOM_FINDS_PER_ROOM`` (20), ``CHUHAN_PASSWORD_TRIES_SITE`` (600),
@@ -205,6 +206,7 @@ _JOIN_VARIABLES = {
     "site": "CHUHAN_PASSWORD_TRIES_SITE",
     "under_attack_per_address": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS",
     "under_attack_per_network": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK",
+    "control_scale": "CHUHAN_ROOM_CLOCK_SCALE",
     "window_seconds": "CHUHAN_ROOM_JOIN_WINDOW_SECONDS",
     "max_wait_seconds": "CHUHAN_PASSWORD_MAX_WAIT_SECONDS",
     "open_rooms_per_player": "CHUHAN_OPEN_ROOMS_PER_PLAYER",

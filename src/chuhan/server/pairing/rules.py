@@ -1,11 +1,13 @@
 """Who plays whom (SPEC B1) as pure functions: no database, no clock, no socket.
 
 A *seek* is one player waiting for a stranger: a variant and its rule options (janggi:
-bikjang ``off``/``points``, J7; xiangqi and jieqi: ``casual``/``wxf`` repetition rules, E1).
-Two seeks are *compatible* when they ask for the same game (the same *pool*) and come from
-two different players. The store keeps one seek per player (two tabs of one cookie are one
-seek) and runs :func:`pairs` over a pool's waiting seeks inside one site-wide transaction,
-so a player is never paired with themselves or twice.
+bikjang ``off``/``points``, J7; xiangqi and jieqi: ``casual``/``wxf`` repetition rules, E1),
+and a game length (B7: ``clock``, one of :mod:`..rooms.timecontrols`; R4's turn clock when
+not given). Two seeks are *compatible* when they ask for the same game (the same *pool*:
+variant, rule option and clock) and come from two different players. The store keeps one
+seek per player (two tabs of one cookie are one seek) and runs :func:`pairs` over a pool's
+waiting seeks inside one site-wide transaction, so a player is never paired with themselves
+or twice.
 
 "Nearest in rating": the oldest seek is served first (the first compatible player waiting),
 and among the others it takes the one nearest in rating, the longest waiting on a tie. Run
@@ -21,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from ..protocol import GameActionError
+from ..rooms import timecontrols
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 # The option each variant is sought with, its allowed values, the default first.
@@ -37,32 +40,43 @@ class SeekError(GameActionError):
 
 @dataclass(frozen=True)
 class Wish:
-    """What a player seeks: the variant and its one rule option, checked (:func:`wish`)."""
+    """What a player seeks: the variant, its one rule option and, when not R4's turn clock,
+    its game clock (``clock``, B7), checked (:func:`wish`). The options go on to the room."""
 
     variant: str
     options: dict[str, str]
 
     @property
     def pool(self) -> str:
-        """The key every compatible seek shares, e.g. ``janggi:bikjang=points``."""
+        """The key every compatible seek shares, e.g. ``janggi:bikjang=points`` or, with a
+        game clock, ``xiangqi:rules=casual:clock=5+3`` (B7: pools per clock too)."""
         name, _ = OPTIONS[self.variant]
-        return f"{self.variant}:{name}={self.options[name]}"
+        clock = self.options.get("clock")
+        pool = f"{self.variant}:{name}={self.options[name]}"
+        return f"{pool}:clock={clock}" if clock else pool
 
 
 def wish(variant: Any, options: Mapping[str, Any] | None) -> Wish:
     """The seek a client asked for, checked (Z5). Raises SeekError ``bad_seek`` naming what
-    is wrong: an unknown variant, an unknown option, or a value the variant does not allow."""
+    is wrong: an unknown variant, an unknown option, a value the variant does not allow, or
+    a clock it does not offer (B7)."""
     if variant not in VARIANTS:
         raise SeekError("bad_seek", "variant must be xiangqi, janggi or jieqi")
     name, allowed = OPTIONS[variant]
     given = dict(options or {})
-    unknown = sorted(set(given) - {name})
+    unknown = sorted(set(given) - {name, "clock"})
     if unknown:
-        raise SeekError("bad_seek", f"{variant} takes only the option {name!r}, not {unknown[0]!r}")
+        raise SeekError(
+            "bad_seek", f"{variant} takes only the options {name!r} and 'clock', not {unknown[0]!r}"
+        )
     value = given.get(name, allowed[0])
     if value not in allowed:
         raise SeekError("bad_seek", f"{name} must be {' or '.join(allowed)} in {variant}")
-    return Wish(variant, {name: value})
+    try:
+        clock = timecontrols.choose(variant, given.get("clock"))
+    except timecontrols.TimeControlError as exc:
+        raise SeekError("bad_seek", str(exc)) from None
+    return Wish(variant, {name: value, "clock": clock} if clock else {name: value})
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,27 @@
-"""The server's clocks for online games (SPEC R4, R7): pure arithmetic on moments.
+"""The server's clocks for online games (SPEC R4, R7, B7): pure arithmetic on moments.
 
 A turn's deadline is its start plus the turn time plus a lag allowance: the measured
 one-way network delay of the player to move, capped so that no one can buy time with a slow
 link. While both players are away the turn waits: the time spent is drawn from a budget
 shared by the whole game and added to the deadline when someone comes back.
+
+A game clock (B7, :mod:`.timecontrols`) keeps each side's time left (``left``, and in
+janggi byoyomi the periods left, ``periods_left``) and puts the turn's deadline where the
+mover's time runs out. A move charges the mover what is left before the deadline, so every
+credit that moved the deadline (a wait of both players away, a server outage, news that
+could not cross, Z4) is charged to no one here either. Each side's first move runs on R4's
+turn time and leaves its time untouched (the clocks start once both have moved), so an
+unbegun game ends exactly as a turn-clock game does.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+from .timecontrols import TimeControl
 
 
 @dataclass(frozen=True)
@@ -18,6 +29,7 @@ class ClockRules:
     turn_seconds: float = 90.0
     lag_cap_seconds: float = 2.0
     away_budget_seconds: float = 120.0
+    control_scale: float = 1.0  # every game clock's durations times this (a test's short clocks)
 
     def allowance(self, measured_lag: float | None) -> float:
         """The lag allowance in seconds: the measured one-way lag, within 0 and the cap."""
@@ -35,14 +47,91 @@ def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def new_clock(rules: ClockRules, now: datetime, measured_lag: float | None) -> dict[str, Any]:
-    """A game's clock at the start of a turn (stored in the game's public options)."""
-    return {
+def new_clock(
+    rules: ClockRules,
+    now: datetime,
+    measured_lag: float | None,
+    control: TimeControl | None = None,
+) -> dict[str, Any]:
+    """A game's clock at the start of its first turn (stored in the game's public options):
+    R4's turn clock, or with ``control`` a game clock (B7) whose durations are kept in it
+    (scaled by ``rules.control_scale``), each side's time full."""
+    clock = {
         "turn_seconds": rules.turn_seconds,
         "turn_started_at": iso(now),
         "deadline": iso(rules.deadline(now, measured_lag)),
         "away_budget": rules.away_budget_seconds,
         "both_away_since": None,
+    }
+    if control is None:
+        return clock
+    sized = control.scaled(rules.control_scale)
+    return {
+        **clock,
+        "control": control.id,
+        "increment": sized.increment,
+        "period_seconds": sized.period_seconds,
+        "left": [sized.base, sized.base],
+        "periods_left": [sized.periods, sized.periods],
+        "allowance": rules.allowance(measured_lag),
+        "free_turn": True,
+    }
+
+
+def time_left(clock: dict[str, Any], now: datetime) -> float:
+    """B7: what the side to move has left at ``now`` before its time runs out, the lag
+    allowance not counted (0 once spent); with byoyomi, the periods left included."""
+    deadline = parse_iso(clock["deadline"])
+    return max(0.0, (deadline - now).total_seconds() - float(clock.get("allowance", 0.0)))
+
+
+def spend(clock: dict[str, Any], mover: int, now: datetime) -> dict[str, Any]:
+    """B7: the game clock after side ``mover`` moved at ``now``: what was left before the
+    deadline is the mover's time (its first move costs nothing); Fischer adds the increment,
+    byoyomi keeps the period the move was made in (a period run out is spent)."""
+    clock = resume(clock, now)
+    if clock.get("free_turn"):
+        return clock
+    total = time_left(clock, now)
+    left = list(clock["left"])
+    periods = list(clock["periods_left"])
+    step = float(clock["period_seconds"])
+    if periods[mover] > 0 and total <= periods[mover] * step:
+        left[mover] = 0.0
+        periods[mover] = max(1, math.ceil(total / step - 1e-9))
+    elif periods[mover] > 0:
+        left[mover] = total - periods[mover] * step
+    else:
+        left[mover] = total + float(clock["increment"])
+    return {**clock, "left": left, "periods_left": periods}
+
+
+def game_turn(
+    clock: dict[str, Any],
+    rules: ClockRules,
+    now: datetime,
+    measured_lag: float | None,
+    *,
+    mover: int,
+    ply: int,
+) -> dict[str, Any]:
+    """B7: after side ``mover`` moved at ``now`` (the game at ``ply`` half-moves), its time
+    charged and the other side's turn begun: its deadline where its time left runs out (R4's
+    turn time for a first move), plus its lag allowance."""
+    spent = spend(clock, mover, now)
+    turn = next_turn(spent, rules, now, measured_lag)
+    allowance = rules.allowance(measured_lag)
+    side = 1 - mover
+    if ply < 2:
+        seconds = rules.turn_seconds
+    else:
+        step = float(spent["period_seconds"])
+        seconds = float(spent["left"][side]) + spent["periods_left"][side] * step
+    return {
+        **turn,
+        "deadline": iso(now + timedelta(seconds=seconds + allowance)),
+        "allowance": allowance,
+        "free_turn": ply < 2,
     }
 
 

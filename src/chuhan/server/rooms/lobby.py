@@ -17,6 +17,7 @@ from typing import Any
 from ..games.service import new_id
 from ..http.connections import CLIENT_BLOCK
 from ..records import PasswordTakenError, Player, RoomRecord
+from . import timecontrols
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
 from .ratelimit import JoinLimiter, LimitExceeded, Reservation
@@ -121,15 +122,17 @@ class Lobby:
 
     async def create(
         self, player: Player, variant: str, bikjang: str, password: str | None,
-        rules: str = "casual", address: str = "",
+        rules: str = "casual", address: str = "", clock: str | None = None,
     ) -> RoomRecord:
         """A new open room with the creator in the first seat.
 
         With ``password`` the room is joined by it (R2), without, by an invite link of 192
-        random bits (Z3). Raises RoomError ``bad_password`` (the reason in the message),
-        ``too_many_rooms``, ``too_many_attempts`` or ``password_taken``: a creation with a
-        password is a password attempt like a join (ratelimit.py), so it tells a stranger no
-        more than a join does.
+        random bits (Z3). ``clock``: a game clock's id (B7, :mod:`.timecontrols`), None for
+        R4's turn clock (the room's options then say nothing of it). Raises RoomError
+        ``bad_request`` (a bad variant, option or clock), ``bad_password`` (the reason in
+        the message), ``too_many_rooms``, ``too_many_attempts`` or ``password_taken``: a
+        creation with a password is a password attempt like a join (ratelimit.py), so it
+        tells a stranger no more than a join does.
         """
         if variant not in VARIANTS:
             raise RoomError("bad_request", "variant must be xiangqi, janggi or jieqi")
@@ -137,6 +140,10 @@ class Lobby:
             raise RoomError("bad_request", "bikjang must be off or points")
         if rules not in ("casual", "wxf") or (variant == "janggi" and rules != "casual"):
             raise RoomError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)")
+        try:
+            control = timecontrols.choose(variant, clock)
+        except timecontrols.TimeControlError as exc:
+            raise RoomError("bad_request", str(exc)) from None
         normalized = None
         if password is not None:
             try:
@@ -153,6 +160,9 @@ class Lobby:
         address = address or CLIENT_BLOCK.get()
         attempt = await self._attempt(player, address) if normalized else None
         now = self.core.now()
+        options: dict[str, Any] = {"bikjang": bikjang} if variant == "janggi" else {"rules": rules}
+        if control is not None:
+            options["clock"] = control
         room = new_room(
             variant,
             {"bikjang": bikjang} if variant == "janggi" else {"rules": rules},

@@ -55,7 +55,8 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
     async def create(body: CreateRoomBody, request: Request, player: Known) -> dict[str, Any]:
         address = request.client.host if request.client else "unknown"
         room = await rooms.create(
-            player, body.variant, body.bikjang, body.password, rules=body.rules, address=address
+            player, body.variant, body.bikjang, body.password, rules=body.rules,
+            address=address, clock=body.clock,
         )
         return await view(room.id, player, room)
 

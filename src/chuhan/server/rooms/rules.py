@@ -20,6 +20,7 @@ from ..records import Change, GameRecord, RoomRecord
 from . import clocks
 from .clocks import ClockRules
 from .scoring import costs_nothing, scored
+from .timecontrols import CONTROLS
 
 DRAW_OFFER_GAP = 10  # SPEC R5: half-moves between one player's offers
 JANGGI_DEFAULT_SETUP = "HEHE"  # SPEC R4: what a side that runs out of setup time gets
@@ -255,7 +256,9 @@ def new_game(
         options = {"setup": start.setups, "bikjang": room.options.get("bikjang", "off")}
     start_fen, secret = rules_of.new_start(room.variant, options)
     names = side_names(room.variant)
-    options["clock"] = {**clocks.new_clock(rules, now, lag_of_first), **(start.away or {})}
+    control = CONTROLS.get(room.options.get("clock", ""))  # B7: a game clock, else R4's
+    first_clock = clocks.new_clock(rules, now, lag_of_first, control)
+    options["clock"] = {**first_clock, **(start.away or {})}
     options["draw"] = {"offer_by": None, "last_offer_ply": {names[0]: None, names[1]: None}}
     if unscored is not None:
         options["unscored"] = unscored
@@ -282,7 +285,7 @@ def after_move(
     rules: ClockRules,
     lag_of_next: float | None = None,
 ) -> Change:
-    """A move's change with the room's part: the next turn's clock (R4), the recipient's
+    """A move's change with the room's part: the next turn's clock (R4, B7), the recipient's
     offer rejected by their move (R5), and the winner's points (R6)."""
     names = side_names(change.before.variant)
     events = list(change.events)
@@ -293,7 +296,9 @@ def after_move(
         rejected = {"type": "draw_rejected", "by": names[mover]}
         events.insert(1, rejected)
     clock = after.options["clock"]
-    if after.ongoing:
+    if after.ongoing and "control" in clock:  # B7: the mover's time charged
+        clock = clocks.game_turn(clock, rules, now, lag_of_next, mover=mover, ply=after.ply)
+    elif after.ongoing:
         clock = clocks.next_turn(clock, rules, now, lag_of_next)
     after = replace(
         after,
