@@ -21,6 +21,8 @@ from .tables import (
     game_shares,
     games,
     limit_buckets,
+    player_devices,
+    player_secrets,
     players,
     rating_changes,
     ratings,
@@ -87,6 +89,8 @@ class Retention:
                 query = query.where(me.not_in(seated))
             ids = list(conn.execute(self._lock(query)).scalars())
             if ids:
+                for owned in (player_devices, player_secrets):  # B6: their devices and codes
+                    conn.execute(delete(owned).where(owned.c.player_id.in_(ids)))
                 conn.execute(delete(players).where(players.c.id.in_(ids)))
         return len(ids)
 

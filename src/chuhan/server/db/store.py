@@ -50,7 +50,7 @@ from ..records import (
     aware,
     utcnow,
 )
-from .tables import game_events, game_players, games, players
+from .tables import game_events, game_players, games, player_devices, players
 
 log = logging.getLogger("chuhan.storage")
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -201,10 +201,33 @@ class Store:
                     created_at=now,
                 )
             )
+            # B6: the browser it is made in is the player's first device.
+            conn.execute(
+                player_devices.insert().values(
+                    id=f"d{player_id[1:]}",
+                    player_id=player_id,
+                    token_hash=token_hash,
+                    label="",
+                    created_at=now,
+                )
+            )
         return Player(player_id, None, 0, 0, now)
 
     def player_by_token_hash(self, token_hash: str) -> Player | None:
-        row = self.row_by(players, "token_hash", token_hash)
+        """The player signed in on the device whose cookie token has this hash (B6: any of
+        their devices), or None."""
+        if not self.is_sqlite:
+            with self.driver() as connection:
+                cursor = connection.cursor(row_factory=namedtuple_row)
+                row = cursor.execute(_PLAYER_BY_DEVICE, {"token_hash": token_hash}).fetchone()
+        else:
+            query = (
+                select(players)
+                .join(player_devices, player_devices.c.player_id == players.c.id)
+                .where(player_devices.c.token_hash == token_hash)
+            )
+            with self.reader.connect() as conn:
+                row = conn.execute(query).one_or_none()
         return _player_from_row(row) if row else None
 
     def player(self, player_id: str) -> Player | None:
@@ -450,6 +473,10 @@ def _select_by(table: Table, column: str) -> str:
 
 # The statements the driver runs as they are (Store.driver): written from the tables.
 _PLAYER_NAMES = "SELECT id, name FROM players WHERE id = ANY(%(ids)s)"
+_PLAYER_BY_DEVICE = (
+    "SELECT players.* FROM players JOIN player_devices ON player_devices.player_id = players.id"
+    " WHERE player_devices.token_hash = %(token_hash)s"
+)
 
 
 def _one_statement_sql(count: int) -> str:

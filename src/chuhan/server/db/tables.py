@@ -218,3 +218,29 @@ seeks = _table(
     *_moments("created_at", "seen_at"),  # seen_at: when it was last sought
     Index("ix_seeks_status_pool", "status", "pool", "created_at"),
 )
+
+# A player's devices (SPEC B6): one row per signed-in browser, its cookie token stored hashed.
+# The first is made with the player; a device link or the recovery code adds one; "sign out
+# this device" deletes it. ``players.token_hash`` keeps the first device's as it was written.
+player_devices = _table(
+    "player_devices",
+    _id("id", primary_key=True),
+    _id("player_id", refers_to="players", nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("label", String(80), nullable=False),  # "Firefox on Android", from its User-Agent
+    *_moments("created_at"),
+    Index("ix_player_devices_player", "player_id"),
+)
+
+# The secrets that sign a browser in as a player (B6), stored hashed: a device link's code
+# (single use, ``expires_at`` minutes away) and the recovery code (one per player, no expiry:
+# issuing another deletes it).
+player_secrets = _table(
+    "player_secrets",
+    Column("hash", String(64), primary_key=True),
+    _id("player_id", refers_to="players", nullable=False),
+    _keyword("kind"),  # "link" or "recovery"
+    Column("expires_at", DateTime(timezone=True), nullable=True),
+    *_moments("created_at"),
+    Index("ix_player_secrets_player", "player_id", "kind"),
+)

@@ -1,0 +1,174 @@
+"""The routes of a player's devices (SPEC B6, S1 kept; the secrets: ``players/devices.py``).
+
+- ``GET /api/devices`` — the player's devices (``current``: this browser) and when their
+  recovery code was issued (null: none).
+- ``POST /api/devices/link`` — a new device link: ``url`` (``/device#<code>``), its ``qr``
+  code (an SVG data URI, drawn here by segno so no script of another project runs in the
+  page) and ``expires_at``.
+- ``POST /api/devices/recovery`` — a new recovery code, shown this once; the old one is
+  revoked.
+- ``POST /api/devices/sign-in`` ``{"link": code}`` or ``{"recovery": code}`` — this browser
+  becomes a new device of that player, with a cookie of its own (the device it was before is
+  signed out). 404 ``bad_code`` for a code unknown, used, expired or revoked.
+- ``DELETE /api/devices/{id}`` — "sign out this device": its cookie no longer names anyone.
+
+Every unsafe one is refused from another site by the guard (Z6) and counted (Z5: per
+player for issuing, per address block for signing in). No code reaches a log.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+from typing import Any
+
+import segno
+from fastapi import APIRouter, Request, Response
+
+from .. import views
+from ..db.devices import DeviceStore
+from ..db.limits import Limiter
+from ..games.changes import GameActionError
+from ..games.service import GameService, hash_token, new_id
+from ..http.connections import CLIENT_BLOCK
+from ..http.identity import COOKIE, COOKIE_MAX_AGE, Known
+from ..limits.budget import Budget, LimitExceeded, TooManyError
+from ..protocol import SignInBody
+from ..records import utcnow
+from .devices import (
+    LINK_MINUTES,
+    DeviceLimits,
+    device_label,
+    link_code,
+    new_link_code,
+    new_recovery_code,
+    recovery_code,
+)
+
+log = logging.getLogger("chuhan.devices")
+BAD_CODE = "this code is unknown, used, expired or revoked"
+
+
+def device_router(service: GameService, limits: DeviceLimits | None = None) -> APIRouter:
+    """The devices' routes on ``service``'s store, within ``limits``."""
+    limits = limits or DeviceLimits()
+    devices = DeviceStore(service.store)
+    limiter = Limiter(service.store.engine)
+    router = APIRouter()
+
+    async def spend(key: str, limit: int, code: str, message: str) -> None:
+        if not limit:
+            return
+        budget = Budget(limit, limits.window_seconds)
+        try:
+            await service.db(limiter.reserve, [(key, budget)])
+        except LimitExceeded as exc:
+            raise TooManyError(code, message, exc.retry_after) from None
+
+    async def listing(player_id: str, cookie: str | None) -> dict[str, Any]:
+        mine = hash_token(cookie) if cookie else None
+        found = await service.db(devices.devices, player_id)
+        issued = await service.db(devices.recovery_issued, player_id)
+        return {
+            "devices": [
+                {
+                    "id": device.id,
+                    "label": device.label,
+                    "created_at": views.iso_time(device.created_at),
+                    "current": device.token_hash == mine,
+                }
+                for device in found
+            ],
+            "recovery_issued_at": views.iso_time(issued) if issued else None,
+        }
+
+    @router.get("/api/devices")
+    async def list_devices(request: Request, player: Known) -> dict[str, Any]:
+        return await listing(player.id, request.cookies.get(COOKIE))
+
+    @router.post("/api/devices/link", status_code=201)
+    async def make_link(request: Request, player: Known) -> dict[str, Any]:
+        await spend(
+            f"device_links:player:{player.id}",
+            limits.links_per_player,
+            "too_many_device_codes",
+            "you made too many device links; wait a little",
+        )
+        code = new_link_code()
+        expires_at = utcnow() + timedelta(minutes=LINK_MINUTES)
+        await service.db(devices.add_link, player.id, hash_token(code), expires_at)
+        url = f"{str(request.base_url).rstrip('/')}/device#{code}"
+        return {
+            "url": url,
+            "qr": segno.make(url, error="m").svg_data_uri(scale=5, border=2),
+            "expires_at": views.iso_time(expires_at),
+            "minutes": LINK_MINUTES,
+        }
+
+    @router.post("/api/devices/recovery", status_code=201)
+    async def make_recovery(player: Known) -> dict[str, Any]:
+        await spend(
+            f"recovery_codes:player:{player.id}",
+            limits.recoveries_per_player,
+            "too_many_device_codes",
+            "you made too many recovery codes; wait a little",
+        )
+        code = new_recovery_code()
+        await service.db(devices.set_recovery, player.id, hash_token(code))
+        log.info("recovery code issued", extra={"player": player.id})
+        return {"code": code}
+
+    @router.post("/api/devices/sign-in")
+    async def sign_in(body: SignInBody, request: Request, response: Response) -> dict[str, Any]:
+        await spend(
+            f"sign_ins:address:{CLIENT_BLOCK.get()}",
+            limits.sign_ins_per_address,
+            "too_many_sign_ins",
+            "too many sign-in attempts from your network; wait a little",
+        )
+        player_id = None
+        if body.link is not None and (code := link_code(body.link)):
+            player_id = await service.db(devices.take_link, hash_token(code))
+        elif body.recovery is not None and (code := recovery_code(body.recovery)):
+            player_id = await service.db(devices.recovery_player, hash_token(code))
+        player = await service.db(service.store.player, player_id) if player_id else None
+        if player is None:
+            raise GameActionError("bad_code", BAD_CODE)
+        before = request.cookies.get(COOKIE)
+        current = await service.player_for_token(before)
+        if current is None or current.id != player.id:
+            token = secrets.token_urlsafe(32)
+            label = device_label(request.headers.get("user-agent", ""))
+            replaces = hash_token(before) if before else None
+            device = new_id("d")
+            await service.db(
+                devices.add_device, device, player.id, hash_token(token), label, replaces
+            )
+            set_cookie(request, response, token)
+            log.info("device signed in", extra={"player": player.id, "device": device})
+        return await service.profile(player)
+
+    @router.delete("/api/devices/{device_id}")
+    async def sign_out(device_id: str, request: Request, player: Known) -> dict[str, Any]:
+        if len(device_id) > 32 or not await service.db(
+            devices.remove_device, player.id, device_id
+        ):
+            raise GameActionError("not_found", "no such device")
+        log.info("device signed out", extra={"player": player.id, "device": device_id})
+        return await listing(player.id, request.cookies.get(COOKIE))
+
+    return router
+
+
+def set_cookie(request: Request, response: Response, token: str) -> None:
+    """The player cookie, as :func:`~.http.identity.current_player` sets it."""
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=COOKIE_MAX_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
