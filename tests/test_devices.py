@@ -202,7 +202,8 @@ def test_another_site_can_neither_make_nor_use_a_device_code_b6_z6(tmp_path):
     with server(tmp_path) as (phone, _, _):
         for path in ("/api/devices/link", "/api/devices/recovery"):
             refused = phone.post(path, headers=FOREIGN)
-            assert refused.status_code == 403 and refused.json()["error"]["code"] == "foreign_origin"
+            assert refused.status_code == 403
+            assert refused.json()["error"]["code"] == "foreign_origin"
         device = phone.get("/api/devices").json()["devices"][0]["id"]
         assert phone.delete(f"/api/devices/{device}", headers=FOREIGN).status_code == 403
         assert phone.get("/api/devices").json()["devices"][0]["id"] == device
