@@ -642,14 +642,14 @@ class CreateRoomBody(BaseModel):
     bikjang: Literal["off", "points"] = "off"
     rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
     password: str | None = Field(default=None, max_length=40)
+    # B7: a game clock (``5+3``, janggi ``5m+3x30s``…), or ``turn``/none for R4's 90 s a move
+    clock: str | None = Field(default=None, max_length=16)
 
 
 class JoinBody(BaseModel):
     """``POST /api/rooms/join`` (R2, Z3)."""
 
     password: str = Field(max_length=40)
-    # B7: a game clock (``5+3``, janggi ``5m+3x30s``…), or ``turn``/none for R4's 90 s a move
-    clock: str | None = Field(default=None, max_length=16)
 
 
 # ---------------------------------------------------------------------- HTTP errors

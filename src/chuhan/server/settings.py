@@ -197,6 +197,7 @@ _CLOCK_VARIABLES = {
     "turn_seconds": "CHUHAN_ROOM_TURN_SECONDS",
     "lag_cap_seconds": "CHUHAN_ROOM_LAG_CAP_SECONDS",
     "away_budget_seconds": "CHUHAN_ROOM_AWAY_BUDGET_SECONDS",
+    "control_scale": "CHUHAN_ROOM_CLOCK_SCALE",
 }
 _JOIN_VARIABLES = {
     "per_player": "CHUHAN_ROOM_JOIN_TRIES_PER_PLAYER",
@@ -206,7 +207,6 @@ _JOIN_VARIABLES = {
     "site": "CHUHAN_PASSWORD_TRIES_SITE",
     "under_attack_per_address": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_ADDRESS",
     "under_attack_per_network": "CHUHAN_PASSWORD_TRIES_UNDER_ATTACK_PER_NETWORK",
-    "control_scale": "CHUHAN_ROOM_CLOCK_SCALE",
     "window_seconds": "CHUHAN_ROOM_JOIN_WINDOW_SECONDS",
     "max_wait_seconds": "CHUHAN_PASSWORD_MAX_WAIT_SECONDS",
     "open_rooms_per_player": "CHUHAN_OPEN_ROOMS_PER_PLAYER",

@@ -165,7 +165,7 @@ class Lobby:
             options["clock"] = control
         room = new_room(
             variant,
-            {"bikjang": bikjang} if variant == "janggi" else {"rules": rules},
+            options,
             [new_seat(player.id)],
             now,
             password=normalized,

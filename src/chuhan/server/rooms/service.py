@@ -85,8 +85,6 @@ class RoomService:
         return self.settings.clock
 
     async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
-        self.rematches = SeatLimiter(REMATCHES)
-        self.on_abort: AbortListener | None = None  # the pairing service's (Z8)
         return await self.games.db(fn, *args)
 
     # A crash, as tests stage it: stop deciding, then cancel the keepers and the heartbeat.
@@ -142,13 +140,13 @@ class RoomService:
         password: str | None,
         rules: str = "casual",
         address: str = "",
+        clock: str | None = None,
     ) -> RoomRecord:
         return await self.lobby.create(player, variant, bikjang, password, rules, address, clock)
 
     async def join_by_password(self, player: Player, password: str, address: str) -> RoomRecord:
         return await self.lobby.join_by_password(player, password, address)
 
-        clock: str | None = None,
     async def join_by_invite(self, player: Player, invite: str) -> RoomRecord:
         return await self.lobby.join_by_invite(player, invite)
 
@@ -190,24 +188,6 @@ class RoomService:
     def record_lag(self, room_id: str, player_id: str, one_way_seconds: float) -> None:
         self.presence.record_lag(room_id, player_id, one_way_seconds)
 
-    async def _aborted(self, room: RoomRecord, game: GameRecord, player_id: str | None) -> None:
-        """Z8: a paired game ``player_id`` left (or let run out) before their first move
-        ended abandoned: the pairing makes them pay for it."""
-        reason = (game.result or {}).get("reason")
-        if not room.options.get("paired") or reason != "abandoned" or player_id is None:
-            return
-        if self.on_abort is not None:
-            try:
-                await self.on_abort(room, game, player_id)
-            except Exception:
-                log.exception("abort not recorded", extra={"room": room.id})
-
-    def _mover(self, room: RoomRecord, game: GameRecord) -> str | None:
-        """The player whose turn it is in ``game`` (the one a flag falls on)."""
-        sides = room.sides or []
-        side = rules_of.turn_of(game)
-        return sides[side] if side < len(sides) else None
-
     def keep_time(
         self, room_id: str, game: GameRecord | None = None, room: RoomRecord | None = None
     ) -> None:
@@ -236,17 +216,7 @@ class RoomService:
     async def rematch(self, player: Player, room_id: str, action: str) -> RoomRecord:
         """B4: offer, accept, decline or cancel a rematch after a game; on acceptance the
         next game (or janggi setup choice) begins with the colours swapped. Raises RoomError
-        ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`),
-        or ``too_many_rematches`` (with ``retry_after``) when the seat changed its offer too
-        often: a flood of offers and cancels is refused before any read or write."""
-        try:
-            self.rematches.take(room_id, player.id, time.monotonic())
-        except LimitExceeded as exc:
-            raise RoomError(
-                "too_many_rematches",
-                "too many rematch offers and cancels; wait a little",
-                retry_after=max(1, round(exc.retry_after)),
-            ) from None
+        ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`)."""
 
         def decide(room: RoomRecord, game_id: str, expected: str | None) -> RoomRecord | None:
             return rules.rematch(
@@ -509,16 +479,11 @@ class RoomService:
             fresh = await self.core.read_room(room.id) or room
             await self.presence.settle(fresh)
             news = self.news(fresh)
-            ended = False
-
-            def decide(g: GameRecord) -> Change | None:
-                nonlocal ended
-                change = rules.overdue(g, room.sides, self.core.now(), news) if g.ongoing else None
-                ended = change is not None and not change.after.ongoing
-                return change
-
-            after = await self._apply(room, decide)
-            if ended:
-                await self._aborted(room, after, self._mover(room, after))
+            await self._apply(
+                room,
+                lambda g: (
+                    rules.overdue(g, room.sides, self.core.now(), news) if g.ongoing else None
+                ),
+            )
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})
