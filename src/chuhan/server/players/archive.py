@@ -7,7 +7,8 @@ them as one record file.
   ``imported``; ``before`` is the ``next`` cursor of the previous page; ``limit`` at most
   :data:`MAX_PAGE`. Only public facts (Z2): no jieqi arrangement, no other player's id.
 - ``GET /api/archive/games/{id}`` — one of the player's games (their own, or an online game
-  they sat in) as they see it, for its review page (``/review/game/<id>``).
+  they sat in) as they see it, for its review page (``/review/game/<id>``); the state is
+  built in a thread (Z7: a cold one replays the game).
 - ``GET /api/archive/records?notation=&variant=&kind=`` — the player's finished games (at most
   :data:`MAX_DOWNLOAD`, newest first) as one PGN file, each game with its tags, written off
   the event loop (Z7). The notation is the player's choice where the variant has it: Korean
@@ -219,7 +220,9 @@ def archive_router(service: GameService) -> APIRouter:
             raise GameActionError("not_found", "no such game")
         game = entry.game
         viewer = entry.side if game.kind in ("ai", "online") else None
-        return views.state_for(game, viewer)
+        # Z7: a cold state replays the whole game; in a thread, as every other state read.
+        state: dict[str, Any] = await asyncio.to_thread(views.state_for, game, viewer)
+        return state
 
     @router.get("/api/archive/records", response_class=PlainTextResponse)
     async def download(
