@@ -216,6 +216,7 @@ class Store:
     def player_by_token_hash(self, token_hash: str) -> Player | None:
         """The player signed in on the device whose cookie token has this hash (B6: any of
         their devices), or None."""
+        row: Any
         if not self.is_sqlite:
             with self.driver() as connection:
                 cursor = connection.cursor(row_factory=namedtuple_row)
