@@ -33,6 +33,7 @@ from .ops.stalls import StallWatch
 from .pairing.routes import pairing_router
 from .players.archive import archive_router
 from .players.device_routes import device_router
+from .players.live import live_router
 from .rooms.routes import rooms_router
 from .settings import Settings
 
@@ -99,6 +100,7 @@ def create_app(
     # issue 17: records, imports, share links, analysis
     app.include_router(review_router(service, settings.analysis_nodes))
     app.include_router(archive_router(service))  # B3: a player's archive
+    app.include_router(live_router(service))  # B5: the player's games in progress
     app.include_router(device_router(service))  # B6: one player on several devices
     mount_front_end(app, settings)
     return app

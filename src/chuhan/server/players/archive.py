@@ -29,11 +29,13 @@ from fastapi.responses import PlainTextResponse
 from ...rules import RulesError
 from .. import views
 from ..db.archive import ArchiveStore
+from ..db.live import LiveStore
 from ..games.changes import GameActionError, side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
+from .live import room_of_game
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 50
@@ -193,6 +195,7 @@ Kind = Literal["ai", "local", "room", "paired", "imported"]
 def archive_router(service: GameService) -> APIRouter:
     """The archive's routes on ``service``'s store."""
     archive = ArchiveStore(service.store)
+    live = LiveStore(service.store)
     router = APIRouter()
 
     @router.get("/api/archive")
@@ -219,6 +222,9 @@ def archive_router(service: GameService) -> APIRouter:
         if entry is None:
             raise GameActionError("not_found", "no such game")
         game = entry.game
+        if game.kind == "online" and game.ongoing:  # B5: a live game is played in its room
+            room = await service.db(room_of_game, live, player.id, game_id)
+            raise GameActionError("game_ongoing", "this game is being played", room=room)
         viewer = entry.side if game.kind in ("ai", "online") else None
         # Z7: a cold state replays the whole game; in a thread, as every other state read.
         state: dict[str, Any] = await asyncio.to_thread(views.state_for, game, viewer)
