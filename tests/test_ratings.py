@@ -15,18 +15,15 @@ from sqlalchemy import func, select
 
 from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
-from chuhan.server.db.tables import rating_changes
+from chuhan.server.db.tables import player_networks, rating_changes
+from chuhan.server.db.tables import ratings as ratings_table
 from chuhan.server.players import glicko2
-from chuhan.server.players.ratings import (
-    MIN_PLIES,
-    PROVISIONAL_OPPONENT_FACTOR,
-    RATED_GAMES_PER_PAIR_PER_DAY,
-    rated,
-)
-from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.players.ratings import AI_GAME_PLIES, MIN_PLIES, RatingRules, rated
+from chuhan.server.records import PROVISIONAL_DEVIATION, GameRecord, utcnow
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 OPENING = ["h3e3", "h10g8", "b1c3", "b10c8"]
+RULES = RatingRules()
 _ids = itertools.count(1)
 
 
@@ -55,15 +52,54 @@ def test_an_established_rating_moves_half_as_far_against_a_new_identity_B2() -> 
     established = glicko2.Rating(1600, 60, 0.06)
     newcomer = glicko2.Rating()  # 1500 ± 350: provisional
     plain = glicko2.update(established, [glicko2.Result(newcomer, 0)])
-    after = rated(established, newcomer, 0)
+    after, capped = rated(established, newcomer, 0)
     assert after.rating - established.rating == pytest.approx(
-        (plain.rating - established.rating) * PROVISIONAL_OPPONENT_FACTOR
+        (plain.rating - established.rating) * RULES.provisional_opponent_factor
     )
-    assert after.rating > plain.rating  # a loss to a fresh cookie costs less
-    # The newcomer takes the full Glicko-2 change.
-    assert rated(newcomer, established, 1) == glicko2.update(
-        newcomer, [glicko2.Result(established, 1)]
+    assert after.rating > plain.rating and not capped  # a loss to a fresh cookie costs less
+
+
+def test_a_provisional_rating_gains_only_half_against_a_new_identity_too_Z8() -> None:
+    """Issue 40: the booster stayed provisional, so the half-change rule never applied."""
+    booster = glicko2.Rating(1900, 200, 0.2)
+    cookie = glicko2.Rating()
+    plain = glicko2.update(booster, [glicko2.Result(cookie, 1)])
+    after, _ = rated(booster, cookie, 1)
+    assert after.rating - booster.rating == pytest.approx(
+        (plain.rating - booster.rating) * RULES.provisional_opponent_factor
     )
+    # Against an established opponent the full Glicko-2 change.
+    established = glicko2.Rating(1700, 60)
+    full = glicko2.update(booster, [glicko2.Result(established, 1)])
+    assert rated(booster, established, 1) == (full, False)
+
+
+def test_a_gain_is_cut_to_what_is_left_of_the_hour_Z8() -> None:
+    newcomer, established = glicko2.Rating(), glicko2.Rating(1500, 60)
+    full, _ = rated(newcomer, established, 1)
+    after, capped = rated(newcomer, established, 1, RULES, allowance=25.0)
+    assert full.rating - 1500 > 25 and capped
+    assert after.rating == pytest.approx(1525.0)
+    assert after.deviation == full.deviation  # what the game says of certainty still holds
+    # A loss is never cut, and nothing is left: no gain at all.
+    assert rated(newcomer, established, 0, RULES, allowance=0.0)[0].rating < 1500
+    assert rated(newcomer, established, 1, RULES, allowance=-10.0)[0].rating == 1500
+
+
+def test_the_deviation_never_exceeds_glickmans_350_Z8() -> None:
+    """Issue 40: a farm left the booster at a deviation of 528 after 7,500 games."""
+    pumped = glicko2.Rating(2400, 528, 0.9)  # as stored before the cap
+    assert glicko2.update(pumped, []).deviation == 350
+    after = glicko2.update(pumped, [glicko2.Result(glicko2.Rating(), 1)])
+    assert after.deviation <= 350
+    capped_first = glicko2.update(
+        glicko2.Rating(2400, 350, 0.9), [glicko2.Result(glicko2.Rating(), 1)]
+    )
+    assert after == capped_first  # the step is that of a 350 deviation, not 528's
+    rating = glicko2.Rating()
+    for _ in range(300):  # a farm's run of surprising wins against fresh identities
+        rating = glicko2.update(rating, [glicko2.Result(glicko2.Rating(), 1)])
+        assert rating.deviation <= 350
 
 
 # ---------------------------------------------------------------------- storage
@@ -78,11 +114,38 @@ def store(database: tuple[str, str | None]) -> Any:
     store.dispose()
 
 
-def new_players(store: Store, count: int = 2) -> list[str]:
+def new_players(store: Store, count: int = 2, ai_games: int = RULES.ai_games_first) -> list[str]:
+    """Players who each finished ``ai_games`` games against the AI (by default enough to be
+    rated, Z8)."""
     ids = [f"p_{next(_ids)}" for _ in range(count)]
     for player_id in ids:
         store.create_player(player_id, f"hash-{player_id}")
+        for _ in range(ai_games):
+            ai_game(store, player_id)
     return ids
+
+
+def ai_game(
+    store: Store, player_id: str, plies: int = AI_GAME_PLIES, reason: str = "resignation"
+) -> None:
+    """A finished game of the player's against the AI, ``plies`` half-moves long."""
+    now = utcnow()
+    game = GameRecord(
+        id=f"g_{next(_ids)}",
+        kind="ai",
+        variant="xiangqi",
+        level="beginner",
+        player_id=player_id,
+        human_side=0,
+        start_fen=START,
+        moves=(OPENING * plies)[:plies],
+        status="finished",
+        result={"winner": "black", "reason": reason, "points": None},
+        created_at=now,
+        expires_at=now + timedelta(hours=1),
+        seq=2,
+    )
+    store.insert_game(game, [{"type": "start"}, {"type": "end"}])
 
 
 def finished_game(
@@ -126,8 +189,9 @@ def test_a_paired_game_rates_both_players_as_glicko2_says_B2(store: Store, reaso
 
     assert done is not None
     after, event = done
-    winner = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 1)])
-    loser = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 0)])
+    # Two newcomers: each change is half of Glicko-2's (a provisional opponent, Z8).
+    winner, _ = rated(glicko2.Rating(), glicko2.Rating(), 1)
+    loser, _ = rated(glicko2.Rating(), glicko2.Rating(), 0)
     mine = ratings.of_player(red)
     assert mine["xiangqi"].rating.rating == pytest.approx(winner.rating)
     assert mine["xiangqi"].rating.deviation == pytest.approx(winner.deviation)
@@ -214,7 +278,7 @@ def test_games_not_played_out_or_not_paired_are_not_rated_B2(
 def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: Store) -> None:
     red, black = new_players(store)
     ratings = RatingStore(store)
-    for _ in range(RATED_GAMES_PER_PAIR_PER_DAY):
+    for _ in range(RULES.games_per_pair_per_day):
         assert ratings.rate(finished_game(store, red, black).id) is not None
     before = ratings.of_player(red)["xiangqi"]
 
@@ -232,6 +296,133 @@ def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: St
     assert other is not None and other[0].options["rated"]["counted"] is True
 
 
+# ---------------------------------------------------------------------- bought ratings (Z8)
+
+
+def _not_rated_because(store: Store, game: GameRecord, ratings: RatingStore) -> str | None:
+    done = ratings.rate(game.id)
+    assert done is not None
+    shown = done[0].options["rated"]
+    if shown["counted"]:
+        return None
+    assert shown["red"]["delta"] == shown["black"]["delta"] == 0
+    return str(shown["reason"])
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "together"),
+    [
+        ("203.0.113.7", "203.0.113.7", True),  # one IPv4 address
+        ("203.0.113.7", "203.0.113.8", False),  # its neighbour: another customer
+        ("2001:db8:1:2::5", "2001:db8:1:2::9", True),  # one IPv6 /64
+        ("2001:db8:1:2::/64", "2001:db8:1:7::/64", True),  # one /48, as CLIENT_BLOCK says it
+        ("2001:db8:1:2::5", "2001:db8:2:2::5", False),
+        ("::ffff:203.0.113.7", "203.0.113.7", True),  # the same IPv4 address, mapped
+    ],
+)
+def test_identities_seen_in_one_address_block_are_never_rated_together_Z8(
+    store: Store, first: str, second: str, together: bool
+) -> None:
+    red, black = new_players(store)
+    ratings = RatingStore(store)
+    ratings.saw(red, first)
+    ratings.saw(black, "198.51.100.1")  # elsewhere too: one shared block is enough
+    ratings.saw(black, second)
+
+    reason = _not_rated_because(store, finished_game(store, red, black), ratings)
+
+    assert reason == ("same_network" if together else None)
+    with store.engine.connect() as conn:  # nothing stored says an address
+        stored = " ".join(str(row) for row in conn.execute(select(player_networks)))
+    assert "203.0.113" not in stored and "2001:db8" not in stored
+
+
+def test_blocks_seen_longer_ago_than_the_window_are_forgotten_Z8(store: Store) -> None:
+    red, black = new_players(store)
+    ratings = RatingStore(store)
+    long_ago = utcnow() - RULES.network_window - timedelta(minutes=1)
+    ratings.saw(red, "203.0.113.7", long_ago)
+    ratings.saw(black, "203.0.113.7")
+    assert _not_rated_because(store, finished_game(store, red, black), ratings) is None
+    with store.engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(player_networks)).scalar_one() == 1
+
+
+def test_a_new_identity_is_rated_only_after_a_few_finished_games_against_the_ai_Z8(
+    store: Store,
+) -> None:
+    practised, (fresh,) = new_players(store)[0], new_players(store, 1, ai_games=0)
+    ratings = RatingStore(store)
+    # Games that do not count: too short, abandoned, expired.
+    ai_game(store, fresh, plies=AI_GAME_PLIES - 1)
+    ai_game(store, fresh, reason="abandoned")
+    ai_game(store, fresh, reason="expired")
+    for _ in range(RULES.ai_games_first - 1):
+        ai_game(store, fresh)
+    assert _not_rated_because(store, finished_game(store, practised, fresh), ratings) == (
+        "new_player"
+    )
+    assert ratings.of_player(practised)["xiangqi"].games == 0
+
+    ai_game(store, fresh)  # the last one it needed
+
+    assert _not_rated_because(store, finished_game(store, fresh, practised), ratings) is None
+
+
+def test_gains_add_up_to_at_most_the_hours_cap_whatever_the_identities_Z8(store: Store) -> None:
+    """One booster beats fresh identity after fresh identity (each practised, each from its
+    own address): its gains in the rolling hour stop at ``gain_per_hour``; an hour later
+    it gains again."""
+    (booster,) = new_players(store, 1)
+    ratings = RatingStore(store)
+    shown: list[dict[str, Any]] = []
+    for _ in range(8):
+        (cookie,) = new_players(store, 1)
+        done = ratings.rate(finished_game(store, booster, cookie, winner="red").id)
+        assert done is not None and done[0].options["rated"]["counted"]
+        shown.append(done[0].options["rated"]["red"])
+    total = ratings.of_player(booster)["xiangqi"].rating.rating - 1500
+    assert total == pytest.approx(RULES.gain_per_hour, abs=0.01)
+    assert shown[-1]["delta"] == 0 and shown[-1]["capped"] is True
+    assert "capped" not in shown[0]
+    # An hour later (the rows moved back in time) the booster gains again.
+    with store.engine.begin() as conn:
+        conn.execute(
+            rating_changes.update().values(
+                created_at=rating_changes.c.created_at - timedelta(hours=1)
+            )
+        )
+    (cookie,) = new_players(store, 1)
+    done = ratings.rate(finished_game(store, booster, cookie, winner="red").id)
+    assert done is not None and done[0].options["rated"]["red"]["delta"] > 0
+
+
+def test_rated_games_against_new_identities_stop_after_the_days_cap_Z8(store: Store) -> None:
+    (booster,) = new_players(store, 1)
+    ratings = RatingStore(store)
+    for _ in range(RULES.new_opponents_per_day):
+        (cookie,) = new_players(store, 1)
+        assert _not_rated_because(store, finished_game(store, booster, cookie), ratings) is None
+    (cookie,) = new_players(store, 1)
+    game = finished_game(store, booster, cookie)
+    assert _not_rated_because(store, game, ratings) == "new_opponent_limit"
+    # An established opponent still rates the same day.
+    (veteran,) = new_players(store, 1)
+    with store.engine.begin() as conn:
+        conn.execute(
+            ratings_table.insert().values(
+                player_id=veteran,
+                variant="xiangqi",
+                rating=1500.0,
+                deviation=PROVISIONAL_DEVIATION - 10,
+                volatility=0.06,
+                games=40,
+                updated_at=utcnow(),
+            )
+        )
+    assert _not_rated_because(store, finished_game(store, veteran, booster), ratings) is None
+
+
 # ---------------------------------------------------------------------- paired games
 
 
@@ -239,7 +430,15 @@ def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: St
 def site(database: tuple[str, str | None]) -> Any:
     from test_pairing import Site
 
-    running = Site(database)
+    class RatingSite(Site):
+        async def practised(self) -> Any:
+            """A new visitor who then finished enough games against the AI to be rated."""
+            player = await self.player()
+            for _ in range(RULES.ai_games_first):
+                ai_game(self.stores[0], player.id)
+            return player
+
+    running = RatingSite(database)
     yield running
     running.close()
 
@@ -250,7 +449,7 @@ def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any)
     the first instance meeting the same end rates nothing more."""
 
     async def scenario() -> None:
-        first, second = await site.player(), await site.player()
+        first, second = await site.practised(), await site.practised()
         await site.pairing[0].seek(first, "xiangqi", {}, "c1", "10.0.0.1")
         paired = await site.pairing[1].seek(second, "xiangqi", {}, "c2", "10.0.0.2")
         room = await site.rooms[0].read_room(paired.room_id)
@@ -261,7 +460,7 @@ def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any)
         await site.rooms[1].move(black, room.id, 1, OPENING[1])
         ended = await site.rooms[1].resign(black, room.id)
 
-        winner = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 1)])
+        winner, _ = rated(glicko2.Rating(), glicko2.Rating(), 1)
         shown = ended.options["rated"]
         assert shown["red"]["after"] == round(winner.rating) and shown["red"]["provisional"]
         assert shown["black"]["delta"] == -shown["red"]["delta"] < 0
@@ -290,7 +489,7 @@ def test_a_game_an_instance_ended_but_never_rated_is_rated_at_the_next_profile_r
     profile read (on any instance) rates it."""
 
     async def scenario() -> None:
-        first, second = await site.player(), await site.player()
+        first, second = await site.practised(), await site.practised()
         await site.pairing[0].seek(first, "jieqi", {}, "c1", "10.0.0.1")
         paired = await site.pairing[1].seek(second, "jieqi", {}, "c2", "10.0.0.2")
         room = await site.rooms[0].read_room(paired.room_id)

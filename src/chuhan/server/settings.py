@@ -70,6 +70,10 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
 - ``CHUHAN_OPS_PORT``: a second port (on ``CHUHAN_OPS_HOST``, default 127.0.0.1) for
   ``/metrics``, ``/docs`` and ``/openapi.json``; ``CHUHAN_OPS_ON_APP_PORT=1`` serves them on
   the app port instead. By default neither: they answer 404.
+- Ratings (SPEC B2, Z8; :class:`~.players.ratings.RatingRules`): ``CHUHAN_RATED_AFTER_AI_GAMES``
+  (3: finished AI games before a player's paired games are rated), ``CHUHAN_RATING_NETWORK_DAYS``
+  (7: how long two identities seen in one address block stay unrated together; 0: never,
+  for tests whose players all come from 127.0.0.1).
 - ``CHUHAN_STALL_LOG_MS``: log every pause of the event loop (and every garbage collection)
   longer than this many milliseconds, with where the loop was (``ops/stalls.py``; 0: off).
 
@@ -89,6 +93,7 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from .limits.budgets import CreationLimits
+from .players.ratings import RatingRules
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
 
@@ -222,6 +227,12 @@ _CREATION_VARIABLES = {
     "window_seconds": "CHUHAN_CREATION_WINDOW_SECONDS",
 }
 
+# Z8: the rating rules tests and benches shorten (players/ratings.py: RatingRules).
+_RATING_VARIABLES = {
+    "ai_games_first": "CHUHAN_RATED_AFTER_AI_GAMES",
+    "network_days": "CHUHAN_RATING_NETWORK_DAYS",
+}
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -247,6 +258,7 @@ class Settings:
     ai_per_player: int | None = 2
     ai_per_address: int | None = 8
     creation: CreationLimits = field(default_factory=CreationLimits)
+    ratings: RatingRules = field(default_factory=RatingRules)  # B2, Z8: what rates a game
     retention_days: float = 30.0
     retention_interval_seconds: float = 3600.0
     analyses_queued_per_player: int = 3
@@ -278,6 +290,7 @@ class Settings:
             rooms=RoomSettings.from_env(),
             analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
             creation=_from_env(CreationLimits, _CREATION_VARIABLES),
+            ratings=_from_env(RatingRules, _RATING_VARIABLES),
             allowed_origins=_env_list("CHUHAN_ALLOWED_ORIGINS"),
             trusted_proxies=_env_list("CHUHAN_TRUSTED_PROXIES"),
             ops_on_app_port=_env_flag("CHUHAN_OPS_ON_APP_PORT"),

@@ -1,5 +1,7 @@
-"""The ``ratings`` and ``rating_changes`` tables (SPEC B2, migration 0008; the rules:
-``server/players/ratings.py``): a game rated once, ratings moved by a conditional update."""
+"""The ``ratings``, ``rating_changes`` and ``player_networks`` tables (SPEC B2, Z8; migrations
+0008 and 0011; the rules: ``server/players/ratings.py``): a game rated once, ratings moved by
+a conditional update, and the limits that keep a rating from being bought read from the
+rated games themselves."""
 
 from __future__ import annotations
 
@@ -7,23 +9,35 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, case, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ..games.changes import event, side_names
 from ..players import glicko2
 from ..players.ratings import (
-    RATED_GAMES_PER_PAIR_PER_DAY,
+    GAIN_WINDOW,
+    NEW_OPPONENT_WINDOW,
     VARIANTS,
+    RatingRules,
+    counts_as_ai_practice,
+    network_keys,
     rateable,
     rated,
     score_of,
     utc_day_start,
 )
-from ..records import NEWCOMER, GameRecord, PlayerRating, StaleGameError, is_provisional, utcnow
+from ..records import (
+    NEWCOMER,
+    PROVISIONAL_DEVIATION,
+    GameRecord,
+    PlayerRating,
+    StaleGameError,
+    is_provisional,
+    utcnow,
+)
 from .store import Store, game_from_row, update_unless_moved
-from .tables import game_players, games, rating_changes, ratings
+from .tables import game_players, games, player_networks, rating_changes, ratings
 
 _ATTEMPTS = 5
 
@@ -37,8 +51,37 @@ class RatingStore:
     """The ``ratings`` and ``rating_changes`` tables (migration 0008). Synchronous, like
     :class:`~.db.store.Store`: the service calls it from its database threads."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, rules: RatingRules | None = None) -> None:
         self.store = store
+        self.rules = rules or RatingRules()
+
+    def saw(self, player_id: str, address: str, now: datetime | None = None) -> None:
+        """Remember that the player sought a game from ``address`` (Z8: identities of one
+        address block are never rated together), and forget what is older than
+        :attr:`RatingRules.network_days`."""
+        now = now or utcnow()
+        for _ in range(_ATTEMPTS):
+            try:
+                with self.store.engine.begin() as conn:
+                    self._saw(conn, player_id, address, now)
+                return
+            except (IntegrityError, OperationalError):
+                continue  # another socket of the player stored the same block meanwhile
+        raise RuntimeError(f"could not record where player {player_id} sought from")
+
+    def _saw(self, conn: Connection, player_id: str, address: str, now: datetime) -> None:
+        conn.execute(
+            player_networks.delete().where(
+                player_networks.c.seen_at < now - self.rules.network_window
+            )
+        )
+        for key in network_keys(address):
+            at = and_(player_networks.c.player_id == player_id, player_networks.c.network == key)
+            if conn.execute(player_networks.update().where(at).values(seen_at=now)).rowcount:
+                continue
+            conn.execute(
+                player_networks.insert().values(player_id=player_id, network=key, seen_at=now)
+            )
 
     def of_player(self, player_id: str) -> dict[str, PlayerRating]:
         """The player's rating in every variant (a newcomer's where never rated)."""
@@ -110,19 +153,26 @@ class RatingStore:
             return None
         now = utcnow()
         before = {side: self._current(conn, by_side[side], game.variant) for side in (0, 1)}
-        counted = self._counted_today(conn, by_side[0], by_side[1], now) < (
-            RATED_GAMES_PER_PAIR_PER_DAY
-        )
-        after = {
-            side: rated(before[side].rating, before[1 - side].rating, score_of(game, side))
-            if counted
-            else before[side].rating
-            for side in (0, 1)
-        }
+        reason = self._not_rated_because(conn, game.variant, by_side, before, now)
+        counted = reason is None
+        after = {side: (before[side].rating, False) for side in (0, 1)}
+        for side in (0, 1):
+            if counted:
+                allowance = self.rules.gain_per_hour - self._gained(
+                    conn, by_side[side], game.variant, now - GAIN_WINDOW
+                )
+                after[side] = rated(
+                    before[side].rating,
+                    before[1 - side].rating,
+                    score_of(game, side),
+                    self.rules,
+                    allowance,
+                )
         names = side_names(game.variant)
         shown: dict[str, Any] = {"counted": counted}
         for side in (0, 1):
-            player_id, was, now_rating = by_side[side], before[side], after[side]
+            player_id, was = by_side[side], before[side]
+            now_rating, capped = after[side]
             conn.execute(
                 rating_changes.insert().values(
                     game_id=game_id,
@@ -145,8 +195,10 @@ class RatingStore:
                 "delta": round(now_rating.rating) - round(was.rating.rating),
                 "provisional": is_provisional(now_rating),
             }
-        if not counted:
-            shown["reason"] = "pair_limit"
+            if capped:
+                shown[names[side]]["capped"] = True
+        if reason is not None:
+            shown["reason"] = reason
         payload = event("rated", rated=shown)
         finished = replace(
             game, options={**game.options, "rated": shown}, seq=game.seq + 1, updated_at=now
@@ -161,6 +213,92 @@ class RatingStore:
             select(ratings).where(ratings.c.player_id == player_id, ratings.c.variant == variant)
         ).one_or_none()
         return NEWCOMER if row is None else _rating_of(row)
+
+    def _not_rated_because(
+        self,
+        conn: Connection,
+        variant: str,
+        by_side: dict[int, str],
+        before: dict[int, PlayerRating],
+        now: datetime,
+    ) -> str | None:
+        """Why the game between ``by_side``'s players rates nobody (Z8, B2), or None: the
+        reasons of :mod:`..players.ratings`, the first that holds."""
+        first, second = by_side[0], by_side[1]
+        since = now - self.rules.network_window
+        if self.rules.network_days > 0 and self._share_a_network(conn, first, second, since):
+            return "same_network"
+        if any(
+            self._ai_games(conn, player) < self.rules.ai_games_first for player in (first, second)
+        ):
+            return "new_player"
+        if self._counted_today(conn, first, second, now) >= self.rules.games_per_pair_per_day:
+            return "pair_limit"
+        for side in (0, 1):
+            if before[1 - side].provisional and (
+                self._against_new_opponents(conn, by_side[side], variant, now - NEW_OPPONENT_WINDOW)
+                >= self.rules.new_opponents_per_day
+            ):
+                return "new_opponent_limit"
+        return None
+
+    @staticmethod
+    def _share_a_network(conn: Connection, first: str, second: str, since: datetime) -> bool:
+        mine, theirs = player_networks.alias("mine"), player_networks.alias("theirs")
+        query = (
+            select(mine.c.network)
+            .join(theirs, theirs.c.network == mine.c.network)
+            .where(mine.c.player_id == first, theirs.c.player_id == second)
+            .where(mine.c.seen_at >= since, theirs.c.seen_at >= since)
+            .limit(1)
+        )
+        return conn.execute(query).first() is not None
+
+    def _ai_games(self, conn: Connection, player_id: str) -> int:
+        """How many of the player's games against the AI count toward
+        :attr:`RatingRules.ai_games_first` (up to that many: enough to know)."""
+        if self.rules.ai_games_first <= 0:
+            return 0
+        query = (
+            select(games)
+            .where(games.c.player_id == player_id, games.c.kind == "ai")
+            .where(games.c.status != "ongoing")
+            .order_by(games.c.created_at.desc())
+            .limit(20)
+        )
+        found = (game_from_row(row) for row in conn.execute(query))
+        return sum(counts_as_ai_practice(game) for game in found)
+
+    @staticmethod
+    def _gained(conn: Connection, player_id: str, variant: str, since: datetime) -> float:
+        """The sum of the player's rating gains in ``variant`` since ``since`` (Z8)."""
+        gain = rating_changes.c.after - rating_changes.c.before
+        query = (
+            select(func.coalesce(func.sum(case((gain > 0, gain), else_=0.0)), 0.0))
+            .where(rating_changes.c.player_id == player_id, rating_changes.c.variant == variant)
+            .where(rating_changes.c.counted.is_(True), rating_changes.c.created_at >= since)
+        )
+        return float(conn.execute(query).scalar_one())
+
+    @staticmethod
+    def _against_new_opponents(
+        conn: Connection, player_id: str, variant: str, since: datetime
+    ) -> int:
+        """How many rated games the player played in ``variant`` since ``since`` against a
+        provisional opponent (the opponent's own row says its deviation then)."""
+        mine, theirs = rating_changes.alias("mine"), rating_changes.alias("theirs")
+        query = (
+            select(func.count())
+            .select_from(mine)
+            .join(
+                theirs,
+                and_(theirs.c.game_id == mine.c.game_id, theirs.c.player_id == mine.c.opponent_id),
+            )
+            .where(mine.c.player_id == player_id, mine.c.variant == variant)
+            .where(mine.c.counted.is_(True), mine.c.created_at >= since)
+            .where(theirs.c.deviation_before > PROVISIONAL_DEVIATION)
+        )
+        return int(conn.execute(query).scalar_one())
 
     @staticmethod
     def _counted_today(conn: Connection, first: str, second: str, now: datetime) -> int:

@@ -166,6 +166,19 @@ rating_changes = _table(
     Index("ix_rating_changes_pair", "player_id", "opponent_id", "created_at"),
 )
 
+# The address blocks each player sought a game from lately (SPEC Z8), hashed
+# (``players/ratings.py: network_keys``): two identities seen in one block are never rated
+# together. Rows older than ``RatingRules.network_days`` go as new ones come; no foreign key,
+# so that deleting an old player (retention) never waits on them.
+player_networks = _table(
+    "player_networks",
+    _id("player_id", primary_key=True),
+    Column("network", String(32), primary_key=True),
+    *_moments("seen_at"),
+    Index("ix_player_networks_network", "network"),
+    Index("ix_player_networks_seen", "seen_at"),
+)
+
 # Online rooms (SPEC R1–R3). Every change is a conditional update on ``version`` (db/rooms.py).
 rooms = _table(
     "rooms",

@@ -573,7 +573,7 @@ class Ratings:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
-        self.store = RatingStore(service.store)
+        self.store = RatingStore(service.store, service.settings.ratings)
 
     async def settle(self, game: GameRecord) -> GameRecord:
         """Rate ``game`` if it is a finished paired game not rated yet, and announce its
@@ -588,6 +588,11 @@ class Ratings:
         await self.service.hub.publish(after.id, after.seq, News.of(after, [payload]))
         log.info("game rated", extra={"game": after.id, "rated": payload["rated"]})
         return after
+
+    async def saw(self, player_id: str, address: str) -> None:
+        """The player seeks a stranger from ``address`` (Z8: identities of one address block
+        are never rated together; the address stays on the server, hashed)."""
+        await self.service.db(self.store.saw, player_id, address)
 
     async def of_player(self, player_id: str) -> dict[str, PlayerRating]:
         """The player's ratings, after rating any of their finished paired games that an

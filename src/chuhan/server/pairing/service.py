@@ -149,6 +149,7 @@ class PairingService:
                 "too many seeks from your address; wait a little",
                 retry_after=max(1, round(exc.retry_after)),
             ) from None
+        await self.games.ratings.saw(player.id, address)  # Z8: one block's identities unrated
         state: SeekState = await self.db(
             self.store.put, player.id, wanted, connection, self.instance_id, self.rooms.core.now()
         )

@@ -15,6 +15,10 @@ SCALE = 173.7178  # Glicko-2's internal scale: (rating - 1500) / SCALE
 DEFAULT_RATING = 1500.0
 DEFAULT_DEVIATION = 350.0
 DEFAULT_VOLATILITY = 0.06
+# Glickman's bound: no rating is less known than a newcomer's. Without it a run of surprising
+# results (a farm of fresh identities) pumped the volatility and the deviation past 500, so
+# that every later game moved the rating further (SPEC Z8).
+MAX_DEVIATION = DEFAULT_DEVIATION
 TAU = 0.5  # the system constant: how fast volatility may change (the paper's example: 0.5)
 EPSILON = 0.000001  # the convergence tolerance of the volatility iteration (the paper's)
 
@@ -46,12 +50,14 @@ def _expected(mu: float, mu_j: float, phi_j: float) -> float:
 
 def update(player: Rating, results: Sequence[Result], tau: float = TAU) -> Rating:
     """The player's rating after a rating period with ``results`` (Glickman's steps 2–8).
-    With no results only the deviation grows (step 6 alone)."""
+    With no results only the deviation grows (step 6 alone). The deviation never exceeds
+    :data:`MAX_DEVIATION`, before the period (step 6) as after it, so neither does the
+    step the rating takes."""
     mu = (player.rating - DEFAULT_RATING) / SCALE
-    phi = player.deviation / SCALE
+    phi = min(player.deviation, MAX_DEVIATION) / SCALE
     sigma = player.volatility
     if not results:
-        return Rating(player.rating, math.sqrt(phi * phi + sigma * sigma) * SCALE, sigma)
+        return Rating(player.rating, _widened(phi, sigma) * SCALE, sigma)
     inverse_v = 0.0
     improvement = 0.0  # the sum of g(φj)(sj − E) over the games
     for result in results:
@@ -64,10 +70,16 @@ def update(player: Rating, results: Sequence[Result], tau: float = TAU) -> Ratin
     v = 1.0 / inverse_v
     delta = v * improvement
     sigma_after = _volatility(phi, sigma, v, delta, tau)
-    phi_star = math.sqrt(phi * phi + sigma_after * sigma_after)
+    phi_star = _widened(phi, sigma_after)
     phi_after = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     mu_after = mu + phi_after * phi_after * improvement
     return Rating(mu_after * SCALE + DEFAULT_RATING, phi_after * SCALE, sigma_after)
+
+
+def _widened(phi: float, sigma: float) -> float:
+    """Step 6: the deviation grown by the volatility over a period, at most
+    :data:`MAX_DEVIATION` (on Glicko-2's scale)."""
+    return min(math.sqrt(phi * phi + sigma * sigma), MAX_DEVIATION / SCALE)
 
 
 def _volatility(phi: float, sigma: float, v: float, delta: float, tau: float) -> float:

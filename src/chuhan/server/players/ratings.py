@@ -14,12 +14,23 @@
   ``rating_changes`` row per (game, player), so a second attempt, on this instance or
   another, finds the rows (or collides with them) and changes nothing; the ratings move by
   a conditional update on their ``games`` count.
-- **Against manipulation.** The same two players rate each other for at most
-  :data:`RATED_GAMES_PER_PAIR_PER_DAY` games per UTC day (their later games say "not rated",
-  as SPEC R6 does for points); an established rating (deviation at most
-  :data:`~.records.PROVISIONAL_DEVIATION`) moves by only :data:`PROVISIONAL_OPPONENT_FACTOR` of the
-  Glicko-2 change against a provisional opponent (a new identity), on top of Glicko-2's own
-  discount of an uncertain opponent.
+- **Against manipulation (Z8: a rating cannot be bought).** What one person can gain is
+  bounded whatever the number of identities (cookies) or addresses they use:
+
+  - *not rated at all* (the game's ``rated`` says ``counted: false`` and a ``reason``; no
+    rating moves): two identities seen in one address block (``same_network``: an IPv4
+    address, an IPv6 /64 or /48, as they sought within :attr:`RatingRules.network_days`);
+    a player who has not yet finished :attr:`RatingRules.ai_games_first` games against the
+    AI (``new_player``); the same two players past
+    :attr:`RatingRules.games_per_pair_per_day` games this UTC day (``pair_limit``); a
+    player past :attr:`RatingRules.new_opponents_per_day` rated games against provisional
+    opponents in the last 24 hours (``new_opponent_limit``);
+  - *rated, less*: every rating (a provisional one too) moves by only
+    :attr:`RatingRules.provisional_opponent_factor` of the Glicko-2 change against a
+    provisional opponent (deviation above :data:`~.records.PROVISIONAL_DEVIATION`, a new
+    identity); and a player's gains in a variant add up to at most
+    :attr:`RatingRules.gain_per_hour` over any rolling hour (the side's ``capped``);
+  - the deviation never exceeds Glickman's 350 (:data:`.glicko2.MAX_DEVIATION`).
 - **Shown.** The game's options gain ``rated`` (each side's rating before and after, its
   change, provisional or not), logged as a ``rated`` event, so the end of the game shows it
   live and on every later read; the profile (``GET /api/me``) has ``ratings`` per variant.
@@ -27,18 +38,65 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import datetime
+import hashlib
+import ipaddress
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from ..games.changes import side_names
 from ..records import GameRecord, is_provisional
 from . import glicko2
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
-RATED_GAMES_PER_PAIR_PER_DAY = 3  # per UTC day, like the points rule's 3 (R6)
-PROVISIONAL_OPPONENT_FACTOR = 0.5  # an established rating against a provisional opponent
 MIN_PLIES = 2  # both players moved at least once
 UNRATED_REASONS = frozenset({"interrupted", "abandoned", "expired", "aborted", "unfinished"})
+GAIN_WINDOW = timedelta(hours=1)  # gain_per_hour's rolling window
+NEW_OPPONENT_WINDOW = timedelta(days=1)  # new_opponents_per_day's rolling window
+
+
+@dataclass(frozen=True)
+class RatingRules:
+    """The limits that keep a rating from being bought (SPEC Z8, B2), each a named number.
+
+    Measured with ``bench/rating_farm.py`` (one booster, fresh cookies losing on purpose):
+    without them 1500 became ~2500 in 10 s, a projected +1,342 in the first hour."""
+
+    games_per_pair_per_day: int = 3
+    """The same two players rate each other this many games per UTC day (B2; as the points
+    rule's 3, R6): a pair of accounts cannot trade a rating back and forth."""
+
+    provisional_opponent_factor: float = 0.5
+    """Share of the Glicko-2 change a game against a provisional opponent (a new identity)
+    makes, the mover's rating provisional or not (Z8): fresh cookies are worth half as much
+    on top of Glicko-2's own discount of an uncertain opponent, whoever harvests them."""
+
+    gain_per_hour: float = 200.0
+    """The most a player's rating in one variant rises over any rolling hour (Z8), however
+    many identities they beat. An honest newcomer's first win against an established equal
+    is about +175 (then +68, +41…), so a strong newcomer still climbs at nearly full speed,
+    while a farm's hour, whatever its cookies and addresses, is at most +200."""
+
+    new_opponents_per_day: int = 10
+    """Rated games against provisional opponents (new identities) per player in any 24
+    hours (Z8): after ten, such games are not rated, so fresh identities stop paying."""
+
+    ai_games_first: int = 3
+    """Finished games against the AI (of :data:`AI_GAME_PLIES` half-moves or more, not
+    abandoned or expired) a player needs before their paired games are rated (Z8): a throwaway
+    cookie costs a few real games before it can feed anyone a rating (0: no such rule)."""
+
+    network_days: float = 7.0
+    """How long the address blocks a player sought from are remembered, so that two
+    identities seen in one block within it are never rated together (Z8). A week covers a
+    booster's farm; a shared household or school address loses only its ratings between its
+    own players, a mobile carrier's shared address is usually gone within it."""
+
+    @property
+    def network_window(self) -> timedelta:
+        return timedelta(days=self.network_days)
+
+
+AI_GAME_PLIES = 20  # an AI game that counts for ai_games_first: ten moves each at least
 
 
 def rateable(game: GameRecord) -> bool:
@@ -62,14 +120,65 @@ def score_of(game: GameRecord, side: int) -> float:
     return 1.0 if winner == side_names(game.variant)[side] else 0.0
 
 
-def rated(mine: glicko2.Rating, theirs: glicko2.Rating, score: float) -> glicko2.Rating:
-    """``mine`` after one game against ``theirs`` scoring ``score``: Glicko-2, with the
-    change of an established rating against a provisional one scaled down (B2)."""
+def rated(
+    mine: glicko2.Rating,
+    theirs: glicko2.Rating,
+    score: float,
+    rules: RatingRules = RatingRules(),
+    allowance: float = float("inf"),
+) -> tuple[glicko2.Rating, bool]:
+    """``mine`` after one game against ``theirs`` scoring ``score``: Glicko-2, the change
+    scaled down against a provisional opponent (whoever ``mine`` is), and a gain cut to
+    ``allowance`` (what is left of the hour's :attr:`RatingRules.gain_per_hour`). Returns the
+    rating and whether the allowance cut it (Z8, B2)."""
     after = glicko2.update(mine, [glicko2.Result(theirs, score)])
-    if not is_provisional(mine) and is_provisional(theirs):
-        moved = (after.rating - mine.rating) * PROVISIONAL_OPPONENT_FACTOR
-        after = replace(after, rating=mine.rating + moved)
-    return after
+    moved = after.rating - mine.rating
+    if is_provisional(theirs):
+        moved *= rules.provisional_opponent_factor
+    capped = moved > max(allowance, 0.0)
+    if capped:
+        moved = max(allowance, 0.0)
+    return replace(after, rating=mine.rating + moved), capped
+
+
+def counts_as_ai_practice(game: GameRecord) -> bool:
+    """Whether a game of the player's against the AI counts toward
+    :attr:`RatingRules.ai_games_first`: finished, played for (not abandoned, expired…),
+    at least :data:`AI_GAME_PLIES` half-moves."""
+    reason = (game.result or {}).get("reason")
+    return (
+        game.kind == "ai"
+        and not game.ongoing
+        and reason not in UNRATED_REASONS
+        and game.ply >= AI_GAME_PLIES
+    )
+
+
+def network_keys(address: str) -> list[str]:
+    """Keys of the address blocks ``address`` is in, as stored to tell whether two players
+    share one (Z8): an IPv4 address; an IPv6 address's /64 and /48 (``address`` may be the
+    block already, as :data:`.http.connections.CLIENT_BLOCK` holds it). Hashed, so that the
+    table keeping them holds no address in clear; no key ever leaves the server."""
+    try:
+        network = ipaddress.ip_network(address.strip(), strict=False)
+    except ValueError:
+        blocks = [address[:64]] if address else []
+    else:
+        if isinstance(network, ipaddress.IPv6Network) and network.prefixlen == 128:
+            mapped = network.network_address.ipv4_mapped
+            if mapped is not None:
+                network = ipaddress.ip_network(mapped)
+        if isinstance(network, ipaddress.IPv6Network):
+            blocks = [
+                str(network.supernet(new_prefix=min(64, network.prefixlen))),
+                str(network.supernet(new_prefix=min(48, network.prefixlen))),
+            ]
+        else:
+            blocks = [str(network.network_address)]
+    return [
+        hashlib.sha256(f"chuhan-network:{block}".encode()).hexdigest()[:32]
+        for block in dict.fromkeys(blocks)
+    ]
 
 
 def utc_day_start(moment: datetime) -> datetime:
