@@ -8,15 +8,25 @@ import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import unquote
 
 _STANDARD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 # Paths that carry a secret (an invite token, SPEC Z3; a share token) must not reach the logs.
 _SECRET_PATH = re.compile(r"(/room/i/|/api/rooms/invite/|/api/shared/|/review/)[^/?#\s]+")
+_SLASHES = re.compile(r"//+")
 
 
 def redact_path(path: str) -> str:
-    """The path as logged: invite tokens replaced by ``…``, the query string dropped."""
-    return _SECRET_PATH.sub(r"\1…", path.partition("?")[0])
+    """The path as logged: decoded as the router reads it (``/api/%73hared/…`` is the shared
+    route; repeated slashes as one), invite and share tokens replaced by ``…``, the query
+    string dropped."""
+    path = path.partition("?")[0]
+    for _ in range(3):  # an escape of an escape too
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    return _SECRET_PATH.sub(r"\1…", _SLASHES.sub("/", path))
 
 
 class RedactSecrets(logging.Filter):
