@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from chuhan.rules.record import read_records
 from chuhan.server.players import glicko2
+from chuhan.server.players.ratings import rated
 from test_pairing_browser import paired_pages, seek
 from test_record import PLAYED_ON
 
@@ -42,11 +43,17 @@ WIDE = {"width": 1366, "height": 900}
 CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
 
 
+# Every page here is a fresh player on 127.0.0.1: Z8's rules would leave their paired games
+# unrated (same address, no games against the AI yet); tests/test_rating_farm.py tests those.
+RATED_ON_ONE_MACHINE = {"CHUHAN_RATED_AFTER_AI_GAMES": "0", "CHUHAN_RATING_NETWORK_DAYS": "0"}
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_server(
         tmp_path_factory.mktemp("archive-web"),
         CHUHAN_ANALYSIS_NODES="1500",
+        **RATED_ON_ONE_MACHINE,
     ) as url:
         yield url
 
@@ -171,7 +178,7 @@ def test_a_paired_game_changes_both_ratings_shown_after_the_game_and_at_home_B1_
         move(pages["red"], "h3e3")
         move(pages["black"], "h10g8")
         resign(pages["black"])
-        won = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 1)])
+        won, _ = rated(glicko2.Rating(), glicko2.Rating(), 1)  # two newcomers: half (Z8)
         gain = round(won.rating) - 1500
         for side, page in pages.items():
             wait_end(page, "resignation")
@@ -240,7 +247,7 @@ def test_a_paired_game_across_two_instances_shows_both_players_their_rating_B1_B
     rates it, and the other one's player sees the change at once, through Redis."""
     from test_scale_support import cluster
 
-    with cluster(tmp_path) as running:
+    with cluster(tmp_path, **RATED_ON_ONE_MACHINE) as running:
         contexts = [
             chromium.new_context(base_url=instance.url, viewport=WIDE, locale="en-US")
             for instance in running.instances
@@ -261,7 +268,7 @@ def test_a_paired_game_across_two_instances_shows_both_players_their_rating_B1_B
             move(by_side["red"], "e1e2")  # the generals: no face-down piece turned up
             move(by_side["black"], "e10e9")
             resign(by_side["red"])
-            lost = glicko2.update(glicko2.Rating(), [glicko2.Result(glicko2.Rating(), 0)])
+            lost, _ = rated(glicko2.Rating(), glicko2.Rating(), 0)
             for side, page in by_side.items():
                 wait_end(page, "resignation")
                 mine = round(lost.rating) if side == "red" else 3000 - round(lost.rating)
