@@ -438,8 +438,9 @@ export class PlayView {
       row.append(el("span", { class: "dot", "aria-hidden": "true" }),
         el("span", { class: "name", "data-name": "" }, this.playerName(side)));
       for (const badge of this.host.playerBadges?.(side) || []) row.append(badge);
-      const clock = toMove ? this.host.clockText?.(side) : "";
-      if (clock) row.append(el("span", { class: "player-clock", "data-player-clock": "" }, clock));
+      // R4: the mover's turn clock; B7: a game clock shows both sides' time, the mover's running.
+      const clock = this.host.clockText?.(side) ?? "";
+      if (clock) row.append(el("span", { class: "player-clock", "data-player-clock": "", "data-running": String(toMove) }, clock));
       if (totals) {
         // J8: points decide janggi games; each side's running total (Han's with its 1.5).
         row.append(el("span", { class: "player-points", title: t("janggi.points_title") },

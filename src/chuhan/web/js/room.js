@@ -4,6 +4,7 @@
 // everything. The game itself is the play view (play.js) on the room socket; this module adds
 // what only rooms have: seats and names, ready, the janggi setup choice, draw offers (R5),
 // the turn clock (R4), another device (R7) and leaving (R8).
+import { clockChoice, clockLabel, formatTime, shownSeconds, sideTime, syncClockChoice, THRESHOLDS, timeText } from "./clocks.js";
 import { api, ApiError, PlaySocket } from "./connection.js";
 import { apiErrorText, refusal } from "./errors.js";
 import { t } from "./i18n.js";
@@ -123,7 +124,7 @@ export function showRoomHome(root, problem = "") {
   const wxf = el("div", { class: "field check xiangqi-only" },
     el("input", { type: "checkbox", id: "room-rules", name: "rules", value: "wxf" }),
     el("label", { for: "room-rules" }, t("field.rules_wxf")));
-  createForm.append(variants, bikjang, wxf, access, passwordField,
+  createForm.append(variants, bikjang, wxf, clockChoice("room"), access, passwordField,
     el("button", { type: "submit", class: "button primary", "data-action": "create-room" }, t("room.create_button")));
   createCard.append(createForm);
 
@@ -143,6 +144,7 @@ export function showRoomHome(root, problem = "") {
   const sync = () => {
     const data = new FormData(createForm);
     createForm.classList.toggle("is-janggi", data.get("room-variant") === "janggi");
+    syncClockChoice(createForm, data.get("room-variant")); // B7: byoyomi in janggi only
     createForm.classList.toggle("is-password", data.get("room-access") === "password");
   };
   createForm.addEventListener("change", sync);
@@ -154,6 +156,7 @@ export function showRoomHome(root, problem = "") {
     const body = { variant: data.get("room-variant"), bikjang: data.get("bikjang") ? "points" : "off" };
     if (data.get("rules") && body.variant !== "janggi") body.rules = "wxf"; // issue 18
     if (data.get("room-access") === "password") body.password = String(data.get("password") || "");
+    if (data.get("clock") && data.get("clock") !== "turn") body.clock = data.get("clock"); // B7
     try {
       const room = await api("POST", "/api/rooms", body);
       location.href = `/room/${room.id}`;
@@ -307,22 +310,65 @@ export class RoomScreen {
     return { seconds: Math.max(0, Math.ceil((deadline.at - (Date.now() + this.offset)) / 1000)), paused: deadline.paused };
   }
 
-  /** The time left for the side to move (null: the setup choice's), as shown beside it. */
+  /** A game clock's (B7) time of ``side`` now, null on R4's turn clock or before a game. */
+  gameTime(side) {
+    const clock = this.ongoing && !this.room.setup ? this.state.options?.clock : null;
+    if (!clock?.control || side === null) return null;
+    const index = sideNames(this.room.variant).indexOf(side);
+    return sideTime(clock, index, side === this.state.turn, Date.now() + this.offset);
+  }
+
+  /** The time left for ``side`` (null: the setup choice's), as shown beside it: on R4's turn
+   * clock the mover's alone, on a game clock (B7) both sides', the mover's running (its first
+   * move on the turn time). */
   clockText(side) {
     const left = this.secondsLeft();
-    if (!left || (side !== null && side !== this.state?.turn)) return "";
-    return left.paused ? t("room.clock_paused") : t("room.seconds", { seconds: left.seconds });
+    const clock = this.ongoing && !this.room.setup ? this.state.options?.clock : null;
+    const toMove = side !== null && side === this.state?.turn;
+    if (clock?.control && side !== null && !(toMove && (clock.free_turn || left?.paused))) {
+      return timeText(this.gameTime(side));
+    }
+    if (!left || (side !== null && !toMove)) return "";
+    if (left.paused) return t("room.clock_paused");
+    if (clock?.control) return t("clock.first_move", { time: formatTime(left.seconds) });
+    return t("room.seconds", { seconds: left.seconds });
+  }
+
+  /** The seconds left of the player's own running clock (null: not their turn). */
+  ownSeconds() {
+    const left = this.secondsLeft();
+    if (!left || left.paused) return null;
+    const mine = this.room.setup ? this.room.setup.turn : this.ongoing && this.state.turn;
+    if (!mine || mine !== this.you) return null;
+    const clock = this.ongoing ? this.state.options?.clock : null;
+    if (this.room.setup || !clock?.control || clock.free_turn) return left.seconds;
+    return shownSeconds(this.gameTime(mine));
+  }
+
+  /** B7, U9: a screen reader hears the player's own time at 60, 30 and 10 s left. */
+  announceThreshold() {
+    const seconds = this.ownSeconds();
+    const before = this.heardSeconds;
+    this.heardSeconds = seconds;
+    if (seconds === null || before === null || before === undefined) return;
+    const crossed = THRESHOLDS.find((limit) => before > limit && seconds <= limit);
+    if (crossed !== undefined) announce(t("clock.left_announce", { seconds: crossed }));
   }
 
   tick() {
     const left = this.secondsLeft();
-    const text = left ? `${left.seconds}|${left.paused}` : "";
+    const sides = this.state ? sideNames(this.room.variant) : [];
+    const text = [left ? `${left.seconds}|${left.paused}` : "", ...sides.map((side) => this.clockText(side))].join("|");
+    this.announceThreshold();
     if (text === this.shownClock) return;
     this.shownClock = text;
     this.view.renderStatus();
     this.view.renderPlayers();
-    this.view.clock.dataset.seconds = left ? String(left.seconds) : "";
-    this.view.clock.classList.toggle("low", Boolean(left && left.seconds <= 10));
+    const clock = this.ongoing && !this.room.setup ? this.state.options?.clock : null;
+    const running = clock?.control && !clock.free_turn ? this.gameTime(this.state.turn) : null;
+    const seconds = running ? shownSeconds(running) : left?.seconds;
+    this.view.clock.dataset.seconds = seconds !== undefined ? String(seconds) : "";
+    this.view.clock.classList.toggle("low", Boolean(seconds !== undefined && seconds <= 10));
   }
 
   // ------------------------------------------------------------------ what is shown
@@ -356,7 +402,8 @@ export class RoomScreen {
     if (this.shareKey === key) return;
     this.shareKey = key;
     this.share.innerHTML = "";
-    this.share.append(el("h2", { class: "panel-heading" }, t("room.heading", { variant: t(`variant.${room.variant}`) })));
+    this.share.append(el("h2", { class: "panel-heading" }, t("room.heading", { variant: t(`variant.${room.variant}`) })),
+      el("p", { class: "muted", "data-room-length": "" }, t("clock.room_length", { length: clockLabel(room.options?.clock, room.turn_seconds) })));
     if (room.access === "password") {
       this.share.append(el("p", {}, t("room.share_password"), " ", el("strong", { "data-room-password": "" }, room.password)));
       return;

@@ -4,6 +4,7 @@
 // where the game has already begun (room.js plays it). While waiting the panel shows how long,
 // and how many wait for each game; cancel at any time; after 30 s the computer is offered.
 // Closing the page withdraws the seek (the socket's close does it on the server).
+import { clockChoice, clockLabel, syncClockChoice } from "./clocks.js";
 import { api } from "./connection.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
@@ -27,6 +28,7 @@ function choiceText(variant, options) {
   const parts = [t(`variant.${variant}`)];
   if (options.rules === "wxf") parts.push(t("seek.rules_wxf"));
   if (options.bikjang === "points") parts.push(t("seek.bikjang_points"));
+  if (options.clock) parts.push(clockLabel(options.clock)); // B7
   return parts.join(" · ");
 }
 
@@ -40,13 +42,18 @@ export function seekCard(aiForm) {
     radioGroup("seek-variant", "field.variant", VARIANTS, (v) => t(`variant.${v}`), "xiangqi"),
     bikjangChoice("seek"),
     rulesChoice("seek"),
+    clockChoice("seek"),
     el("button", { type: "submit", class: "button primary", "data-action": "seek" }, t("seek.start")),
   );
   const counts = el("p", { class: "muted", "data-seek-counts": "" }, "");
   const panel = el("div", { class: "seek-wait", hidden: "", "data-seek-wait": "", role: "status" });
   const problem = el("p", { class: "notice", hidden: "", role: "alert", "data-seek-error": "" });
   card.append(form, panel, problem, counts);
-  const sync = () => form.classList.toggle("is-janggi", new FormData(form).get("seek-variant") === "janggi");
+  const sync = () => {
+    const variant = new FormData(form).get("seek-variant");
+    form.classList.toggle("is-janggi", variant === "janggi");
+    syncClockChoice(form, variant); // B7: byoyomi in janggi only
+  };
   form.addEventListener("change", sync);
   sync();
   api("GET", "/api/seeks/waiting").then((answer) => {
@@ -140,6 +147,7 @@ export function seekCard(aiForm) {
     const options = variant === "janggi"
       ? { bikjang: data.get("bikjang") ? "points" : "off" }
       : { rules: data.get("rules") ? "wxf" : "casual" };
+    if (data.get("clock") && data.get("clock") !== "turn") options.clock = String(data.get("clock")); // B7
     problem.hidden = true;
     form.hidden = true;
     panel.innerHTML = "";

@@ -1,0 +1,126 @@
+"""A room with a game clock in real Chromium, phone (390 px) and desktop (1366 px) (SPEC B7,
+R4, U9): the creation form offers the clocks, both players' clocks show, the mover's runs
+while the other's waits, the increment is added, and a screen reader hears the time left.
+The server's test-only scale makes 3+2 last 18 s + 0.2 s. Screenshots:
+/tmp/chuhan-clock-<width>-*.png.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from rooms_client import FAST_SETTINGS, running_server
+
+pytest.register_assert_rewrite("web_fixtures")
+from web_fixtures import Friends, invite_link, move, ready_both  # noqa: E402
+
+pytest_plugins = ["web_fixtures"]  # its Chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
+
+SHOTS = Path("/tmp")
+SCALE = 0.1  # 3+2 plays as 18 s + 0.2 s a move
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    settings = {**FAST_SETTINGS, "CHUHAN_ROOM_CLOCK_SCALE": str(SCALE)}
+    with running_server(tmp_path_factory.mktemp("rooms-clock-web"), **settings) as url:
+        yield url
+
+
+def clocks_of(page: Page) -> dict[str, tuple[str, bool]]:
+    """Each side's clock as shown beside its name: (text, running)."""
+    shown: dict[str, list] = page.eval_on_selector_all(
+        "[data-side]:has([data-player-clock])",
+        """rows => Object.fromEntries(rows.map((row) => {
+            const clock = row.querySelector('[data-player-clock]');
+            return [row.dataset.side, [clock.textContent, clock.dataset.running === 'true']];
+        }))""",
+    )
+    return {side: (text, running) for side, (text, running) in shown.items()}
+
+
+def seconds(text: str) -> int:
+    minutes, rest = text.split(":")
+    return int(minutes) * 60 + int(rest)
+
+
+def visible_in_viewport(page: Page, selector: str) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    size = page.viewport_size
+    return bool(box and size and box["y"] >= 0 and box["y"] + box["height"] <= size["height"])
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
+    chromium: Browser, server: str, width: int
+) -> None:
+    viewport = {"width": width, "height": 844 if width < 600 else 900}
+    friends = Friends(chromium, server, viewport=viewport)
+    try:
+        creator, friend = friends.pages
+        creator.goto("/room")
+        creator.wait_for_selector("[data-room-home]")
+        labels = creator.eval_on_selector_all("#room-clock option", "o => o.map((x) => x.value)")
+        assert labels[:5] == ["turn", "3+2", "5+3", "10+5", "15+10"]
+        assert "5m+3x30s" not in labels  # byoyomi is janggi's
+        creator.check("#room-variant-janggi")
+        janggi = creator.eval_on_selector_all("#room-clock option", "o => o.map((x) => x.value)")
+        assert "5m+3x30s" in janggi
+        creator.check("#room-variant-xiangqi")
+        creator.select_option("#room-clock", "3+2")
+        creator.screenshot(path=str(SHOTS / f"chuhan-clock-{width}-form.png"))
+        creator.click("[data-action=create-room]")
+        creator.wait_for_selector("[data-room]")
+        assert creator.text_content("[data-room-length]") == "Game length: 3 min + 2 s per move"
+        friend.goto(invite_link(creator))
+        friend.wait_for_selector("[data-room] [data-seat=friend]")
+        pages = ready_both([creator, friend])
+        red, black = pages["red"], pages["black"]
+
+        # Each side's first move runs on the turn time; both clocks show their full time.
+        red.wait_for_selector("[data-side=red] [data-player-clock][data-running=true]")
+        first = clocks_of(black)
+        assert first["black"] == ("0:18", False)
+        assert first["red"][0].startswith("first move") and first["red"][1]
+        move(red, "h3e3")
+        move(black, "h10g8")
+
+        # Now red's 18 s run while black's wait.
+        red.wait_for_function(
+            "() => document.querySelector('[data-side=red] [data-player-clock]')"
+            "?.textContent?.match(/^0:1[0-7]$/)"
+        )
+        before = clocks_of(black)
+        time.sleep(1.2)
+        after = clocks_of(black)
+        assert after["red"][1] and not after["black"][1]
+        assert seconds(after["red"][0]) < seconds(before["red"][0])  # red's runs
+        assert after["black"] == before["black"] == ("0:18", False)  # black's waits
+        assert visible_in_viewport(red, "[data-side=red] [data-player-clock]")
+        assert visible_in_viewport(red, "[data-side=black] [data-player-clock]")
+        red.screenshot(path=str(SHOTS / f"chuhan-clock-{width}-red.png"))
+
+        move(red, "h1g3")
+        black.wait_for_selector("[data-side=black] [data-player-clock][data-running=true]")
+        start = clocks_of(red)
+        time.sleep(1.2)
+        later = clocks_of(red)
+        assert seconds(later["black"][0]) < seconds(start["black"][0])  # now black's runs
+        assert later["red"] == start["red"] and not later["red"][1]  # red's waits (+0.2 s)
+        black.screenshot(path=str(SHOTS / f"chuhan-clock-{width}-black.png"))
+
+        # U9: the mover's screen reader hears 10 s left (black's 18 s run on).
+        black.wait_for_function(
+            "() => document.getElementById('announcer')?.textContent"
+            "?.includes('10 seconds left on your clock')",
+            timeout=15000,
+        )
+    finally:
+        friends.close()
