@@ -34,6 +34,7 @@ from .pairing.routes import pairing_router
 from .players.archive import archive_router
 from .players.device_routes import device_router
 from .players.live import live_router
+from .puzzles.routes import puzzles_router
 from .rooms.routes import rooms_router
 from .settings import Settings
 
@@ -102,5 +103,6 @@ def create_app(
     app.include_router(archive_router(service))  # B3: a player's archive
     app.include_router(live_router(service))  # B5: the player's games in progress
     app.include_router(device_router(service))  # B6: one player on several devices
+    app.include_router(puzzles_router(service, settings.puzzles))  # B9: puzzles
     mount_front_end(app, settings)
     return app

@@ -724,6 +724,9 @@ HTTP_ERRORS: dict[str, HttpError] = {
     ),
     "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
     "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
+    "too_many_puzzles": HttpError(
+        429, "too many puzzles begun or puzzle moves made (B9)", ("retry_after",)
+    ),
     "too_many_connections": HttpError(429, "a socket over its address's count"),
     "busy": HttpError(503, "the game or room is changing too fast, or the AI is busy; retry"),
 }

@@ -93,6 +93,7 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from .limits.budgets import CreationLimits
+from .puzzles.limits import PuzzleSettings
 from .players.ratings import RatingRules
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
@@ -234,6 +235,12 @@ _RATING_VARIABLES = {
 }
 
 
+def _puzzle_settings() -> PuzzleSettings:
+    """B9: ``CHUHAN_PUZZLES_DIR`` (the ``<variant>.jsonl`` files; default the package's)."""
+    folder = os.environ.get("CHUHAN_PUZZLES_DIR")
+    return PuzzleSettings(data_dir=Path(folder)) if folder else PuzzleSettings()
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the app needs to know about its surroundings; no global state."""
@@ -258,6 +265,7 @@ class Settings:
     ai_per_player: int | None = 2
     ai_per_address: int | None = 8
     creation: CreationLimits = field(default_factory=CreationLimits)
+    puzzles: PuzzleSettings = field(default_factory=PuzzleSettings)  # B9: data, budgets
     ratings: RatingRules = field(default_factory=RatingRules)  # B2, Z8: what rates a game
     retention_days: float = 30.0
     retention_interval_seconds: float = 3600.0
@@ -290,6 +298,7 @@ class Settings:
             rooms=RoomSettings.from_env(),
             analysis_engine=os.environ.get("CHUHAN_ANALYSIS_ENGINE") or None,
             creation=_from_env(CreationLimits, _CREATION_VARIABLES),
+            puzzles=_puzzle_settings(),
             ratings=_from_env(RatingRules, _RATING_VARIABLES),
             allowed_origins=_env_list("CHUHAN_ALLOWED_ORIGINS"),
             trusted_proxies=_env_list("CHUHAN_TRUSTED_PROXIES"),

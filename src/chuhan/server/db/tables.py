@@ -257,3 +257,57 @@ player_secrets = _table(
     *_moments("created_at"),
     Index("ix_player_secrets_player", "player_id", "kind"),
 )
+
+
+# Puzzles (SPEC B9; server/db/puzzles.py): loaded from the data files, the next one chosen by
+# one query on (variant, rating). Players' rows hold no foreign key: a puzzle attempt is not
+# a game, and keeps no player from the retention job.
+puzzles = _table(
+    "puzzles",
+    Column("id", String(32), primary_key=True),
+    _keyword("variant"),
+    Column("fen", Text, nullable=False),
+    Column("moves", JSON, nullable=False),
+    Column("reveals", JSON, nullable=True),  # jieqi: what each face-down mover of the line is
+    Column("view", JSON, nullable=True),  # jieqi: the solver's view of the game (no secret)
+    Column("themes", JSON, nullable=False),
+    *_glicko("rating", "deviation", "volatility"),
+    _count("plays"),
+    Column("source", JSON, nullable=False),
+    Index("ix_puzzles_variant_rating", "variant", "rating"),
+)
+
+# A puzzle rating per player and variant (B9), the streak of puzzles solved unaided and the
+# last puzzle given (never the same twice in a row).
+puzzle_ratings = _table(
+    "puzzle_ratings",
+    _id("player_id", primary_key=True),
+    _keyword("variant", primary_key=True),
+    *_glicko("rating", "deviation", "volatility"),
+    _count("attempts"),
+    _count("streak"),
+    _count("best_streak"),
+    Column("last_puzzle", String(32), nullable=True),
+    *_moments("updated_at"),
+)
+
+# One player's try at one puzzle (B9): every step a conditional update on ``ply``.
+puzzle_attempts = _table(
+    "puzzle_attempts",
+    _id("id", primary_key=True),
+    _id("player_id", nullable=False),
+    Column("puzzle_id", String(32), nullable=False),
+    _keyword("variant"),
+    _keyword("status"),  # "playing", "solved", "failed"
+    Column("played", JSON, nullable=False),
+    _count("ply"),
+    Column("hinted", Boolean, nullable=False),
+    Column("shown", Boolean, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("daily", Boolean, nullable=False),
+    Column("rating_before", Float, nullable=True),
+    Column("rating_after", Float, nullable=True),
+    *_moments("created_at", "updated_at"),
+    Index("ix_puzzle_attempts_player_created", "player_id", "created_at"),
+    Index("ix_puzzle_attempts_player_puzzle", "player_id", "puzzle_id"),
+)

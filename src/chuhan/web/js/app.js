@@ -1,11 +1,12 @@
 // Entry point: language, the top bar, and the screen for the current address.
 // Routes (served by the server as this one page): "/", "/play/ai", "/play/local", "/room…",
-// "/review…", "/games" (the player's archive).
+// "/review…", "/games" (the player's archive), "/puzzles" (B9).
 import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
 import { openGame, showHome, showSettings } from "./screens.js";
 import { openRoomRoute } from "./room.js";
 import { openReviewRoute } from "./shared_review.js";
 import { showArchive } from "./archive.js";
+import { showPuzzles } from "./puzzles.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
 
@@ -80,6 +81,7 @@ async function main() {
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);
   else if (location.pathname.startsWith("/room")) screen = await openRoomRoute(root);
   else if (location.pathname.startsWith("/review")) screen = await openReviewRoute(root);
+  else if (location.pathname === "/puzzles") screen = await showPuzzles(root, params); // B9
   else if (location.pathname === "/games") await showArchive(root); // B3: "My games"
   else await showHome(root);
   await stylesheetsLoaded();

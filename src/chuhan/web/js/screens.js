@@ -6,6 +6,7 @@ import { apiErrorText } from "./errors.js";
 import { GameScreen } from "./game.js";
 import { LANGUAGES, language, t, translateTree } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
+import { dailyCard } from "./puzzles.js";
 import { seekCard } from "./seek.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
@@ -135,7 +136,7 @@ export async function showHome(root) {
     el("p", { class: "note" }, t("home.ratings_note")),
     el("a", { class: "button", href: "/games", "data-action": "my-games" }, t("home.my_games")),
   );
-  home.append(more);
+  home.append(dailyCard(), more); // B9: the puzzle of the day
 
   const syncColors = () => {
     const variant = formValue(aiForm, "variant");

@@ -1,0 +1,398 @@
+"""The puzzles' service (SPEC B9): begin an attempt near the player's rating, judge each move,
+hint, show the solution, rate, the puzzle of the day, the history.
+
+- **Which puzzle.** Near the player's puzzle rating in the variant (a random offset of at
+  most :data:`SPREAD`, so that two players of one rating do not meet the same puzzles in the
+  same order), one they never tried, never the one they were given last. One indexed query
+  (:meth:`~..db.puzzles.PuzzleStore.nearest`); no engine, ever.
+- **Rated.** Each rated attempt is one Glicko-2 rating period for the player against the
+  puzzle and for the puzzle against the player: solved 1, solved after a hint ½ (assisted),
+  failed or solution shown 0. Only a player's first attempt at a puzzle is rated (the daily
+  puzzle too), so asking for solutions and coming back cannot farm a rating (Z8).
+- **Streak.** Puzzles solved in a row without a hint; a failure or a shown solution ends it,
+  a hint leaves it where it was.
+- **Trust** (Z1, Z5). Every move is judged here against the stored line; the line is sent
+  only once the attempt is over, one reply at a time before that; puzzles begun and
+  actions taken spend budgets (:mod:`.limits`) as other writes do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+from datetime import date, datetime
+from typing import Any
+
+from ...rules import RulesError
+from ..db.limits import Limiter
+from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
+from ..games.changes import GameActionError, event
+from ..games.service import GameService, new_id
+from ..http.connections import CLIENT_BLOCK
+from ..limits.budget import Budget, LimitExceeded, TooManyError
+from ..players import glicko2
+from ..records import GameRecord, Player, is_provisional, utcnow
+from . import solving
+from .catalog import VARIANTS, read_puzzles
+from .limits import PuzzleSettings
+
+log = logging.getLogger("chuhan.puzzles")
+SPREAD = 100.0  # the next puzzle is rated within this of the player's rating, where it can be
+CCPD = "ccpd"
+SOLVED = Ending("solved", 1.0, "grow")
+ASSISTED = Ending("solved", 0.5, "keep")
+FAILED = Ending("failed", 0.0, "reset")
+SHOWN = Ending("failed", 0.0, "reset", shown=True)
+
+
+def rate(mine: glicko2.Rating, theirs: glicko2.Rating, score: float) -> glicko2.Rating:
+    """``mine`` after one rating period against ``theirs`` scoring ``score``."""
+    return glicko2.update(mine, [glicko2.Result(theirs, score)])
+
+
+def daily_key(variant: str, day: date) -> str:
+    """Where the puzzle of the day starts looking: the same for everyone on that UTC day."""
+    digest = hashlib.sha1(f"{variant} {day.isoformat()}".encode()).hexdigest()[:10]
+    return f"{variant}-{digest}"
+
+
+def rating_json(rating: PuzzleRating) -> dict[str, Any]:
+    return {
+        "rating": round(rating.rating.rating),
+        "provisional": is_provisional(rating.rating),
+        "streak": rating.streak,
+        "best_streak": rating.best_streak,
+        "attempts": rating.attempts,
+    }
+
+
+def credit_of(puzzle: Puzzle) -> str | None:
+    """The text a puzzle's source asks to be shown (the CCPD's CC BY 4.0 credit)."""
+    credit = puzzle.source.get("credit")
+    return str(credit) if credit else None
+
+
+def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict[str, Any]:
+    """An attempt as its player sees it. Before its end: the position and the moves played,
+    never the line ahead nor the themes (B9); after it: the whole line and the themes."""
+    names = solving.start_board(puzzle).SIDE_NAMES
+    solver = solving.solver_side(puzzle)
+    answer: dict[str, Any] = {
+        "id": attempt.id,
+        "variant": puzzle.variant,
+        "status": attempt.status,
+        "puzzle": {
+            "id": puzzle.id,
+            "rating": round(puzzle.rating.rating),
+            "plays": puzzle.plays,
+            "credit": credit_of(puzzle),
+            "source": puzzle.source.get("kind"),
+        },
+        "daily": attempt.daily,
+        "solver": names[solver],
+        "start_fen": solving.start_board(puzzle).fen(),
+        "position": solving.position(puzzle, attempt.played, attempt.over),
+        "hinted": attempt.hinted,
+        "shown": attempt.shown,
+        "rated": attempt.rated,
+        "rating": rating_json(rating),
+        "themes": None,
+        "solution": None,
+        "change": None,
+    }
+    if attempt.over:
+        line = list(puzzle.moves)
+        answer["themes"] = list(puzzle.themes)
+        answer["solution"] = {
+            "moves": line,
+            "notation": solving.notations(puzzle, line),
+            "fen": solving.board_after(puzzle, line).fen(),
+        }
+        if attempt.rated and attempt.rating_before is not None:
+            answer["change"] = round(attempt.rating_after or 0) - round(attempt.rating_before)
+    return answer
+
+
+class PuzzleService:
+    """Puzzles on the game service's database (its threads, its store)."""
+
+    def __init__(self, games: GameService, settings: PuzzleSettings) -> None:
+        self.games = games
+        self.settings = settings
+        self.store = PuzzleStore(games.store)
+        self.limiter = Limiter(games.store.engine)
+        self._daily: dict[tuple[str, date], Puzzle | None] = {}
+        self._random = random.Random()
+
+    async def load(self) -> int:
+        """Load the data files' puzzles not in the table yet; returns how many. A puzzle
+        whose position does not hold together is left out (logged)."""
+        found = await asyncio.to_thread(read_puzzles, self.settings.data_dir)
+        usable = []
+        for puzzle in found:
+            try:
+                solving.board_after(puzzle, [])
+            except (RulesError, ValueError, KeyError, TypeError):
+                log.warning("puzzle left out: its position is not legal", extra={"id": puzzle.id})
+                continue
+            usable.append(puzzle)
+        added = await self.games.db(self.store.load, usable)
+        log.info("puzzles loaded", extra={"found": len(usable), "added": added})
+        return added
+
+    # ------------------------------------------------------------------ budgets (Z5, Z8)
+
+    async def _spend(self, player: Player, begin: bool) -> None:
+        settings = self.settings
+        window = settings.window_seconds
+        uses: list[tuple[str, Budget]] = []
+        if begin and settings.puzzles_per_player:
+            uses.append(
+                (f"puzzles:player:{player.id}", Budget(settings.puzzles_per_player, window))
+            )
+        if settings.actions_per_player:
+            budget = Budget(settings.actions_per_player, window)
+            uses.append((f"puzzle_actions:player:{player.id}", budget))
+        block = CLIENT_BLOCK.get()
+        if block and settings.actions_per_address:
+            budget = Budget(settings.actions_per_address, window, slows=True)
+            uses.append((f"puzzle_actions:address:{block}", budget))
+        if not uses:
+            return
+        try:
+            taken = await self.games.db(self.limiter.reserve, uses)
+        except LimitExceeded as exc:
+            raise TooManyError(
+                "too_many_puzzles", "too many puzzle moves; wait a little", exc.retry_after
+            ) from None
+        if taken.wait > 0:
+            await asyncio.sleep(taken.wait)
+
+    # ------------------------------------------------------------------ reading
+
+    async def _owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
+        attempt = (
+            await self.games.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
+        )
+        if attempt is None or attempt.player_id != player.id:
+            raise GameActionError("not_found", "no such puzzle attempt")
+        puzzle = await self.games.db(self.store.puzzle, attempt.puzzle_id)
+        if puzzle is None:
+            raise GameActionError("not_found", "the puzzle is gone")
+        return attempt, puzzle
+
+    async def answer(
+        self, attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating | None = None
+    ) -> dict[str, Any]:
+        if rating is None:
+            rating = await self.games.db(self.store.rating, attempt.player_id, attempt.variant)
+        return await asyncio.to_thread(attempt_json, attempt, puzzle, rating)
+
+    async def show(self, player: Player, attempt_id: str) -> dict[str, Any]:
+        attempt, puzzle = await self._owned(player, attempt_id)
+        return await self.answer(attempt, puzzle)
+
+    async def daily(self, variant: str, day: date | None = None) -> Puzzle | None:
+        """The puzzle of the day in ``variant`` (UTC day): the same for everyone."""
+        day = day or utcnow().date()
+        key = (variant, day)
+        if key not in self._daily:
+            self._daily = {k: v for k, v in self._daily.items() if k[1] == day}
+            self._daily[key] = await self.games.db(
+                self.store.first_from, variant, daily_key(variant, day)
+            )
+        return self._daily[key]
+
+    async def dailies(self) -> dict[str, Any]:
+        """Each variant's puzzle of the day, as the home page shows it (no line, no theme)."""
+        day = utcnow().date()
+        shown: dict[str, Any] = {}
+        for variant in VARIANTS:
+            puzzle = await self.daily(variant, day)
+            if puzzle is None:
+                shown[variant] = None
+                continue
+            board = solving.start_board(puzzle)
+            shown[variant] = {
+                "id": puzzle.id,
+                "fen": board.fen(),
+                "turn": board.SIDE_NAMES[board.turn],
+                "rating": round(puzzle.rating.rating),
+                "credit": credit_of(puzzle),
+            }
+        return {"date": day.isoformat(), "puzzles": shown}
+
+    async def ratings(self, player: Player) -> dict[str, Any]:
+        found = await self.games.db(self.store.ratings, player.id)
+        return {v: rating_json(found[v]) if v in found else None for v in VARIANTS}
+
+    # ------------------------------------------------------------------ playing
+
+    async def begin(
+        self, player: Player, variant: str, puzzle_id: str | None = None, daily: bool = False
+    ) -> dict[str, Any]:
+        """A new attempt: at the puzzle asked for (by id, or the day's), else the next one
+        near the player's rating. Raises GameActionError ``not_found`` when there is none."""
+        await self._spend(player, begin=True)
+        puzzle: Puzzle | None
+        if daily:
+            puzzle = await self.daily(variant)
+        elif puzzle_id is not None:
+            puzzle = await self.games.db(self.store.puzzle, puzzle_id)
+            if puzzle is not None and puzzle.variant != variant:
+                puzzle = None
+        else:
+            mine = await self.games.db(self.store.rating, player.id, variant)
+            target = mine.rating.rating + self._random.uniform(-SPREAD, SPREAD)
+            puzzle = await self.games.db(
+                self.store.nearest, player.id, variant, target, mine.last_puzzle
+            )
+        if puzzle is None:
+            raise GameActionError("not_found", f"no {variant} puzzle to give")
+        now = utcnow()
+        fresh = Attempt(
+            id=new_id("z"),
+            player_id=player.id,
+            puzzle_id=puzzle.id,
+            variant=variant,
+            status="playing",
+            played=[],
+            hinted=False,
+            shown=False,
+            rated=True,
+            daily=daily,
+            rating_before=None,
+            rating_after=None,
+            created_at=now,
+            updated_at=now,
+        )
+        attempt = await self.games.db(self.store.start, fresh)
+        return await self.answer(attempt, puzzle)
+
+    async def move(self, player: Player, attempt_id: str, ply: int, move: str) -> dict[str, Any]:
+        """The solver's ``move`` at ``ply`` (the moves played so far). Right: the stored
+        reply is played (the answer's ``reply``), or the puzzle is solved. Wrong: failed,
+        and the answer shows the line. An illegal move is refused (``bad_request``) and
+        changes nothing."""
+        await self._spend(player, begin=False)
+        attempt, puzzle = await self._owned(player, attempt_id)
+        self._ongoing(attempt, ply)
+        try:
+            verdict = await asyncio.to_thread(solving.judge, puzzle, attempt.played, move)
+        except (RulesError, ValueError) as exc:
+            raise GameActionError("bad_request", str(exc)) from None
+        played = [*attempt.played, move]
+        now = utcnow()
+        rating: PuzzleRating | None = None
+        try:
+            if not verdict.right:
+                attempt, rating = await self._finish(attempt, attempt.played, FAILED, now)
+            elif verdict.done:
+                ending = ASSISTED if attempt.hinted else SOLVED
+                attempt, rating = await self._finish(attempt, played, ending, now)
+            else:
+                assert verdict.reply is not None
+                played.append(verdict.reply)
+                attempt = await self.games.db(self.store.step, attempt, played, attempt.hinted, now)
+        except Moved:
+            raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
+        answer = await self.answer(attempt, puzzle, rating)
+        answer["verdict"] = "wrong" if not verdict.right else "solved" if verdict.done else "right"
+        answer["reply"] = verdict.reply if verdict.right and not verdict.done else None
+        answer["tried"] = move
+        return answer
+
+    async def hint(self, player: Player, attempt_id: str) -> dict[str, Any]:
+        """The point of the piece to move now; the attempt counts as assisted from now on."""
+        await self._spend(player, begin=False)
+        attempt, puzzle = await self._owned(player, attempt_id)
+        self._ongoing(attempt, len(attempt.played))
+        if not attempt.hinted:
+            try:
+                attempt = await self.games.db(
+                    self.store.step, attempt, attempt.played, True, utcnow()
+                )
+            except Moved:
+                raise GameActionError("stale", "the puzzle moved on meanwhile") from None
+        answer = await self.answer(attempt, puzzle)
+        answer["hint"] = solving.hint_point(puzzle, attempt.played)
+        return answer
+
+    async def solution(self, player: Player, attempt_id: str) -> dict[str, Any]:
+        """The line, once the attempt is over: asking for it ends it as a loss (Z8)."""
+        await self._spend(player, begin=False)
+        attempt, puzzle = await self._owned(player, attempt_id)
+        if not attempt.over:
+            try:
+                attempt, rating = await self._finish(attempt, attempt.played, SHOWN, utcnow())
+            except Moved:
+                raise GameActionError("stale", "the puzzle moved on meanwhile") from None
+            return await self.answer(attempt, puzzle, rating)
+        return await self.answer(attempt, puzzle)
+
+    async def analysis_game(self, player: Player, attempt_id: str) -> str:
+        """After the attempt: the puzzle and its line as a game of the player's own to open
+        in the review (xiangqi; a janggi position without its setup and a jieqi one without
+        its arrangement cannot be kept as a game yet). Returns the game's id."""
+        attempt, puzzle = await self._owned(player, attempt_id)
+        if not attempt.over:
+            raise GameActionError("puzzle_ongoing", "finish the puzzle first")
+        if puzzle.variant != "xiangqi":
+            raise GameActionError("bad_request", f"{puzzle.variant} puzzles open in no review yet")
+        await self.games.spend("imports", player.id)  # a new game row, as an import is
+        now = utcnow()
+        game = GameRecord(
+            id=new_id("g"),
+            kind="imported",
+            variant=puzzle.variant,
+            player_id=player.id,
+            options={"rules": "casual", "record_tags": {"Event": f"Puzzle {puzzle.id}"}},
+            start_fen=puzzle.fen,
+            moves=list(puzzle.moves),
+            status="finished",
+            result={"winner": None, "reason": "unfinished", "points": None},
+            created_at=now,
+            expires_at=now,
+            updated_at=now,
+        )
+        await self.games.db(self.games.store.insert_game, game, [event("start")])
+        return game.id
+
+    async def history(
+        self, player: Player, limit: int, variant: str | None, before: datetime | None
+    ) -> list[dict[str, Any]]:
+        found = await self.games.db(self.store.history, player.id, limit, variant, before)
+        return [
+            {
+                "id": attempt.id,
+                "puzzle": puzzle.id,
+                "variant": attempt.variant,
+                "status": attempt.status,
+                "hinted": attempt.hinted,
+                "shown": attempt.shown,
+                "daily": attempt.daily,
+                "rated": attempt.rated,
+                "themes": puzzle.themes if attempt.over else None,
+                "puzzle_rating": round(puzzle.rating.rating),
+                "rating_before": round(attempt.rating_before) if attempt.rating_before else None,
+                "rating_after": round(attempt.rating_after) if attempt.rating_after else None,
+                "created_at": attempt.created_at.isoformat().replace("+00:00", "Z"),
+            }
+            for attempt, puzzle in found
+        ]
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _ongoing(attempt: Attempt, ply: int) -> None:
+        if attempt.over:
+            raise GameActionError("puzzle_over", "this puzzle is over")
+        if ply != len(attempt.played):
+            raise GameActionError("stale", f"the puzzle is at move {len(attempt.played)}")
+
+    async def _finish(
+        self, attempt: Attempt, played: list[str], ending: Ending, now: datetime
+    ) -> tuple[Attempt, PuzzleRating]:
+        return await self.games.db(self.store.finish, attempt, played, ending, now, rate)

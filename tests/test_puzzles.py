@@ -1,0 +1,275 @@
+"""Puzzles over HTTP (SPEC B9, Z1, Z2, Z8): solve, fail, hint, show the solution; ratings
+that move and cannot be farmed; the puzzle of the day; never the same puzzle twice in a row;
+the line never sent before its move is due; jieqi's face-down pieces stay face down. A real
+app (lifespan, migrations, SQLite) on the hand-made puzzles of ``tests/data/puzzles`` (each a
+mate the rules confirm: ``test_the_fixture_puzzles_are_mates_by_the_rules``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from chuhan.rules import make_board
+from chuhan.server.puzzles.catalog import read_puzzles
+from chuhan.server.puzzles.limits import PuzzleSettings
+from chuhan.server.puzzles.solving import board_after
+from test_server_support import server
+
+pytestmark = pytest.mark.timeout(120)
+FIXTURES = Path(__file__).parent / "data" / "puzzles"
+BY_ID = {p.id: p for p in read_puzzles(FIXTURES)}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with server(tmp_path, puzzles=PuzzleSettings(data_dir=FIXTURES)) as (client, _, _):
+        yield client
+
+
+def begin(client: TestClient, variant: str = "xiangqi", **body: Any) -> dict[str, Any]:
+    answer = client.post("/api/puzzles/attempts", json={"variant": variant, **body})
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
+def move(client: TestClient, attempt: dict[str, Any], text: str) -> dict[str, Any]:
+    ply = len(attempt["position"]["moves"])
+    answer = client.post(
+        f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": ply, "move": text}
+    )
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def from_point(move: str) -> str:
+    """``c10c9`` → ``c10``."""
+    found = re.match(r"[a-i]\d+", move)
+    assert found, move
+    return found[0]
+
+
+def line_of(attempt: dict[str, Any]) -> list[str]:
+    return BY_ID[attempt["puzzle"]["id"]].moves
+
+
+def solve(client: TestClient, attempt: dict[str, Any]) -> dict[str, Any]:
+    line = line_of(attempt)
+    for index in range(0, len(line), 2):
+        attempt = move(client, attempt, line[index])
+    return attempt
+
+
+def test_the_fixture_puzzles_are_mates_by_the_rules() -> None:
+    """Each hand-made puzzle: the solver to move, every line move legal, the last one mates."""
+    assert sorted({p.variant for p in BY_ID.values()}) == ["janggi", "jieqi", "xiangqi"]
+    for puzzle in BY_ID.values():
+        board = board_after(puzzle, puzzle.moves)
+        outcome = board.outcome()
+        assert outcome is not None and outcome.winner == 0, puzzle.id
+        assert make_board(puzzle.variant, puzzle.fen).turn == 0
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
+def test_solving_a_puzzle_plays_the_replies_and_raises_the_rating_B9(
+    client: TestClient, variant: str
+) -> None:
+    attempt = begin(client, variant)
+    assert attempt["status"] == "playing" and attempt["solver"] in ("red", "cho")
+    assert attempt["themes"] is None and attempt["solution"] is None  # hidden until solved
+    line = line_of(attempt)
+    for index in range(0, len(line), 2):
+        attempt = move(client, attempt, line[index])
+        if index + 1 < len(line):
+            assert attempt["verdict"] == "right"
+            assert attempt["reply"] == line[index + 1]  # the stored reply, played back
+            assert attempt["position"]["moves"] == line[: index + 2]
+            assert attempt["position"]["legal_moves"], "the solver is to move again"
+    assert attempt["verdict"] == "solved" and attempt["status"] == "solved"
+    assert attempt["themes"] and attempt["solution"]["moves"] == line
+    assert attempt["change"] > 0 and attempt["rating"]["rating"] > 1500
+    assert attempt["rating"]["streak"] == 1
+    mine = client.get("/api/puzzles/me").json()["ratings"][variant]
+    assert mine["rating"] == attempt["rating"]["rating"] and mine["attempts"] == 1
+
+
+def test_a_wrong_move_fails_the_puzzle_shows_the_line_and_lowers_the_rating_B9(
+    client: TestClient,
+) -> None:
+    attempt = begin(client, "janggi")
+    line = line_of(attempt)
+    legal = attempt["position"]["legal_moves"]
+    wrong = next(m for m in legal if m != line[0] and not _mates(attempt, m))
+    failed = move(client, attempt, wrong)
+    assert failed["verdict"] == "wrong" and failed["status"] == "failed"
+    assert failed["solution"]["moves"] == line and failed["themes"]
+    assert failed["change"] < 0 and failed["rating"]["streak"] == 0
+    again = client.post(
+        f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 0, "move": line[0]}
+    )
+    assert again.status_code == 409 and again.json()["error"]["code"] == "puzzle_over"
+
+
+def _mates(attempt: dict[str, Any], text: str) -> bool:
+    puzzle = BY_ID[attempt["puzzle"]["id"]]
+    board = board_after(puzzle, attempt["position"]["moves"])
+    board.push(text)
+    outcome = board.outcome()
+    return outcome is not None and outcome.winner == 0
+
+
+def test_an_illegal_move_is_refused_and_changes_nothing_Z1(client: TestClient) -> None:
+    attempt = begin(client)
+    answer = client.post(
+        f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 0, "move": "a1a9"}
+    )
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request"
+    stale = client.post(
+        f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 3, "move": line_of(attempt)[0]}
+    )
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale"
+    now = client.get(f"/api/puzzles/attempts/{attempt['id']}").json()
+    assert now["status"] == "playing" and now["position"]["moves"] == []
+
+
+def test_any_mating_move_solves_where_several_mate_B9(client: TestClient) -> None:
+    """The one-mover's stored answer is e2d2; e2e9 mates too and is accepted."""
+    puzzle = next(p for p in BY_ID.values() if p.moves == ["e2d2"])
+    attempt = begin(client, "xiangqi", puzzle=puzzle.id)
+    solved = move(client, attempt, "e2e9")
+    assert solved["verdict"] == "solved" and solved["status"] == "solved"
+
+
+def test_a_hint_shows_the_piece_and_counts_as_assisted_B9(client: TestClient) -> None:
+    attempt = begin(client, "xiangqi")
+    line = line_of(attempt)
+    hinted = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint").json()
+    assert hinted["hint"] == from_point(line[0]) and hinted["hinted"] is True
+    assert hinted["solution"] is None  # a hint is the piece, not the move
+    solved = solve(client, hinted)
+    assert solved["status"] == "solved" and solved["hinted"] is True
+    assert solved["rating"]["streak"] == 0  # an assisted solve does not grow the streak
+    clean = solve(client, begin(client, "xiangqi"))
+    assert clean["change"] > 0 and clean["rating"]["streak"] == 1
+
+
+def test_showing_the_solution_is_a_loss_and_cannot_be_farmed_Z8(client: TestClient) -> None:
+    first = begin(client, "jieqi")
+    shown = client.post(f"/api/puzzles/attempts/{first['id']}/solution").json()
+    assert shown["status"] == "failed" and shown["shown"] is True
+    assert shown["solution"]["moves"] == line_of(first) and shown["change"] < 0
+    low = shown["rating"]["rating"]
+    # Coming back to the same puzzle with its line known: solved, but not rated again.
+    again = begin(client, "jieqi", puzzle=first["puzzle"]["id"])
+    assert again["rated"] is False
+    solved = solve(client, again)
+    assert solved["status"] == "solved" and solved["change"] is None
+    assert solved["rating"]["rating"] == low
+
+
+def test_the_next_puzzle_is_never_the_same_twice_in_a_row_B9(client: TestClient) -> None:
+    """Two puzzles per variant: asked again and again, the puzzle given always changes (each
+    attempt left unsolved or failed)."""
+    given = [begin(client, "xiangqi")["puzzle"]["id"] for _ in range(6)]
+    assert all(a != b for a, b in zip(given, given[1:], strict=False)), given
+    assert set(given) == {p.id for p in BY_ID.values() if p.variant == "xiangqi"}
+
+
+def test_the_puzzle_of_the_day_is_the_same_for_everyone_B9(client: TestClient) -> None:
+    first = client.get("/api/puzzles/daily").json()
+    client.cookies.clear()
+    client.get("/api/me")
+    second = client.get("/api/puzzles/daily").json()
+    assert first == second and set(first["puzzles"]) == {"xiangqi", "janggi", "jieqi"}
+    for variant, shown in first["puzzles"].items():
+        assert shown["id"].startswith(variant) and "moves" not in shown
+        attempt = begin(client, variant, daily=True)
+        assert attempt["puzzle"]["id"] == shown["id"] and attempt["daily"] is True
+
+
+def _sent(answer: dict[str, Any]) -> str:
+    """An answer as text, without the legal moves (which list every move, the line's too)."""
+    position = {k: v for k, v in answer["position"].items() if k != "legal_moves"}
+    return json.dumps({**answer, "position": position})
+
+
+def test_the_line_is_never_sent_before_its_move_is_due_B9_Z1(client: TestClient) -> None:
+    """Every answer before the end holds the moves played and the one reply due, never a
+    later move of the line (nor the hint's more than its point)."""
+    for variant in ("xiangqi", "janggi", "jieqi"):
+        puzzle = next(p for p in BY_ID.values() if p.variant == variant and len(p.moves) == 3)
+        attempt = begin(client, variant, puzzle=puzzle.id)
+        seen = [_sent(attempt)]
+        hinted = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint").json()
+        assert hinted["hint"] == from_point(puzzle.moves[0])
+        seen.append(_sent({k: v for k, v in hinted.items() if k != "hint"}))
+        after_first = move(client, hinted, puzzle.moves[0])
+        assert after_first["status"] == "playing"
+        seen.append(_sent(after_first))
+        for text in seen[:2]:
+            assert puzzle.moves[0] not in text and puzzle.moves[2] not in text, variant
+        assert puzzle.moves[2] not in seen[2], variant
+        assert "mateIn2" not in "".join(seen)
+
+
+def test_jieqi_face_down_pieces_stay_face_down_Z2(client: TestClient) -> None:
+    attempt = begin(client, "jieqi")
+    text = json.dumps(attempt)
+    assert "arrangement" not in text and "hidden" not in text and "salt" not in text
+    fen = attempt["position"]["fen"]
+    assert "x" in fen.split()[0] and "X" in fen.split()[0]
+    solved = solve(client, attempt)
+    assert "arrangement" not in json.dumps(solved) and "hidden" not in json.dumps(solved)
+
+
+def test_another_players_attempt_is_not_found_and_unsafe_requests_need_a_player_Z6(
+    client: TestClient,
+) -> None:
+    attempt = begin(client)
+    client.cookies.clear()
+    client.get("/api/me")
+    answer = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint")
+    assert answer.status_code == 404
+    client.cookies.clear()
+    nobody = client.post("/api/puzzles/attempts", json={"variant": "xiangqi"})
+    assert nobody.status_code == 401 and nobody.json()["error"]["code"] == "no_player"
+
+
+def test_puzzle_moves_are_rate_limited_Z5(tmp_path: Path) -> None:
+    tight = PuzzleSettings(data_dir=FIXTURES, puzzles_per_player=2, actions_per_player=3)
+    with server(tmp_path, puzzles=tight) as (client, _, _):
+        begin(client)
+        begin(client)
+        third = client.post("/api/puzzles/attempts", json={"variant": "xiangqi"})
+        assert third.status_code == 429
+        assert third.json()["error"]["code"] == "too_many_puzzles"
+        assert int(third.headers["retry-after"]) >= 1
+
+
+def test_the_history_lists_the_attempts_newest_first_B9(client: TestClient) -> None:
+    solved = solve(client, begin(client, "xiangqi"))
+    shown = client.post(f"/api/puzzles/attempts/{begin(client, 'janggi')['id']}/solution")
+    assert shown.status_code == 200
+    history = client.get("/api/puzzles/history").json()["attempts"]
+    assert [a["variant"] for a in history] == ["janggi", "xiangqi"]
+    assert history[0]["status"] == "failed" and history[0]["shown"] is True
+    assert history[1]["status"] == "solved" and history[1]["puzzle"] == solved["puzzle"]["id"]
+    only = client.get("/api/puzzles/history", params={"variant": "xiangqi"}).json()
+    assert [a["variant"] for a in only["attempts"]] == ["xiangqi"]
+
+
+def test_analyse_opens_a_solved_xiangqi_puzzle_in_the_review_B9(client: TestClient) -> None:
+    attempt = begin(client, "xiangqi")
+    early = client.post(f"/api/puzzles/attempts/{attempt['id']}/analysis")
+    assert early.status_code == 409
+    solve(client, attempt)
+    answer = client.post(f"/api/puzzles/attempts/{attempt['id']}/analysis")
+    assert answer.status_code == 201, answer.text
+    game = client.get(f"/api/archive/games/{answer.json()['game']}").json()
+    assert game["start_fen"].split()[0] == BY_ID[attempt["puzzle"]["id"]].fen.split()[0]
+    assert game["moves"] == line_of(attempt)
