@@ -93,8 +93,8 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from .limits.budgets import CreationLimits
-from .puzzles.limits import PuzzleSettings
 from .players.ratings import RatingRules
+from .puzzles.limits import PuzzleSettings
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
 
