@@ -67,7 +67,7 @@ def wish(variant: Any, options: Mapping[str, Any] | None) -> Wish:
     unknown = sorted(set(given) - {name, "clock"})
     if unknown:
         raise SeekError(
-            "bad_seek", f"{variant} takes only the options {name!r} and 'clock', not {unknown[0]!r}"
+            "bad_seek", f"{variant} takes only the option {name!r} and a clock, not {unknown[0]!r}"
         )
     value = given.get(name, allowed[0])
     if value not in allowed:
