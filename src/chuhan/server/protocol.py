@@ -196,7 +196,8 @@ class SeekRequest(ClientMessage):
     options: dict[ShortText, ShortText] = Field(
         default_factory=dict,
         max_length=4,
-        description="janggi: `bikjang` off/points; xiangqi and jieqi: `rules` casual/wxf",
+        description="janggi: `bikjang` off/points; xiangqi and jieqi: `rules` casual/wxf; "
+        "any: `clock`, a game clock, B7",
     )
 
 
