@@ -22,6 +22,7 @@ from .games.review import review_router
 from .games.service import GameService
 from .http.front_end import mount_front_end
 from .http.guard import Guard, guard_settings
+from .http.seats import SeatLookup
 from .http.refusals import answer_refusals
 from .http.routes import games_router, ops_router
 from .hub.local import Hub, LocalHub
@@ -90,7 +91,8 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     app.add_middleware(metrics.middleware)
-    app.add_middleware(Guard, settings=guard_settings(settings))  # outermost: every request
+    # Outermost: every request. Z8: a seated player's socket comes in though its address is full.
+    app.add_middleware(Guard, settings=guard_settings(settings), seat_of=SeatLookup(service))
 
     answer_refusals(app)  # one shape for every refusal (http/refusals.py)
 

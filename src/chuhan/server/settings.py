@@ -59,8 +59,12 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   every other game and every player with a game are kept. ``0`` turns the job off.
   ``CHUHAN_RETENTION_INTERVAL_SECONDS`` (3600): how often each instance runs it.
 - ``CHUHAN_MAX_BODY_BYTES`` (64 KiB): larger request bodies get 413.
-- ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (64): open connections per IPv4 address or IPv6 /64
-  (a trusted proxy's are not counted: behind it, each client's open WebSockets are).
+- ``CHUHAN_CONNECTIONS_PER_ADDRESS`` (320): open connections per IPv4 address or IPv6 /64
+  (a trusted proxy's are not counted: behind it, each client's open WebSockets are); when
+  full, a new one takes the place of the oldest between requests (``http/connections.py``).
+- ``CHUHAN_SOCKETS_PER_ADDRESS`` (256): open WebSockets per address block, fewer than the
+  connections (a classroom's 30 × 3 tabs fit); a player seated in a running game gets back
+  to it even when they are all held (Z8, ``http/seats.py``).
 - ``CHUHAN_HEADER_SECONDS`` (10): a request's headers must arrive within this time.
 - ``CHUHAN_IDLE_SOCKET_SECONDS`` (120): a WebSocket that sends nothing this long is closed.
 - ``CHUHAN_ALLOWED_ORIGINS``: comma-separated origins whose pages may open WebSockets and send
@@ -184,6 +188,7 @@ _SETTINGS_VARIABLES = {
     "analyses_queued_per_address": "CHUHAN_ANALYSES_QUEUED_PER_ADDRESS",
     "max_body_bytes": "CHUHAN_MAX_BODY_BYTES",
     "connections_per_address": "CHUHAN_CONNECTIONS_PER_ADDRESS",
+    "sockets_per_address": "CHUHAN_SOCKETS_PER_ADDRESS",
     "header_seconds": "CHUHAN_HEADER_SECONDS",
     "idle_socket_seconds": "CHUHAN_IDLE_SOCKET_SECONDS",
     "ops_host": "CHUHAN_OPS_HOST",
@@ -272,7 +277,8 @@ class Settings:
     analyses_queued_per_player: int = 3
     analyses_queued_per_address: int = 10
     max_body_bytes: int = 64 * 1024
-    connections_per_address: int = 64
+    connections_per_address: int = 320
+    sockets_per_address: int = 256
     header_seconds: float = 10.0
     idle_socket_seconds: float = 120.0
     allowed_origins: tuple[str, ...] = ()

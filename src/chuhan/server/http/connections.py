@@ -5,7 +5,12 @@ connections per client. :func:`guarded_http_protocol` wraps uvicorn's HTTP proto
 that each connection
 
 - counts against its client's address block (an IPv4 address, an IPv6 /64): beyond
-  ``per_address`` open connections (WebSockets included) a new one is closed at once;
+  ``per_address`` open connections (WebSockets included) a new one takes the place of the
+  block's oldest connection that is between requests (never sent one, or idle after its
+  response: nothing of anyone's is cut short), and is closed at once when there is none. So
+  one client behind a shared address cannot keep the others out with bare connections
+  while the ASGI layer holds WebSockets below ``per_address`` (``guard.py``): a seated
+  player's reconnection always finds a connection to come in on (SPEC Z8);
 - must finish each request's headers within ``header_seconds`` of opening, or of the end of
   its previous response (a bare TCP connection or a slow-header client is closed).
 
@@ -83,23 +88,51 @@ def network_block(host: str) -> str | None:
 @dataclass
 class ConnectionGuard:
     """Open connections per address block, shared by every connection of one server;
-    connections from ``trusted_proxies`` are not counted (see the module docstring)."""
+    connections from ``trusted_proxies`` are not counted (see the module docstring).
+    ``waiting``: per block, the connections that may give their place up (oldest first)."""
 
-    per_address: int = 64
+    per_address: int = 320
     header_seconds: float = 10.0
     trusted_proxies: tuple[str, ...] = ()
     open: Counter[str] = field(default_factory=Counter)
+    waiting: dict[str, dict[Any, None]] = field(default_factory=dict)
 
-    def admit(self, block: str) -> bool:
-        if self.open[block] >= self.per_address:
-            return False
-        self.open[block] += 1
-        return True
+    def admit(self, block: str, connection: Any = None) -> bool:
+        """Count one more connection of ``block``; when it is full, ``connection`` takes
+        the place of the block's oldest one between requests (closed, its count handed
+        over). False: no place."""
+        if self.open[block] < self.per_address:
+            self.open[block] += 1
+            self._wait(block, connection)
+            return True
+        for older in list(self.waiting.get(block, ())):
+            if older.between_requests():
+                self._forget(block, older)
+                older.give_place_up()
+                self._wait(block, connection)
+                return True
+        return False
 
-    def release(self, block: str) -> None:
+    def release(self, block: str, connection: Any = None) -> None:
+        self._forget(block, connection)
         self.open[block] -= 1
         if self.open[block] <= 0:
             del self.open[block]
+
+    def busy(self, block: str, connection: Any) -> None:
+        """``connection`` will not give its place up any more (it became a WebSocket)."""
+        self._forget(block, connection)
+
+    def _wait(self, block: str, connection: Any) -> None:
+        if connection is not None:
+            self.waiting.setdefault(block, {})[connection] = None
+
+    def _forget(self, block: str, connection: Any) -> None:
+        kept = self.waiting.get(block)
+        if kept is not None and connection in kept:
+            del kept[connection]
+            if not kept:
+                del self.waiting[block]
 
 
 def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[asyncio.Protocol]:
@@ -114,11 +147,24 @@ def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[async
             peer = self.client[0] if self.client else "unknown"
             if not trusts(guard.trusted_proxies, peer):
                 block = address_block(peer)
-                if not guard.admit(block):
+                if not guard.admit(block, self):
                     transport.abort()
                     return
                 self._block = block
             self._arm_header_timer()
+
+        def between_requests(self) -> bool:
+            """No request of this connection is being answered (none sent yet, or its last
+            one answered in full, its headers perhaps half sent)."""
+            cycle, queued = self.cycle, getattr(self, "pipeline", None)
+            answered = cycle is None or (cycle.response_complete and not queued)
+            return answered and not self.transport.is_closing()
+
+        def give_place_up(self) -> None:
+            """Closed for a newer connection of the block, which took its count over."""
+            self._block = None
+            self._disarm_header_timer()
+            self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm_header_timer()
@@ -137,7 +183,9 @@ def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[async
             block, self._block = self._block, None
             socket_protocol = self.transport.get_protocol()
             if block is None or socket_protocol is self:
+                self._block = block
                 return
+            guard.busy(block, self)
             lost = socket_protocol.connection_lost
 
             def release_then_lost(exc: Exception | None) -> None:
@@ -148,7 +196,7 @@ def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[async
 
         def _release(self) -> None:
             if self._block is not None:
-                guard.release(self._block)
+                guard.release(self._block, self)
                 self._block = None
 
         def _arm_header_timer(self) -> None:

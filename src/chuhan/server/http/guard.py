@@ -19,9 +19,14 @@
   every 20 s; room sockets also answer probes).
 - Open WebSockets are counted per client address block, the address a trusted proxy
   forwarded (``connections.py``): beyond ``sockets_per_address`` a new one is refused with
-  429 ``too_many_connections`` before it is accepted. Without a proxy the connection limit
-  below the app already holds them to as many; behind one, this is what holds one client to
-  its share of an instance while everyone else comes through the same proxy (issue 27).
+  429 ``too_many_connections`` before it is accepted. Behind a proxy, this is what holds one
+  client to its share of an instance while everyone else comes through the same proxy
+  (issue 27); without one, it keeps WebSockets below the connection limit under the app, so
+  that a new connection always finds one between requests to take the place of.
+- SPEC Z8: a socket of a player seated in a running game, to that game's room, is let in
+  though its address is full (``seats``, :mod:`.seats`): one such place per seat, so a NAT
+  neighbour holding every socket of the address cannot keep a seated player from their game
+  and make them lose on time.
 - Operator routes (``/metrics``, ``/docs``, ``/openapi.json``…) answer 404 unless the request
   came in on the operator port (``ops_port``) or ``ops_on_app_port`` is set.
 """
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -81,7 +86,12 @@ class GuardSettings:
     allowed_origins: tuple[str, ...] = ()
     ops_port: int | None = None
     ops_on_app_port: bool = False
-    sockets_per_address: int = 64
+    sockets_per_address: int = 256
+
+
+# Which seat of a running game the socket asked for is its player's, as a key ("room:player"),
+# or None (Z8; :mod:`.seats`).
+SeatOf = Callable[[Scope], Awaitable[str | None]]
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -138,10 +148,14 @@ def _is_ops_path(path: str) -> bool:
 class Guard:
     """The pure ASGI middleware described in the module docstring."""
 
-    def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: GuardSettings, seat_of: SeatOf | None = None
+    ) -> None:
         self.app = app
         self.settings = settings
         self.sockets = ConnectionGuard(per_address=settings.sockets_per_address)
+        self.seat_of = seat_of
+        self.seated: set[str] = set()  # the seats whose socket came in over the count (Z8)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -222,14 +236,22 @@ class Guard:
             await send({"type": "websocket.close", "code": ORIGIN_CLOSE})
             return
         block = CLIENT_BLOCK.get()
-        if not self.sockets.admit(block):
+        if self.sockets.admit(block):
+            try:
+                await self._open_websocket(scope, receive, send)
+            finally:
+                self.sockets.release(block)
+            return
+        seat = await self.seat_of(scope) if self.seat_of is not None else None
+        if seat is None or seat in self.seated:
             await receive()  # websocket.connect
             await _refuse_socket(scope, send, self.sockets.per_address)
             return
+        self.seated.add(seat)  # Z8: the seat's own place, beyond the address's count
         try:
             await self._open_websocket(scope, receive, send)
         finally:
-            self.sockets.release(block)
+            self.seated.discard(seat)
 
     async def _open_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         idle = self.settings.idle_socket_seconds
@@ -286,6 +308,7 @@ def guard_settings(values: Any) -> GuardSettings:
         allowed_origins=tuple(values.allowed_origins),
         ops_port=values.ops_port,
         ops_on_app_port=values.ops_on_app_port,
-        sockets_per_address=values.connections_per_address,
+        # Below the connection limit under the app (connections.py), which then always has
+        # a connection between requests to give up for a newcomer.
+        sockets_per_address=min(values.sockets_per_address, values.connections_per_address),
     )
-
