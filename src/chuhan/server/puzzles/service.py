@@ -77,8 +77,8 @@ def credit_of(puzzle: Puzzle) -> str | None:
 def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict[str, Any]:
     """An attempt as its player sees it. Before its end: the position and the moves played,
     never the line ahead nor the themes (B9); after it: the whole line and the themes."""
-    names = solving.start_board(puzzle).SIDE_NAMES
-    solver = solving.solver_side(puzzle)
+    start = solving.start_board(puzzle)
+    names, solver = start.SIDE_NAMES, start.turn
     answer: dict[str, Any] = {
         "id": attempt.id,
         "variant": puzzle.variant,
@@ -92,7 +92,7 @@ def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict
         },
         "daily": attempt.daily,
         "solver": names[solver],
-        "start_fen": solving.start_board(puzzle).fen(),
+        "start_fen": start.fen(),
         "position": solving.position(puzzle, attempt.played, attempt.over),
         "hinted": attempt.hinted,
         "shown": attempt.shown,

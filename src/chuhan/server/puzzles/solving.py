@@ -110,15 +110,13 @@ def hint_point(puzzle: Puzzle, played: list[str]) -> str:
     return found[0] if found else "pass"
 
 
-def solver_side(puzzle: Puzzle) -> int:
-    return start_board(puzzle).turn
-
-
 def notations(puzzle: Puzzle, moves: list[str]) -> dict[str, list[str]]:
     """``moves`` (from the puzzle's start) in the variant's notations (N2, N3)."""
     names = NOTATIONS.NOTATIONS[puzzle.variant]
-    board = start_board(puzzle)
     written: dict[str, list[str]] = {name: [] for name in names}
+    if not moves:
+        return written
+    board = start_board(puzzle)
     for index, move in enumerate(moves):
         reveal = _reveal(puzzle, index) if move == puzzle.moves[index] else None
         for name in names:
@@ -133,7 +131,7 @@ def position(puzzle: Puzzle, played: list[str], over: bool) -> dict[str, Any]:
     solver's turn in an attempt still going, the captured pieces (jieqi: as the solver
     knows them) and the moves in the variant's notations."""
     board = board_after(puzzle, played)
-    solver = start_board(puzzle).turn
+    solver = board.turn if len(played) % 2 == 0 else 1 - board.turn
     names = board.SIDE_NAMES
     state: dict[str, Any] = {
         "fen": board.fen(),
