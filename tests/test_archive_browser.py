@@ -26,6 +26,7 @@ pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
 from web_fixtures import (  # noqa: E402
     Friends,
+    answer_naming,
     checked_page,
     move,
     open_page,
@@ -264,6 +265,7 @@ def test_a_paired_game_across_two_instances_shows_both_players_their_rating_B1_B
             pages[1].wait_for_selector("body[data-ready=true]")
             pages[1].check("#seek-variant-jieqi")
             pages[1].click("[data-action=seek]")
+            answer_naming(pages[1])  # B7: their first pairing
             by_side = paired_pages(pages)
             move(by_side["red"], "e1e2")  # the generals: no face-down piece turned up
             move(by_side["black"], "e10e9")

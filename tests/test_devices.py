@@ -104,6 +104,10 @@ def test_a_device_link_signs_another_browser_in_once_b6(tmp_path):
         assert _me(third)["id"] != me["id"]  # a used link signs nobody in
         listed = phone.get("/api/devices").json()["devices"]
         assert [device["current"] for device in listed] == [True, False]
+        assert listed[0]["label"] == "" and listed[1]["label"] == ""  # no browser said
+        phone.headers["user-agent"] = "Mozilla/5.0 (Linux; Android 14) Chrome/131.0 Mobile"
+        listed = phone.get("/api/devices").json()["devices"]
+        assert listed[0]["label"] == "Chrome · Android"  # the first device, named once read
         assert laptop.get("/api/devices").json()["devices"][1]["current"] is True
 
 

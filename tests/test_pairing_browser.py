@@ -23,6 +23,7 @@ from test_scale_support import cluster
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import (  # noqa: E402
     Friends,
+    answer_naming,
     move,
     rematch_both,
     resign,
@@ -52,6 +53,7 @@ def seek(page: Page, variant: str = "xiangqi", waits: bool = False) -> None:
     page.wait_for_selector("body[data-ready=true]")
     page.check(f"#seek-variant-{variant}")
     page.click("[data-action=seek]")
+    answer_naming(page)
     if waits:
         page.wait_for_selector("[data-seek-wait]:not([hidden])")
         return

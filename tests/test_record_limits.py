@@ -46,7 +46,7 @@ def test_a_record_past_the_move_cap_is_refused_with_the_cap_and_its_line_z7_z5(t
         assert str(MAX_RECORD_PLIES) in error["message"]
         # The first half-move past the cap is on the record's last line.
         assert error["line"] == len(text.splitlines())
-        assert client.get("/api/me").json()["name"] is None  # the player is there, unharmed
+        assert client.get("/api/me").json()["name_chosen"] is False  # the player, unharmed
 
 
 def test_the_largest_allowed_record_imports_reviews_and_exports_whole_n4(tmp_path):

@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import (  # noqa: E402
     Friends,
+    answer_naming,
     create_room,
     game_data,
     invite_link,
@@ -259,6 +260,7 @@ def test_a_rematch_between_two_paired_strangers_swaps_colours_B1_B4(
             page.wait_for_selector("body[data-ready=true]")
             page.check("#seek-variant-xiangqi")
             page.click("[data-action=seek]")
+            answer_naming(page)  # B7: their first pairing
         for page in strangers.pages:
             page.wait_for_url("**/room/r*")
             page.wait_for_selector("[data-room][data-phase=playing]")

@@ -7,11 +7,14 @@ so a fresh player cookie and empty local storage.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import ServerProcess
 
@@ -72,6 +75,24 @@ def open_page(page: Page, address: str) -> None:
     """Go to address and wait until the app has drawn its screen."""
     page.goto(address)
     page.wait_for_selector("body[data-ready=true]")
+
+
+def answer_naming(page: Page, name: str | None = None) -> None:
+    """After "Play someone now": a player's first seek asks what the opponent should call them
+    (B7); keep the default name, or write ``name``. Nothing to do once they were asked."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(PlaywrightError):  # the page may be on its way to the room
+            if page.is_visible("[data-naming]"):
+                if name is not None:
+                    page.fill("[data-naming-input]", name)
+                page.click("[data-action=naming-play]")
+                page.wait_for_selector("[data-naming]", state="detached")
+                return
+            if "/room/" in page.url or page.is_visible("[data-seek-wait]"):
+                return
+        page.wait_for_timeout(50)
+    raise AssertionError("the seek neither asked for a name nor started")
 
 
 def game_data(page: Page) -> dict[str, str]:

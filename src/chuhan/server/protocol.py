@@ -653,6 +653,13 @@ class JoinBody(BaseModel):
     password: str = Field(max_length=40)
 
 
+class SignInBody(BaseModel):
+    """``POST /api/devices/sign-in`` (B6): a device link's code or a recovery code."""
+
+    link: str | None = Field(default=None, max_length=64)
+    recovery: str | None = Field(default=None, max_length=64)
+
+
 # ---------------------------------------------------------------------- HTTP errors
 
 
@@ -696,6 +703,9 @@ HTTP_ERRORS: dict[str, HttpError] = {
     "no_player": HttpError(401, "an unsafe request without a known player cookie (Z6)"),
     "foreign_origin": HttpError(403, "an unsafe request from a page of another site (Z6)"),
     "not_found": HttpError(404, "no such page, game or room, or someone else's (Z2)"),
+    "bad_code": HttpError(
+        404, "a device link or recovery code that is unknown, used, expired or revoked (B6)"
+    ),
     "wrong_password": HttpError(
         404, "no open room has this password (Z3); `tries_left`", ("tries_left",)
     ),
@@ -725,6 +735,12 @@ HTTP_ERRORS: dict[str, HttpError] = {
     ),
     "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
     "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
+    "too_many_device_codes": HttpError(
+        429, "too many device links or recovery codes issued (B6)", ("retry_after",)
+    ),
+    "too_many_sign_ins": HttpError(
+        429, "too many device sign-ins from the address block (B6)", ("retry_after",)
+    ),
     "too_many_puzzles": HttpError(
         429, "too many puzzles begun or puzzle moves made (B9)", ("retry_after",)
     ),

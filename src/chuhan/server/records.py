@@ -81,10 +81,11 @@ class PasswordTakenError(Exception):
 @dataclass(frozen=True)
 class Player:
     id: str
-    name: str | None
+    name: str | None  # B7: the default name (players/names.py) until one is chosen
     ai_points: int
     online_points: int
     created_at: datetime
+    name_chosen: bool = False  # B7: asked once before the first paired game
 
 
 @dataclass(frozen=True, kw_only=True)

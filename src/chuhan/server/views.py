@@ -281,9 +281,14 @@ def change(at: GameRecord, payload: dict[str, Any], viewer: int | None) -> dict[
 
 
 def room_view(
-    room: RoomRecord, player_id: str, names: dict[str, str | None], turn_seconds: float
+    room: RoomRecord,
+    player_id: str,
+    names: Mapping[str, Mapping[str, Any]],
+    turn_seconds: float,
 ) -> dict[str, Any]:
-    """The room as one of its players sees it (no other player's secrets: ids stay)."""
+    """The room as one of its players sees it (no other player's secrets: ids stay).
+    ``names``: each seated player's ``name`` and, in a paired room, ``rating`` in its
+    variant (B7: both show before the first move)."""
     seat_index = room.seat_of(player_id)
     sides = side_names(room.variant)
     side = room.side_of(player_id)
@@ -293,7 +298,8 @@ def room_view(
         seats.append(
             {
                 "you": seat["player"] == player_id,
-                "name": names.get(seat["player"]),
+                "name": names.get(seat["player"], {}).get("name"),
+                "rating": names.get(seat["player"], {}).get("rating"),
                 "ready": seat["ready"],
                 "rematch": seat.get("rematch"),  # B4: None, "offered" or "declined"
                 "connected": seat["connected"],
@@ -339,6 +345,7 @@ def profile(
     return {
         "id": player.id,
         "name": player.name,
+        "name_chosen": player.name_chosen,  # B7: false while the name is the default one
         "points": {"ai": player.ai_points, "online": player.online_points},
         "ratings": {variant: rating.to_json() for variant, rating in (ratings or {}).items()},
         "games": [

@@ -84,10 +84,15 @@ class ArchiveStore:
             return ArchivedGame(game, game.human_side, None)
         if game.kind != "online":
             return None
+        query = (
+            select(game_players.c.player_id, game_players.c.side, players.c.name)
+            .join(players, players.c.id == game_players.c.player_id)
+            .where(game_players.c.game_id == game_id)
+        )
         with self.store.reader.connect() as conn:
-            side = conn.execute(
-                select(game_players.c.side).where(
-                    game_players.c.game_id == game_id, game_players.c.player_id == player_id
-                )
-            ).scalar_one_or_none()
-        return None if side is None else ArchivedGame(game, side, None)
+            seats = {row.player_id: (row.side, row.name) for row in conn.execute(query)}
+        if player_id not in seats:
+            return None
+        # B7: the review names the opponent too.
+        opponent = next((name for who, (_, name) in seats.items() if who != player_id), None)
+        return ArchivedGame(game, seats[player_id][0], opponent)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from ..records import aware, utcnow
 from .store import Store
@@ -61,6 +61,15 @@ class DeviceStore:
                     label=label[:80],
                     created_at=utcnow(),
                 )
+            )
+
+    def label_device(self, device_id: str, label: str) -> None:
+        """Name a device that had no label (a player's first: made before any was read)."""
+        with self.store.engine.begin() as conn:
+            conn.execute(
+                update(player_devices)
+                .where(player_devices.c.id == device_id, player_devices.c.label == "")
+                .values(label=label[:80])
             )
 
     def remove_device(self, player_id: str, device_id: str) -> bool:

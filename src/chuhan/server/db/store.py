@@ -39,6 +39,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from ..players.names import default_name
 from ..records import (
     GAME_FIELDS,
     Award,
@@ -195,7 +196,7 @@ class Store:
                 players.insert().values(
                     id=player_id,
                     token_hash=token_hash,
-                    name=None,
+                    name=default_name(player_id),  # B7: a readable name until one is chosen
                     ai_points=0,
                     online_points=0,
                     created_at=now,
@@ -211,7 +212,7 @@ class Store:
                     created_at=now,
                 )
             )
-        return Player(player_id, None, 0, 0, now)
+        return Player(player_id, default_name(player_id), 0, 0, now)
 
     def player_by_token_hash(self, token_hash: str) -> Player | None:
         """The player signed in on the device whose cookie token has this hash (B6: any of
@@ -249,8 +250,12 @@ class Store:
         return names
 
     def set_player_name(self, player_id: str, name: str | None) -> None:
+        """The player's chosen name; None: back to their default name (B7)."""
+        chosen = {"name": name, "name_chosen": True}
+        if name is None:
+            chosen = {"name": default_name(player_id), "name_chosen": False}
         with self.engine.begin() as conn:
-            conn.execute(update(players).where(players.c.id == player_id).values(name=name))
+            conn.execute(update(players).where(players.c.id == player_id).values(**chosen))
 
     # ------------------------------------------------------------------ games
 
@@ -527,7 +532,9 @@ def seated_in_ongoing_game(player_id: str, *columns: ColumnElement[Any]) -> Sele
 
 
 def _player_from_row(row: Any) -> Player:
-    return Player(row.id, row.name, row.ai_points, row.online_points, aware(row.created_at))
+    return Player(
+        row.id, row.name, row.ai_points, row.online_points, aware(row.created_at), row.name_chosen
+    )
 
 
 def _game_values(game: GameRecord) -> dict[str, Any]:

@@ -68,6 +68,8 @@ players = _table(
     _id("id", primary_key=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("name", String(40), nullable=True),
+    # B7: whether the player chose ``name``; until then it is their default name.
+    Column("name_chosen", Boolean, nullable=False, server_default=false()),
     *_points("ai_points", "online_points"),
     *_moments("created_at"),
 )

@@ -86,6 +86,18 @@ def result_tags(game: GameRecord) -> tuple[str, str | None]:
     return "1/2-1/2", reason
 
 
+def event_of(game: GameRecord) -> str:
+    """A record's ``Event`` tag (B7): what kind of game it was on Chu-Han."""
+    if game.kind == "ai":
+        return f"Chu-Han, against the AI ({game.level})"
+    if game.kind == "local":
+        return "Chu-Han, on one device"
+    if game.options.get("paired"):
+        rated = game.options.get("rated") or {}
+        return "Chu-Han, rated game" if rated.get("counted") else "Chu-Han, paired game"
+    return "Chu-Han, private room"
+
+
 def record_text(
     game: GameRecord,
     viewer: int | None,
@@ -102,13 +114,18 @@ def record_text(
     sides = rules_of.side_names(game.variant)
     tags: dict[str, str] = {}
     tags.update(game.options.get("record_tags") or {})
+    tags.setdefault("Event", event_of(game))
     tags.setdefault("Site", "Chu-Han")
     tags.setdefault("Date", game.created_at.strftime("%Y.%m.%d"))
+    rated = game.options.get("rated") or {}
     for side, color in ((0, "Red"), (1, "Black")):
-        if names.get(side):
-            tags.setdefault(
-                color if game.variant != "janggi" else sides[side].title(), names[side] or ""
-            )
+        tag = color if game.variant != "janggi" else sides[side].title()
+        # B7: both players' tags are always there ("?": unknown, as PGN writes it), and a
+        # counted rated game gives each player's rating before it.
+        tags.setdefault(tag, names.get(side) or "?")
+        before = (rated.get(sides[side]) or {}).get("before")
+        if rated.get("counted") and before is not None:
+            tags.setdefault(f"{tag}Elo", str(before))
     if isinstance(board, JieqiBoard) and board.has_secret and not game.ongoing:
         # The arrangement is public once the game is over (Q5, Q7), however it ended.
         tags["Arrangement"], tags["Salt"] = board.reveal()

@@ -228,6 +228,10 @@ def archive_router(service: GameService) -> APIRouter:
         viewer = entry.side if game.kind in ("ai", "online") else None
         # Z7: a cold state replays the whole game; in a thread, as every other state read.
         state: dict[str, Any] = await asyncio.to_thread(views.state_for, game, viewer)
+        # B7: the review names both players by side (``you`` says which was the player's).
+        sides = side_names(game.variant)
+        named = names_of(entry, player.name)
+        state["players"] = {sides[side]: name for side, name in named.items() if name}
         return state
 
     @router.get("/api/archive/records", response_class=PlainTextResponse)

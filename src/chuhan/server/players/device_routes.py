@@ -66,9 +66,14 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
         except LimitExceeded as exc:
             raise TooManyError(code, message, exc.retry_after) from None
 
-    async def listing(player_id: str, cookie: str | None) -> dict[str, Any]:
+    async def listing(player_id: str, cookie: str | None, user_agent: str) -> dict[str, Any]:
         mine = hash_token(cookie) if cookie else None
         found = await service.db(devices.devices, player_id)
+        for device in found:
+            # The first device is made with the player, before any page says what it is.
+            if device.token_hash == mine and not device.label and device_label(user_agent):
+                await service.db(devices.label_device, device.id, device_label(user_agent))
+                found = await service.db(devices.devices, player_id)
         issued = await service.db(devices.recovery_issued, player_id)
         return {
             "devices": [
@@ -85,7 +90,7 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
 
     @router.get("/api/devices")
     async def list_devices(request: Request, player: Known) -> dict[str, Any]:
-        return await listing(player.id, request.cookies.get(COOKIE))
+        return await listing(player.id, *_browser(request))
 
     @router.post("/api/devices/link", status_code=201)
     async def make_link(request: Request, player: Known) -> dict[str, Any]:
@@ -156,9 +161,14 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
         ):
             raise GameActionError("not_found", "no such device")
         log.info("device signed out", extra={"player": player.id, "device": device_id})
-        return await listing(player.id, request.cookies.get(COOKIE))
+        return await listing(player.id, *_browser(request))
 
     return router
+
+
+def _browser(request: Request) -> tuple[str | None, str]:
+    """The asking browser's player cookie and ``User-Agent``."""
+    return request.cookies.get(COOKIE), request.headers.get("user-agent", "")
 
 
 def set_cookie(request: Request, response: Response, token: str) -> None:

@@ -12,10 +12,15 @@ and what an imported record's player and event tags may say.
   letter, and a record of a game against the AI names it.
 
 Text is kept in NFC, so that an accent composed into its letter counts as no mark.
+
+Every player has a readable name (SPEC B7): until they choose one, :func:`default_name` gives
+them an animal and a number, the same for everyone who sees them, in words that English,
+Spanish and Portuguese spell alike ("Orca 4821").
 """
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 from ..games.changes import GameActionError
@@ -44,6 +49,11 @@ INVISIBLE = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),  # tags and the variation selectors supplement
 )
+# Animals named alike in English, Spanish and Portuguese: a default name needs no translation.
+DEFAULT_ANIMALS = (
+    "Alpaca", "Cobra", "Dingo", "Jaguar", "Kiwi", "Mamba", "Manta", "Orca", "Panda", "Puma",
+    "Tapir",
+)  # fmt: skip
 RESERVED_PREFIX = "chuhan"  # the site's and its AI's names, letters and digits only, folded
 MARKS = ("Mn", "Me")
 
@@ -89,3 +99,11 @@ def display_name(name: str) -> str | None:
     if folded.startswith(RESERVED_PREFIX):
         raise BadText("reserved", "this name belongs to the site and its computer player")
     return name
+
+
+def default_name(player_id: str) -> str:
+    """SPEC B7: the name of a player who has not chosen one, from their id: an animal of
+    :data:`DEFAULT_ANIMALS` and a number from 1000 to 9999 ("Orca 4821")."""
+    digest = int.from_bytes(hashlib.sha256(player_id.encode()).digest()[:8], "big")
+    animal = DEFAULT_ANIMALS[digest % len(DEFAULT_ANIMALS)]
+    return f"{animal} {1000 + digest // len(DEFAULT_ANIMALS) % 9000}"

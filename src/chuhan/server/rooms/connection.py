@@ -166,7 +166,7 @@ class RoomConnection(GameFollower):
             return None
         shown = (room.version, self.holds_seat)
         if again or shown != self._room_shown:
-            names = await self.names_of(room.seats)
+            names = await self.names_of(room)  # and ratings in a paired room (B7)
             turn_seconds = self.rooms.clock_rules.turn_seconds
             view = views.room_view(room, self.player.id, names, turn_seconds)
             # Unknown (None) until the hello is answered: a notice crossing it (this socket's

@@ -38,17 +38,23 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
 
     router = APIRouter(lifespan=lifespan)
 
-    async def names_of(room_seats: list[dict[str, Any]]) -> dict[str, str | None]:
-        names: dict[str, str | None] = await games.db(
-            games.store.player_names, [seat["player"] for seat in room_seats]
-        )
-        return names
+    async def names_of(room: RoomRecord) -> dict[str, dict[str, Any]]:
+        """Each seated player's name and, in a paired room, their rating in its variant (B7:
+        the room shows both players' before the first move)."""
+        players = [seat["player"] for seat in room.seats]
+        variant = room.variant if room.options.get("paired") else None
+        names: dict[str, str | None] = await games.db(games.store.player_names, players)
+        shown: dict[str, dict[str, Any]] = {}
+        for player_id, name in names.items():
+            rating = (await games.ratings.of_player(player_id))[variant] if variant else None
+            shown[player_id] = {"name": name, "rating": rating.to_json() if rating else None}
+        return shown
 
     async def view(room_id: str, player: Player, room: RoomRecord | None = None) -> dict[str, Any]:
         """The room as ``player`` sees it: ``room`` as their action just stored it, else read."""
         if room is None:
             room = await rooms.room_for(player, room_id)
-        names = await names_of(room.seats)
+        names = await names_of(room)
         return views.room_view(room, player.id, names, rooms.clock_rules.turn_seconds)
 
     @router.post("/api/rooms", status_code=201)

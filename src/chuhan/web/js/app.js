@@ -6,6 +6,7 @@ import { openGame, showHome, showSettings } from "./screens.js";
 import { openRoomRoute } from "./room.js";
 import { openReviewRoute } from "./shared_review.js";
 import { showArchive } from "./archive.js";
+import { openDeviceRoute } from "./devices.js";
 import { showPuzzles } from "./puzzles.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
@@ -83,6 +84,7 @@ async function main() {
   else if (location.pathname.startsWith("/review")) screen = await openReviewRoute(root);
   else if (location.pathname === "/puzzles") screen = await showPuzzles(root, params); // B9
   else if (location.pathname === "/games") await showArchive(root); // B3: "My games"
+  else if (location.pathname === "/device") await openDeviceRoute(root); // B6: another device
   else await showHome(root);
   await stylesheetsLoaded();
   document.body.dataset.ready = "true";

@@ -9,6 +9,7 @@ import { api, ApiError, PlaySocket } from "./connection.js";
 import { apiErrorText, refusal } from "./errors.js";
 import { t } from "./i18n.js";
 import { PlayView } from "./play.js";
+import { ratingText } from "./archive.js";
 import { sideNames } from "./position.js";
 import { setupChoice, VARIANTS } from "./screens.js";
 import { announce, confirmDialog, el } from "./ui.js";
@@ -18,6 +19,11 @@ const DRAW_OFFER_GAP = 10; // SPEC R5: half-moves between one player's offers
 /** A text that may start with "your friend": its first letter capitalised. */
 function sentence(text) {
   return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
+}
+
+/** B7: a seat's name with, in a paired room, the rating in its variant: "Orca 4821 (1500?)". */
+function ratedName(seat) {
+  return seat.name && seat.rating ? `${seat.name} (${ratingText(seat.rating)})` : seat.name;
 }
 
 /** B1: in a paired room the opponent without a name is a stranger, not "your friend". */
@@ -281,8 +287,9 @@ export class RoomScreen {
     const seat = this.room.seats.find((s) => s.side === side);
     const sideName = t(`side.${side}`);
     if (!seat) return sideName;
-    if (seat.you) return seat.name ? t("room.player_you_named", { name: seat.name, side: sideName }) : t("room.player_you", { side: sideName });
-    return seat.name ? t("room.player_named", { name: seat.name, side: sideName }) : t(unnamed(this.room, "room.player_friend"), { side: sideName });
+    const name = ratedName(seat);
+    if (seat.you) return name ? t("room.player_you_named", { name, side: sideName }) : t("room.player_you", { side: sideName });
+    return name ? t("room.player_named", { name, side: sideName }) : t(unnamed(this.room, "room.player_friend"), { side: sideName });
   }
 
   playerBadges(side) {
@@ -440,7 +447,7 @@ export class RoomScreen {
     // Once a game is on the board its players' rows name the seats, with their sides.
     this.seats.hidden = Boolean(this.state);
     for (const seat of room.seats) {
-      const who = seat.you ? t("room.you") : (seat.name || t(unnamed(room, "room.friend")));
+      const who = seat.you ? t("room.you") : (ratedName(seat) || t(unnamed(room, "room.friend")));
       const row = el("div", { class: `player${seat.side ? ` side-${seat.side}` : ""}`, "data-seat": seat.you ? "you" : "friend" });
       row.append(el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name" }, who));
       if (seat.side) row.append(el("span", { class: "badge" }, t(`side.${seat.side}`)));

@@ -396,6 +396,8 @@ export function showSettings(onLanguage) {
   volume.addEventListener("input", () => updateSettings({ volume: Number(volume.value) / 100 }));
   body.append(el("div", { class: "field" }, el("label", { for: "settings-volume" }, t("settings.volume")), volume));
   body.append(nameField());
+  // B6: the same player on a phone and a laptop, and back after the cookies are gone.
+  body.append(el("p", {}, el("a", { href: "/device", "data-action": "other-device" }, t("settings.other_device"))));
   translateTree(body);
   return showDialog({
     title: t("settings.title"),

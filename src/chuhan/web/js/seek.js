@@ -8,6 +8,7 @@ import { clockChoice, clockLabel, syncClockChoice } from "./clocks.js";
 import { api } from "./connection.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
+import { nameBeforeFirstPairing } from "./naming.js";
 import { bikjangChoice, radioGroup, rulesChoice, VARIANTS } from "./screens.js";
 import { announce, el } from "./ui.js";
 
@@ -140,8 +141,9 @@ export function seekCard(aiForm) {
     });
   };
 
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (!await nameBeforeFirstPairing()) return; // B7: asked once, before the first pairing
     const data = new FormData(form);
     const variant = String(data.get("seek-variant"));
     const options = variant === "janggi"

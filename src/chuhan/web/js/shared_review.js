@@ -17,8 +17,14 @@ function message(root, text) {
   return null;
 }
 
-/** The names of an imported record's players (its Red/Black tags), else the sides'. */
+/** The names of the players: a game of the player's own names both (B7: "(you)" marks the
+ * side they played), an imported record its Red/Black tags; else the sides'. */
 function recordName(state, side) {
+  const name = state.players?.[side];
+  if (name) {
+    const key = side === state.you ? "room.player_you_named" : "room.player_named";
+    return t(key, { name, side: t(`side.${side}`) });
+  }
   const tags = state.options?.record_tags || {};
   const [first] = sideNames(state.variant);
   const tag = side === first ? tags.Red || tags.Cho : tags.Black || tags.Han;
