@@ -46,12 +46,14 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   of the queued analyses are served round-robin over address blocks, then players.
 - What one client may create (issue 27 #8, ``limits/budgets.py``; per
   ``CHUHAN_CREATION_WINDOW_SECONDS``, 3600; 0 turns a budget off): new players per address
-  block ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` (100); games against the AI or on one device
-  ``CHUHAN_GAMES_PER_PLAYER`` (100) / ``CHUHAN_GAMES_PER_ADDRESS`` (500); record imports
-  ``CHUHAN_IMPORTS_PER_PLAYER`` (60) / ``CHUHAN_IMPORTS_PER_ADDRESS`` (240); new analyses
-  ``CHUHAN_ANALYSES_PER_PLAYER`` (60) / ``CHUHAN_ANALYSES_PER_ADDRESS`` (240). A player's
-  budget refuses when spent, an address block's slows its uses (up to 10 s), then refuses:
-  429 with ``retry_after``.
+  block ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` (300) / IPv6 /48 ``CHUHAN_NEW_PLAYERS_PER_NETWORK``
+  (600); games against the AI or on one device ``CHUHAN_GAMES_PER_PLAYER`` (100) /
+  ``CHUHAN_GAMES_PER_ADDRESS`` (1000) / ``CHUHAN_GAMES_PER_NETWORK`` (2000); record imports
+  ``CHUHAN_IMPORTS_PER_PLAYER`` (60) / ``CHUHAN_IMPORTS_PER_ADDRESS`` (240) /
+  ``CHUHAN_IMPORTS_PER_NETWORK`` (480); new analyses ``CHUHAN_ANALYSES_PER_PLAYER`` (60) /
+  ``CHUHAN_ANALYSES_PER_ADDRESS`` (240) / ``CHUHAN_ANALYSES_PER_NETWORK`` (480). A player's
+  budget refuses when spent, an address block's and a /48's slow its uses (up to 10 s), then
+  refuse: 429 with ``retry_after``. A school of 150 behind one address all get in (Z5).
 - Retention (issue 27 #8, ``ops/retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
   never played anything (no game of any kind, no points, no rating, not seated in a room or
   seeking a game) is deleted this many days after they were created, and a local game left
@@ -224,12 +226,16 @@ _JOIN_VARIABLES = {
 }
 _CREATION_VARIABLES = {
     "players_per_address": "CHUHAN_NEW_PLAYERS_PER_ADDRESS",
+    "players_per_network": "CHUHAN_NEW_PLAYERS_PER_NETWORK",
     "games_per_player": "CHUHAN_GAMES_PER_PLAYER",
     "games_per_address": "CHUHAN_GAMES_PER_ADDRESS",
+    "games_per_network": "CHUHAN_GAMES_PER_NETWORK",
     "imports_per_player": "CHUHAN_IMPORTS_PER_PLAYER",
     "imports_per_address": "CHUHAN_IMPORTS_PER_ADDRESS",
+    "imports_per_network": "CHUHAN_IMPORTS_PER_NETWORK",
     "analyses_per_player": "CHUHAN_ANALYSES_PER_PLAYER",
     "analyses_per_address": "CHUHAN_ANALYSES_PER_ADDRESS",
+    "analyses_per_network": "CHUHAN_ANALYSES_PER_NETWORK",
     "window_seconds": "CHUHAN_CREATION_WINDOW_SECONDS",
 }
 

@@ -85,6 +85,17 @@ def network_block(host: str) -> str | None:
     return str(ipaddress.IPv6Network(f"{address}/48", strict=False))
 
 
+def network_of_block(block: str) -> str | None:
+    """The /48 of an address block that is an IPv6 /64 (:func:`address_block`'s), else None."""
+    try:
+        network = ipaddress.ip_network(block)
+    except ValueError:
+        return None
+    if not isinstance(network, ipaddress.IPv6Network) or network.prefixlen != 64:
+        return None
+    return str(network.supernet(new_prefix=48))
+
+
 @dataclass
 class ConnectionGuard:
     """Open connections per address block, shared by every connection of one server;

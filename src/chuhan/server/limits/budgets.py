@@ -2,21 +2,26 @@
 
 Every one of these is a database row (an analysis is also engine time), so each has a budget
 (:mod:`.limits.budget`: so many per window, spent and regained evenly, counted in the database for
-every instance). Defaults per hour, far above what a person does by hand:
+every instance). Defaults per hour, far above what a person does by hand, and sized for a
+school behind one address (150 first visits, 100 students × 6 one-device games, Z5):
 
-- new players (identities) per address block: 100 — a classroom behind one address all get
-  in at once; a cookie-less flood gets 100 and then one more every 36 s;
-- games against the AI or on one device: 100 per player, 500 per address block;
-- record imports: 60 per player, 240 per address block;
+- new players (identities) per address block: 300, per IPv6 /48: 600 — a school of 150 all
+  get in at once; a cookie-less flood gets 300 and then one more every 12 s (and only the
+  site's own pages make players, Z6: ``http/identity.py``);
+- games against the AI or on one device: 100 per player, 1,000 per address block, 2,000
+  per /48;
+- record imports: 60 per player, 240 per address block, 480 per /48;
 - new analyses (asking again for one that exists costs nothing): 60 per player, 240 per
-  address block.
+  address block, 480 per /48.
 
-A player's own budget *refuses* when spent; an address block's *slows* (each use waits its
-turn, up to ``max_wait_seconds``), so strangers behind one address are held back, not shut
-out, as the password budget does (``rooms/ratelimit.py``). A refusal is ``429`` with a code
-(``too_many_players``, ``too_many_games``, ``too_many_imports``, ``too_many_analyses``), a
-message and ``retry_after``. Online games are not counted here: rooms have budgets of their
-own (open rooms per player, password attempts).
+Per identity first: a player's own budget *refuses* when spent. The address block's (an IPv4
+address, an IPv6 /64) and its /48's are the backstop against many identities: they *slow*
+(each use waits its turn, up to ``max_wait_seconds``), so strangers behind one address are
+held back, not shut out, as the password budget does (``rooms/ratelimit.py``); the /48 is
+counted so that one holder of many /64s does not get each one's budget. A refusal is ``429``
+with a code (``too_many_players``, ``too_many_games``, ``too_many_imports``,
+``too_many_analyses``), a message and ``retry_after``. Online games are not counted here:
+rooms have budgets of their own (open rooms per player, password attempts).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 
 from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.store import Store
+from ..http.connections import network_of_block
 from .budget import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0
@@ -35,13 +41,17 @@ class CreationLimits:
     """Budgets per ``window_seconds`` (settings: ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` …);
     0 turns one off."""
 
-    players_per_address: int = 100
+    players_per_address: int = 300
+    players_per_network: int = 600
     games_per_player: int = 100
-    games_per_address: int = 500
+    games_per_address: int = 1000
+    games_per_network: int = 2000
     imports_per_player: int = 60
     imports_per_address: int = 240
+    imports_per_network: int = 480
     analyses_per_player: int = 60
     analyses_per_address: int = 240
+    analyses_per_network: int = 480
     window_seconds: float = HOUR
     max_wait_seconds: float = MAX_WAIT_SECONDS
 
@@ -84,26 +94,39 @@ class CreationBudgets:
         self.limits = limits
         self.limiter = Limiter(store.engine, limits.max_wait_seconds)
 
-    def _budgets(self, kind: str) -> tuple[int, int]:
+    def _budgets(self, kind: str) -> tuple[int, int, int]:
+        """Per player, per address block, per /48."""
         limits = self.limits
         return {
-            "players": (0, limits.players_per_address),
-            "games": (limits.games_per_player, limits.games_per_address),
-            "imports": (limits.imports_per_player, limits.imports_per_address),
-            "analyses": (limits.analyses_per_player, limits.analyses_per_address),
+            "players": (0, limits.players_per_address, limits.players_per_network),
+            "games": (limits.games_per_player, limits.games_per_address, limits.games_per_network),
+            "imports": (
+                limits.imports_per_player,
+                limits.imports_per_address,
+                limits.imports_per_network,
+            ),
+            "analyses": (
+                limits.analyses_per_player,
+                limits.analyses_per_address,
+                limits.analyses_per_network,
+            ),
         }[kind]
 
     def spend(self, kind: str, player_id: str | None, block: str) -> Reservation | None:
         """Take one ``kind`` use for the player (None: a new player) from address ``block``
-        (empty: the server's own). Returns the reservation (its ``wait``: how long the use
-        must wait for its turn), None when nothing is counted. Raises TooManyError."""
-        per_player, per_address = self._budgets(kind)
+        (empty: the server's own) and its /48 when it is an IPv6 /64. Returns the reservation
+        (its ``wait``: how long the use must wait for its turn), None when nothing is
+        counted. Raises TooManyError."""
+        per_player, per_address, per_network = self._budgets(kind)
         window = self.limits.window_seconds
+        network = network_of_block(block)
         uses = []
         if player_id and per_player:
             uses.append((f"{kind}:player:{player_id}", Budget(per_player, window)))
         if block and per_address:
             uses.append((f"{kind}:address:{block}", Budget(per_address, window, slows=True)))
+        if network and per_network:
+            uses.append((f"{kind}:network:{network}", Budget(per_network, window, slows=True)))
         if not uses:
             return None
         try:
@@ -117,6 +140,6 @@ class CreationBudgets:
             ) from None
 
     def _own_spent(self, kind: str, player_id: str) -> bool:
-        per_player, _ = self._budgets(kind)
+        per_player, _, _ = self._budgets(kind)
         budget = Budget(per_player, self.limits.window_seconds)
         return self.limiter.left(f"{kind}:player:{player_id}", budget) <= 0
