@@ -254,3 +254,17 @@ def test_a_device_is_shown_by_its_browser_and_system_b6():
         "Firefox · Linux"
     )
     assert device_label("curl/8.0") == ""
+
+
+def test_a_device_link_and_a_recovery_code_on_either_database_b6(tmp_path, database):
+    """The lookup by device runs as its own statement on PostgreSQL (Store.driver)."""
+    with server(tmp_path, database=database) as (phone, _, _):
+        me = _me(phone)
+        assert me["name_chosen"] is False and me["name"]  # B7: a default name, on both
+        laptop = _fresh(phone)
+        laptop.post("/api/devices/sign-in", json={"link": _code(_link(phone))}).raise_for_status()
+        assert _me(laptop)["id"] == me["id"]
+        code = phone.post("/api/devices/recovery").json()["code"]
+        lost = _fresh(phone)
+        assert lost.post("/api/devices/sign-in", json={"recovery": code}).json()["id"] == me["id"]
+        assert len(phone.get("/api/devices").json()["devices"]) == 3
