@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
+from chuhan.server.db.puzzles import PuzzleStore
 from chuhan.server.puzzles.catalog import read_puzzles
 from chuhan.server.puzzles.limits import PuzzleSettings
 from chuhan.server.puzzles.solving import board_after
@@ -273,3 +274,23 @@ def test_analyse_opens_a_solved_xiangqi_puzzle_in_the_review_B9(client: TestClie
     game = client.get(f"/api/archive/games/{answer.json()['game']}").json()
     assert game["start_fen"].split()[0] == BY_ID[attempt["puzzle"]["id"]].fen.split()[0]
     assert game["moves"] == line_of(attempt)
+
+
+def test_loading_again_adds_only_new_puzzles_and_keeps_their_ratings_B9(tmp_path: Path) -> None:
+    """The data files are loaded at every start (any instance): a puzzle already stored keeps
+    the rating its attempts gave it; a line that does not fit the format is left out."""
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    lines = (FIXTURES / "xiangqi.jsonl").read_text().splitlines()
+    (folder / "xiangqi.jsonl").write_text(lines[0] + "\n")
+    with server(tmp_path, puzzles=PuzzleSettings(data_dir=folder)) as (client, _, _):
+        solved = solve(client, begin(client))
+        cookies = dict(client.cookies)
+    moved = solved["puzzle"]["rating"]
+    assert solved["change"] > 0  # the puzzle lost to the solver: its rating went down
+    (folder / "xiangqi.jsonl").write_text(lines[0] + "\n" + lines[1] + "\n" + '{"id": 1}\n')
+    with server(tmp_path, puzzles=PuzzleSettings(data_dir=folder)) as (client, _, store):
+        client.cookies.update(cookies)
+        again = client.get(f"/api/puzzles/attempts/{solved['id']}").json()
+        assert again["puzzle"]["rating"] == moved < json.loads(lines[0])["rating"]
+        assert PuzzleStore(store).counts() == {"xiangqi": 2}

@@ -147,3 +147,23 @@ def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Pag
     expect(history).to_have_count(3)  # the jieqi solved and failed, the janggi daily begun
     phone.locator("[data-puzzle-history]").scroll_into_view_if_needed()
     phone.screenshot(path="/tmp/chuhan-puzzles-390-history.png")
+
+
+def test_confirm_before_move_asks_before_the_answer_is_sent_U4_B9(wide: Page) -> None:
+    """With "Confirm before move" on, a puzzle move waits for "Play", as a game's does."""
+    wide.add_init_script("localStorage.setItem('chuhan.settings', '{\"confirmMove\": true}')")
+    open_page(wide, "/puzzles?variant=xiangqi")
+    puzzle = BY_ID[layout(wide)["puzzle"]]
+    click_move(wide, puzzle.moves[0])
+    expect(wide.locator('[data-action="confirm-move"]')).to_be_focused()
+    assert layout(wide)["ply"] == "0"  # nothing sent yet
+    wide.keyboard.press("Enter")
+    wide.wait_for_function(
+        "() => document.querySelector('[data-puzzle]').dataset.ply !== '0'"
+        " || document.querySelector('[data-puzzle]').dataset.status !== 'playing'"
+    )
+    assert layout(wide)["status"] in ("playing", "solved")
+    assert (
+        wide.locator("[data-puzzle-moves] li[data-move]").first.get_attribute("data-move")
+        == puzzle.moves[0]
+    )

@@ -298,6 +298,8 @@ class PuzzleService:
                 attempt = await self.games.db(self.store.step, attempt, played, attempt.hinted, now)
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
+        if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
+            puzzle = await self.games.db(self.store.puzzle, puzzle.id) or puzzle
         answer = await self.answer(attempt, puzzle, rating)
         answer["verdict"] = "wrong" if not verdict.right else "solved" if verdict.done else "right"
         answer["reply"] = verdict.reply if verdict.right and not verdict.done else None
@@ -329,6 +331,8 @@ class PuzzleService:
                 attempt, rating = await self._finish(attempt, attempt.played, SHOWN, utcnow())
             except Moved:
                 raise GameActionError("stale", "the puzzle moved on meanwhile") from None
+            if attempt.rated:
+                puzzle = await self.games.db(self.store.puzzle, puzzle.id) or puzzle
             return await self.answer(attempt, puzzle, rating)
         return await self.answer(attempt, puzzle)
 

@@ -39,6 +39,7 @@ class PuzzleScreen {
     this.attempt = null;
     this.selected = null;
     this.hint = null;
+    this.preview = null; // a move waiting for "Play?" (U4)
     this.sending = false;
     this.shownFen = null; // a position drawn before the server's (the solver's move alone)
     this.lastShown = null;
@@ -66,17 +67,24 @@ class PuzzleScreen {
     this.tabs = tabs;
     this.statusLine = el("p", { class: "status-line", role: "status", "data-puzzle-status": "" });
     this.boardBox = el("div", { class: "board-box" });
+    this.confirmBar = el("div", { class: "confirm-bar", hidden: "" });
+    this.confirmBar.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      this.cancel();
+    });
     const main = el("div", { class: "game-main" });
-    main.append(this.heading, tabs, this.statusLine, this.boardBox);
+    main.append(this.heading, tabs, this.statusLine, this.boardBox, this.confirmBar);
 
     const side = el("aside", { class: "side-panel puzzle-panel" });
     this.info = el("div", { class: "puzzle-info", "data-puzzle-info": "" });
     this.controls = el("div", { class: "controls", "data-controls": "" });
     this.hintButton = this.button("puzzle.hint", () => this.askHint(), "hint");
+    this.passButton = this.button("action.pass", () => this.ready && this.play("pass"), "pass");
     this.solutionButton = this.button("puzzle.show_solution", () => this.askSolution(), "solution");
     this.nextButton = this.button("puzzle.next", () => this.start({}), "next", "button primary");
     this.analyseButton = this.button("puzzle.analyse", () => this.analyse(), "analyse");
-    this.controls.append(this.hintButton, this.solutionButton, this.nextButton, this.analyseButton);
+    this.controls.append(this.passButton, this.hintButton, this.solutionButton, this.nextButton, this.analyseButton);
     this.endBox = el("section", { class: "end-box", "data-puzzle-end": "", hidden: "" });
     this.movesHeading = el("h2", { class: "panel-heading" });
     this.moveList = el("ol", { class: "move-list", "data-puzzle-moves": "" });
@@ -193,6 +201,10 @@ class PuzzleScreen {
     this.attempt = answer;
     this.hint = { from: answer.hint, to: null };
     this.render();
+    if (answer.hint === "pass") {
+      announce(t("puzzle.hint_pass"));
+      return;
+    }
     const letter = placementFromFen(answer.position.fen).get(answer.hint);
     announce(t("puzzle.hint_text", { piece: letter ? pieceName(letter, this.variant) : "", point: answer.hint }));
   }
@@ -234,8 +246,11 @@ class PuzzleScreen {
       announce(t("status.sending"));
       return;
     }
+    if (this.preview) this.hidePreview();
     if (this.selected && this.legalFrom(this.selected).includes(point)) {
-      this.play(this.selected + point);
+      const move = this.selected + point;
+      if (settings.confirmMove) this.askConfirm(move);
+      else this.play(move);
       return;
     }
     if (this.selected === point) {
@@ -255,10 +270,37 @@ class PuzzleScreen {
   }
 
   cancel() {
-    if (!this.selected) return;
+    const previewing = Boolean(this.preview);
+    this.hidePreview();
+    if (!this.selected && !previewing) return;
     this.selected = null;
     this.render();
     announce(t("announce.cancelled"));
+  }
+
+  // U4 "Confirm before move", as the play view asks it.
+  askConfirm(move) {
+    this.preview = move;
+    this.confirmBar.innerHTML = "";
+    const yes = el("button", { type: "button", class: "button primary", "data-action": "confirm-move" }, t("confirm.play"));
+    yes.addEventListener("click", () => {
+      this.hidePreview();
+      this.play(move);
+    });
+    const no = el("button", { type: "button", class: "button", "data-action": "cancel-move" }, t("confirm.cancel"));
+    no.addEventListener("click", () => this.cancel());
+    this.confirmBar.append(el("span", {}, t("confirm.move", { move: formatCoordinates(move) })), yes, no);
+    this.confirmBar.hidden = false;
+    yes.focus();
+  }
+
+  hidePreview() {
+    this.preview = null;
+    if (this.confirmBar.hidden) return;
+    const hadFocus = this.confirmBar.contains(document.activeElement);
+    this.confirmBar.hidden = true;
+    this.confirmBar.innerHTML = "";
+    if (hadFocus) this.board.focusPoint(this.board.focused);
   }
 
   // ------------------------------------------------------------------ drawing
@@ -345,6 +387,8 @@ class PuzzleScreen {
   renderControls() {
     for (const button of this.controls.querySelectorAll("[data-i18n-key]")) button.textContent = t(button.dataset.i18nKey);
     const over = this.over;
+    this.passButton.hidden = over || this.variant !== "janggi" || !this.attempt;
+    this.passButton.disabled = !this.ready || !this.attempt.position.legal_moves.includes("pass");
     this.hintButton.hidden = over || !this.attempt;
     this.hintButton.disabled = !this.ready || Boolean(this.hint);
     this.solutionButton.hidden = over || !this.attempt;
