@@ -549,8 +549,10 @@ class RatedEvent(GameEvent, type="rated"):
     ``options.rated``)."""
 
     rated: dict[str, Any] = Field(
-        description="per side: `before`, `after`, `delta`, `provisional`; `counted` (false: "
-        "past the pair's daily limit, `reason` `pair_limit`)"
+        description="per side: `before`, `after`, `delta`, `provisional` (and `capped`: true "
+        "when the hour's gain limit cut it, Z8); `counted` (false: nothing changed, `reason` "
+        "`pair_limit`, `same_network`, `new_player` (with `ai_games_first`) or "
+        "`new_opponent_limit`, Z8)"
     )
 
 

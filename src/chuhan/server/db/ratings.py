@@ -199,6 +199,8 @@ class RatingStore:
                 shown[names[side]]["capped"] = True
         if reason is not None:
             shown["reason"] = reason
+        if reason == "new_player":
+            shown["ai_games_first"] = self.rules.ai_games_first  # what the page says it needs
         payload = event("rated", rated=shown)
         finished = replace(
             game, options={**game.options, "rated": shown}, seq=game.seq + 1, updated_at=now

@@ -142,6 +142,9 @@ def entry_json(entry: ArchivedGame) -> dict[str, Any]:
     if kind == "paired" and rated and entry.side is not None:
         mine = rated.get(names[entry.side]) or {}
         item["rating"] = {**mine, "counted": rated.get("counted", True)}
+        for why in ("reason", "ai_games_first"):  # why it was not rated (Z8, B2)
+            if why in rated:
+                item["rating"][why] = rated[why]
     if game.ongoing and game.kind == "ai":
         item["resume"] = f"/play/ai?variant={game.variant}&game={game.id}"
     elif game.ongoing:
