@@ -154,7 +154,8 @@ function deviceItem(device, refresh, status) {
     }
   });
   return el("li", { class: "device-item", "data-device": device.id, "data-current": String(device.current) },
-    el("span", { class: "device-name" }, name), el("span", { class: "muted" }, facts.join(" · ")), out);
+    el("div", { class: "device-text" }, el("span", { class: "device-name" }, name),
+      el("span", { class: "muted" }, facts.join(" · "))), out);
 }
 
 /** The page "/device": the owner's link, recovery code and devices; with a link's code in
