@@ -124,3 +124,52 @@ def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
         )
     finally:
         friends.close()
+
+
+@pytest.fixture(scope="module")
+def byoyomi_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    # 5 min + 3 × 30 s plays as 6 s + 3 × 0.6 s.
+    settings = {**FAST_SETTINGS, "CHUHAN_ROOM_CLOCK_SCALE": "0.02"}
+    with running_server(tmp_path_factory.mktemp("rooms-byoyomi-web"), **settings) as url:
+        yield url
+
+
+def test_janggi_byoyomi_shows_its_periods_then_flags_on_a_phone_B7(
+    chromium: Browser, byoyomi_server: str
+) -> None:
+    friends = Friends(chromium, byoyomi_server, viewport={"width": 390, "height": 844})
+    try:
+        creator, friend = friends.pages
+        creator.goto("/room")
+        creator.wait_for_selector("[data-room-home]")
+        creator.check("#room-variant-janggi")
+        creator.select_option("#room-clock", "5m+3x30s")
+        creator.click("[data-action=create-room]")
+        creator.wait_for_selector("[data-room]")
+        assert creator.text_content("[data-room-length]") == (
+            "Game length: 5 min + byoyomi 3 × 30 s"
+        )
+        friend.goto(invite_link(creator))
+        friend.wait_for_selector("[data-room] [data-seat=friend]")
+        pages = ready_both([creator, friend], "janggi")
+        pages["han"].click("[data-action=choose-setup]")
+        pages["cho"].wait_for_selector("[data-han-setup]")
+        pages["cho"].click("[data-action=choose-setup]")
+        for page in pages.values():
+            page.wait_for_selector("[data-room][data-phase=playing]")
+        move(pages["cho"], "a4a5")
+        move(pages["han"], "a7a6")
+        han = pages["han"]
+        assert clocks_of(han)["han"] == ("0:06 + 3 × 0.6 s", False)
+        # Cho's 6 s base runs out: the periods are shown, then the last one flags.
+        han.wait_for_function(
+            "() => document.querySelector('[data-side=cho] [data-player-clock]')"
+            "?.textContent?.includes('byoyomi')"
+        )
+        text, running = clocks_of(han)["cho"]
+        assert running and text.startswith("0:0") and text.endswith("byoyomi 3 × 0.6 s")
+        han.screenshot(path=str(SHOTS / "chuhan-clock-390-byoyomi.png"))
+        han.wait_for_selector("[data-room][data-reason=timeout]", timeout=20000)
+        assert han.eval_on_selector("[data-room]", "e => e.dataset.winner") == "han"
+    finally:
+        friends.close()
