@@ -9,7 +9,8 @@ progress, for the "your game is on" banner every page shows (``web/js/live.js``)
   address that resumes them.
 
 Public facts only (Z2): no jieqi secret, no other player's id. A request without a known
-player is refused (401 ``no_player``): the banner never makes an identity (S1, Z6).
+player has no games (and makes no identity, S1, Z6: the learn pages ask too), so a first
+visit meets no refused request.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from .. import views
 from ..db.live import LiveStore
 from ..games.changes import side_names, turn_of
 from ..games.service import GameService
-from ..http.identity import Known
+from ..http.identity import known_player
 from ..records import GameRecord, RoomRecord, utcnow
 
 
@@ -102,7 +103,11 @@ def live_router(service: GameService) -> APIRouter:
     router = APIRouter()
 
     @router.get("/api/live")
-    async def live_games(player: Known) -> dict[str, Any]:
+    async def live_games(request: Request) -> dict[str, Any]:
+        now = utcnow()
+        player = await known_player(service, request.cookies)
+        if player is None:
+            return {"games": [], "now": views.iso_time(now)}
         found = await service.db(live.rooms_of, player.id)
         others = [s["player"] for room, _ in found for s in room.seats if s["player"] != player.id]
         names = await service.db(service.store.player_names, others) if others else {}
@@ -110,7 +115,6 @@ def live_router(service: GameService) -> APIRouter:
         pending = await service.pending_game(player)
         if pending is not None:
             entries.append(resume_entry(pending))
-        now = utcnow()
         local = [
             game
             for game in await service.db(service.store.ongoing_games, player.id, "local")

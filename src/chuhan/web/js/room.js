@@ -437,7 +437,7 @@ export class RoomScreen {
   renderLobby() {
     const room = this.room;
     const key = JSON.stringify([room.seats, room.setup, room.you, this.holds, this.detached,
-      this.ongoing, Boolean(this.state), document.documentElement.lang]);
+      this.ongoing, Boolean(this.state), document.documentElement.lang, this.rematchNote]);
     if (this.lobbyKey === key) return;
     this.lobbyKey = key;
     this.seats.innerHTML = "";
@@ -471,6 +471,10 @@ export class RoomScreen {
       this.renderRematch();
       return;
     }
+    if (!this.ongoing && this.opponentLeft) {
+      this.renderOpponentLeft();
+      if (room.options?.paired) return; // nobody else can come in: no Ready to wait on
+    }
     if (!this.ongoing) {
       const mine = room.seats.find((seat) => seat.you);
       // R3 explained where it is still asked: the first game, or a new opponent.
@@ -503,21 +507,82 @@ export class RoomScreen {
     const phase = theirs === "offered" ? "received" : mine === "offered" ? "offered" : "none";
     const box = el("div", { class: "room-rematch", "data-rematch": phase, role: "group", "aria-label": t("room.rematch") });
     const act = (action) => () => this.act("rematch", { action });
+    const actions = el("div", { class: "room-rematch-actions" });
     if (phase === "received") {
-      box.append(el("p", { "data-rematch-offer": "" }, sentence(t("room.rematch_received", { name }))),
-        el("div", { class: "room-rematch-actions" },
-          this.view.button("room.rematch_accept", act("accept"), { "data-action": "rematch-accept", class: "button primary" }),
-          this.view.button("room.rematch_decline", act("decline"), { "data-action": "rematch-decline" })));
+      box.append(el("p", { "data-rematch-offer": "" }, sentence(t("room.rematch_received", { name }))));
+      actions.append(
+        this.view.button("room.rematch_accept", act("accept"), { "data-action": "rematch-accept", class: "button primary" }),
+        this.view.button("room.rematch_decline", act("decline"), { "data-action": "rematch-decline" }));
     } else if (phase === "offered") {
-      box.append(el("p", { "data-rematch-waiting": "" }, t("room.rematch_offered", { name })),
-        this.view.button("room.rematch_cancel", act("cancel"), { "data-action": "rematch-cancel" }));
+      box.append(el("p", { "data-rematch-waiting": "" }, t("room.rematch_offered", { name })));
+      actions.append(this.view.button("room.rematch_cancel", act("cancel"), { "data-action": "rematch-cancel" }));
     } else {
       if (mine === "declined") box.append(el("p", { "data-rematch-declined": "" }, sentence(t("room.rematch_declined", { name }))));
       if (theirs === "declined") box.append(el("p", { class: "muted" }, t("room.rematch_you_declined")));
-      box.append(el("p", { class: "muted" }, t("room.rematch_lead", { name })),
-        this.view.button("room.rematch", act("offer"), { "data-action": "rematch-offer", class: "button primary" }));
+      if (this.rematchNote === "withdrawn") box.append(el("p", { "data-rematch-withdrawn": "" }, sentence(t("room.rematch_withdrawn", { name }))));
+      box.append(el("p", { class: "muted" }, t("room.rematch_lead", { name })));
+      actions.append(this.view.button("room.rematch", act("offer"), { "data-action": "rematch-offer", class: "button primary" }));
     }
+    // B5: after a paired game, someone new (the same seek again) beside the rematch.
+    if (this.room.options?.paired) actions.append(this.newOpponentButton());
+    box.append(actions);
     this.setupBox.append(box); // below the board, in view when the game ends (phone too)
+  }
+
+  /** B5: a game was played here and the opponent has gone (R8): nobody to rematch. */
+  get opponentLeft() {
+    return Boolean(this.state) && !this.room.setup && this.room.seats.length < 2;
+  }
+
+  // B5: said, with the way on: in a paired room a new opponent (the same seek again) or the
+  // computer; in a private room the invite above still brings another friend (then Ready).
+  renderOpponentLeft() {
+    const name = this.leftName || t(unnamed(this.room, "room.friend_name"));
+    const box = el("div", { class: "room-rematch", "data-opponent-left": "", role: "group", "aria-label": t("room.rematch") },
+      el("p", { class: "notice" }, sentence(t("room.opponent_left", { name }))));
+    if (this.room.options?.paired) {
+      box.append(el("p", { class: "muted" }, t("room.opponent_left_lead")),
+        el("div", { class: "room-rematch-actions" }, this.newOpponentButton(),
+          this.view.button("room.play_ai", () => this.leaveFor(this.computerAddress()), { "data-action": "play-ai" })));
+    }
+    this.setupBox.append(box);
+  }
+
+  newOpponentButton() {
+    const primary = this.opponentLeft ? " primary" : "";
+    return this.view.button("room.new_opponent", () => this.leaveFor(this.seekAddress()), {
+      "data-action": "new-opponent", class: `button${primary}`,
+    });
+  }
+
+  /** The seek that made this paired room, for the home page to make again (B1). */
+  seekAddress() {
+    const options = this.room.options || {};
+    const query = new URLSearchParams({ seek: this.room.variant });
+    if (options.rules === "wxf") query.set("rules", "wxf");
+    if (options.bikjang === "points") query.set("bikjang", "points");
+    if (typeof options.clock === "string") query.set("clock", options.clock); // B7
+    return `/?${query}`;
+  }
+
+  /** A game against the computer with this room's game and rule option. */
+  computerAddress() {
+    const options = this.room.options || {};
+    const query = new URLSearchParams({ variant: this.room.variant, level: "intermediate", color: "random" });
+    if (options.rules === "wxf") query.set("rules", "wxf");
+    if (options.bikjang === "points") query.set("bikjang", "points");
+    return `/play/ai?${query}`;
+  }
+
+  /** Leave the room between games (R8) and go to ``address``. */
+  async leaveFor(address) {
+    this.socket.stop();
+    try {
+      await api("POST", `/api/rooms/${encodeURIComponent(this.room.id)}/leave`);
+    } catch {
+      // the seat is given up when its socket has gone anyway: go on
+    }
+    location.href = address;
   }
 
   // J3: Han chooses first, then Cho, who sees Han's choice; the four setups as pictures.
@@ -657,6 +722,7 @@ export class RoomScreen {
     switch (message.type) {
       case "room":
         this.announceRematch(this.room, message.room);
+        this.noticeDeparture(this.room, message.room);
         this.room = message.room;
         this.holds = message.room.holds_seat !== false;
         this.offset = Date.parse(message.room.now) - Date.now();
@@ -690,6 +756,25 @@ export class RoomScreen {
     const name = after.seats.find((seat) => !seat.you)?.name || t(unnamed(after, "room.friend_name"));
     if (of(after, false) === "offered" && of(before, false) !== "offered") announce(sentence(t("room.rematch_received", { name })));
     if (of(after, true) === "declined" && of(before, true) !== "declined") announce(sentence(t("room.rematch_declined", { name })));
+  }
+
+  /** B5: what the opponent did without a word: left the room, or withdrew their rematch
+   * offer. Kept until the room moves on, and said at once. */
+  noticeDeparture(before, after) {
+    const theirs = (room) => room?.seats?.find((seat) => !seat.you);
+    const was = theirs(before);
+    const now = theirs(after);
+    if (now) this.leftName = null;
+    else if (was && this.state) {
+      this.leftName = was.name || null;
+      const name = was.name || t(unnamed(after, "room.friend_name"));
+      announce(sentence(t("room.opponent_left", { name })));
+    }
+    const sameGame = before?.game_id === after.game_id;
+    if (sameGame && was?.rematch === "offered" && now && !now.rematch) {
+      this.rematchNote = "withdrawn";
+      announce(sentence(t("room.rematch_withdrawn", { name: now.name || t(unnamed(after, "room.friend_name")) })));
+    } else if (!sameGame || now?.rematch || !now) this.rematchNote = null;
   }
 
   destroy() {

@@ -7,6 +7,7 @@ import { GameScreen } from "./game.js";
 import { LANGUAGES, language, t, translateTree } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { dailyCard } from "./puzzles.js";
+import { liveRooms } from "./live.js";
 import { seekCard } from "./seek.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
@@ -99,6 +100,7 @@ export async function showHome(root) {
   aiForm.append(el("button", { type: "submit", class: "button primary" }, t("home.start")));
   aiCard.append(aiForm);
   home.append(seekCard(aiForm), aiCard); // B1: play a stranger first
+  seekAgain(home);
 
   const localCard = el("section", { class: "card", "aria-labelledby": "local-heading" });
   localCard.append(el("h2", { id: "local-heading" }, t("home.local")), el("p", {}, t("home.local_lead")));
@@ -200,9 +202,10 @@ export async function showHome(root) {
     ratings.textContent = VARIANTS.filter((v) => me.ratings?.[v])
       .map((v) => `${t(`variant.${v}`)} ${ratingText(me.ratings[v])}`).join(" · ");
     // S1: the games behind each kind of points, apart.
+    const rooms = await liveRooms(); // B5: a live online game opens its room
     more.append(
       gameList("ai", t("home.games_ai"), (me.games || []).filter((g) => g.kind === "ai")),
-      gameList("online", t("home.games_online"), me.online_games || []),
+      gameList("online", t("home.games_online"), me.online_games || [], rooms),
     );
   } catch {
     points.textContent = t("home.points_unknown");
@@ -226,17 +229,44 @@ function gameLine(game) {
   return `${parts.join(" · ")} — ${outcome}.${reason} ${points}`;
 }
 
-function gameList(kind, title, games) {
+function gameList(kind, title, games, rooms = new Map()) {
   const box = el("details", { class: "game-list", "data-games": kind });
   box.append(el("summary", {}, `${title} (${games.length})`));
   if (!games.length) box.append(el("p", { class: "muted" }, t("home.games_none")));
   else {
-    // B3: each line opens the game: its review, or the AI game still being played.
+    // B3: each line opens the game: its review, or the AI game still being played; B5: a
+    // live online game, its room.
+    const address = (game) => {
+      if (game.status !== "ongoing") return `/review/game/${game.id}`;
+      if (game.kind === "ai") return aiAddress({ ...game, you: game.side });
+      return rooms.get(game.id) || `/review/game/${game.id}`; // the review sends it to the room
+    };
     box.append(el("ul", {}, ...games.map((game) => el("li", { "data-game": game.id },
-      el("a", { href: game.status === "ongoing" && game.kind === "ai" ? aiAddress({ ...game, you: game.side }) : `/review/game/${game.id}` },
-        gameLine(game))))));
+      el("a", { href: address(game) }, gameLine(game))))));
   }
   return box;
+}
+
+/** B5: "New opponent" after a paired game comes home with the same seek
+ * (/?seek=xiangqi&rules=wxf&clock=5%2B3, /?seek=janggi&bikjang=points): it is made again at
+ * once, as if chosen on the card. */
+function seekAgain(home) {
+  const params = new URLSearchParams(location.search);
+  const variant = params.get("seek");
+  if (!VARIANTS.includes(variant)) return;
+  history.replaceState(null, "", "/");
+  const form = home.querySelector("[data-form=seek]");
+  const choice = form?.querySelector(`input[name=seek-variant][value=${variant}]`);
+  if (!choice) return;
+  choice.checked = true;
+  for (const [name, on] of [["rules", "wxf"], ["bikjang", "points"]]) {
+    const box = form.querySelector(`input[name=${name}]`);
+    if (box) box.checked = params.get(name) === on;
+  }
+  form.dispatchEvent(new Event("change"));
+  const clock = form.querySelector("select[name=clock]"); // B7: the same game length
+  if (clock && params.get("clock")) clock.value = params.get("clock");
+  form.requestSubmit();
 }
 
 function aiAddress(game) {

@@ -71,7 +71,15 @@ export async function openReviewRoute(root) {
     const state = await api("GET", `/api/shared/${encodeURIComponent(token)}`);
     return readOnlyView(root, state, token);
   } catch (error) {
-    if (error instanceof ApiError && error.code === "game_ongoing") return message(root, t("review.not_yet"));
+    if (error instanceof ApiError && error.code === "game_ongoing") {
+      // B5: a live online game is played in its room, never shown as a review.
+      const room = error.body?.error?.room;
+      if (room) {
+        location.replace(room);
+        return null;
+      }
+      return message(root, t("review.not_yet"));
+    }
     if (error instanceof ApiError && error.status === 404) return message(root, t("review.no_such_game"));
     return message(root, apiErrorText(error));
   }

@@ -1,0 +1,281 @@
+"""A live game is one tap away, and no dead ends, in real Chromium (SPEC B5, B4, B1): two
+strangers paired by "Play someone now" leave their game's page, and every page (home, My
+games, the learn pages, a review address) shows "your game is on" with the opponent and the
+clock, linking back to the room; the same across two instances on PostgreSQL + Redis. After
+the game: Rematch and "New opponent" side by side; a withdrawn rematch offer is said; the one
+who stays when the other leaves is told so and offered a new opponent or the computer.
+Phone (390 px) and desktop (1366 px), in English, Spanish and Portuguese. Screenshots:
+/tmp/chuhan-live-*.png.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Error as PlaywrightError
+
+from test_scale_support import cluster
+
+pytest.register_assert_rewrite("web_fixtures")
+from web_fixtures import move, resign, room_data, wait_end  # noqa: E402
+
+pytest_plugins = ["web_fixtures"]  # its Chromium and the session's server
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+SHOTS = Path("/tmp")
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+CLOCK = re.compile(r"\b[01]:\d\d\b")
+
+
+class Strangers:
+    """Two players in two browser contexts, named, each on its own base address; JavaScript
+    errors fail the test."""
+
+    def __init__(
+        self, browser: Browser, urls: list[str], viewport: dict[str, int], locale: str
+    ) -> None:
+        self.errors: list[str] = []
+        self.contexts: list[BrowserContext] = []
+        self.pages: list[Page] = []
+        for url, name in zip(urls, ("Ana", "Ben"), strict=True):
+            context = browser.new_context(base_url=url, viewport=viewport, locale=locale)
+            page = context.new_page()
+            page.set_default_timeout(15000)
+            page.on("pageerror", lambda error: self.errors.append(str(error)))
+            page.goto("/")
+            page.wait_for_selector("body[data-ready=true]")
+            status = page.evaluate(
+                """name => fetch('/api/me', {method: 'PATCH', body: JSON.stringify({name}),
+                    headers: {'Content-Type': 'application/json'}}).then((r) => r.status)""",
+                name,
+            )
+            assert status == 200
+            self.contexts.append(context)
+            self.pages.append(page)
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        assert not self.errors, f"JavaScript errors: {self.errors}"
+
+
+@contextlib.contextmanager
+def strangers(
+    browser: Browser, urls: list[str], viewport: dict[str, int], locale: str = "en-US"
+) -> Iterator[Strangers]:
+    pair = Strangers(browser, urls, viewport, locale)
+    try:
+        yield pair
+    finally:
+        pair.close()
+
+
+def seek(page: Page, variant: str = "xiangqi") -> None:
+    """Click "Play someone now" on the home page (already open); returns once the page waits
+    or is on its way to the room."""
+    page.check(f"#seek-variant-{variant}")
+    page.click("[data-action=seek]")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if "/room/" in page.url:
+            return
+        with contextlib.suppress(PlaywrightError):  # the page may be navigating away
+            if page.is_visible("[data-seek-wait]"):
+                return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page neither waits nor went to a room")
+
+
+def paired(pair: Strangers, variant: str = "xiangqi") -> dict[str, Page]:
+    """Both strangers seek and land in their room, the game begun: pages by side."""
+    for page in pair.pages:
+        seek(page, variant)
+    for page in pair.pages:
+        page.wait_for_url("**/room/r*")
+        phase = "setup" if variant == "janggi" else "playing"
+        page.wait_for_selector(f"[data-room][data-phase={phase}]")
+    return {room_data(page)["you"]: page for page in pair.pages}
+
+
+def banner(page: Page) -> str:
+    """The text of the "your game is on" line of an online game, once shown with its clock."""
+    page.wait_for_selector("[data-live-game=online] [data-live-clock]:not(:empty)")
+    return page.inner_text("[data-live-game=online]")
+
+
+def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B5(
+    chromium: Browser, web_server: str
+) -> None:
+    with strangers(chromium, [web_server, web_server], DESKTOP) as pair:
+        pages = paired(pair)
+        red, black = pages["red"], pages["black"]
+        room = red.url
+        game_id = room_data(red)["gameId"]
+        move(red, "h3e3")
+        assert red.is_hidden("[data-live]")  # the game's own page does not show it
+        # Red taps the logo: home says the game is on, with the opponent and the clock.
+        red.click("a.brand")
+        red.wait_for_selector("body[data-ready=true]")
+        text = banner(red)
+        ben = "Ben" if "Ben" in text else "Ana"
+        assert f"Your game is on: Xiangqi against {ben}" in text
+        assert "Their move" in text and CLOCK.search(text), text
+        assert red.get_attribute("[data-live-game=online]", "href") == room.removeprefix(web_server)
+        red.screenshot(path=str(SHOTS / "chuhan-live-home-desktop.png"))
+        # The home page's list of online games opens the room, never a review.
+        red.click("[data-games=online] summary")
+        link = red.locator(f"[data-games=online] [data-game='{game_id}'] a")
+        assert link.get_attribute("href") == room.removeprefix(web_server)
+        assert "Waiting for the computer" not in red.inner_text("main")
+        # Black moved meanwhile: the next page asks again, and it is Red's move.
+        move(black, "h8e8")
+        red.goto("/games")
+        red.wait_for_selector("[data-archive][data-loaded]")
+        assert "Your move" in banner(red)
+        assert game_id not in red.inner_text("[data-archive-list]")  # My games: finished only
+        red.goto("/learn")
+        red.wait_for_selector("body[data-ready=true]")
+        assert f"against {ben}" in banner(red)
+        red.screenshot(path=str(SHOTS / "chuhan-live-learn-desktop.png"))
+        # An old review address of the live game leads to its room.
+        red.goto(f"/review/game/{game_id}")
+        red.wait_for_url(room)
+        red.wait_for_selector("[data-room][data-phase=playing]")
+        # And from anywhere, one tap on the line is back in the room.
+        black.goto("/")
+        black.wait_for_selector("body[data-ready=true]")
+        banner(black)
+        black.click("[data-live-game=online]")
+        black.wait_for_url(room)
+        black.wait_for_selector("[data-room][data-my-turn=false]")
+        assert black.is_hidden("[data-live]")
+        # Over: no page shows it any more.
+        resign(black)
+        wait_end(red, "resignation")
+        red.goto("/")
+        red.wait_for_selector("body[data-ready=true]")
+        red.wait_for_timeout(500)
+        assert red.is_hidden("[data-live]")
+
+
+def test_the_live_line_on_a_phone_in_spanish_and_the_computer_game_to_resume_B5(
+    chromium: Browser, web_server: str
+) -> None:
+    with strangers(chromium, [web_server, web_server], PHONE, "es-ES") as pair:
+        pages = paired(pair, "janggi")  # straight into the setup choice, on its clock
+        cho = pages["cho"]
+        cho.goto("/games")
+        cho.wait_for_selector("body[data-ready=true]")
+        text = banner(cho)
+        assert "Tu partida sigue: Janggi contra" in text and "Volver a la partida" in text
+        assert CLOCK.search(text), text
+        box = cho.locator("[data-live-game=online]").bounding_box()
+        assert box is not None and box["y"] < 120 and box["x"] + box["width"] <= 390
+        cho.screenshot(path=str(SHOTS / "chuhan-live-games-phone-es.png"))
+    # A game against the computer left for another page: "resume" from anywhere.
+    context = chromium.new_context(base_url=web_server, viewport=PHONE, locale="pt-BR")
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto("/play/ai?variant=xiangqi&level=beginner&color=red")
+        page.wait_for_selector("[data-game][data-my-turn=true]")
+        assert page.is_hidden("[data-live]")  # its own page
+        page.goto("/games")
+        page.wait_for_selector("[data-live-game=ai]")
+        text = page.inner_text("[data-live-game=ai]")
+        assert "Partida contra o computador: Xiangqi" in text and "Continuar" in text
+        page.screenshot(path=str(SHOTS / "chuhan-live-ai-phone-pt.png"))
+        page.click("[data-live-game=ai]")
+        page.wait_for_url("**/play/ai?*")
+        page.wait_for_selector("[data-game][data-my-turn=true]")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_live_line_across_two_instances_on_postgresql_and_redis_B5(
+    chromium: Browser, tmp_path: Path
+) -> None:
+    with (
+        cluster(tmp_path) as running,
+        strangers(chromium, [i.url for i in running.instances], PHONE, "pt-BR") as pair,
+    ):
+        pages = paired(pair)
+        red, black = pages["red"], pages["black"]
+        room = red.url.split("/room/")[1]
+        # Black leaves the room's page on instance b (Red stays: the clock runs, R7).
+        black.goto("/")
+        black.wait_for_selector("body[data-ready=true]")
+        text = banner(black)
+        assert "Sua partida continua: Xiangqi contra" in text and "Vez do adversário" in text
+        assert (
+            CLOCK.search(text)
+            and black.get_attribute("[data-live-game=online]", "href") == f"/room/{room}"
+        )
+        black.screenshot(path=str(SHOTS / "chuhan-live-home-phone-pt.png"))
+        # Red moves on instance a; Black's next page on b says it is Black's move.
+        move(red, "h3e3")
+        black.reload()
+        black.wait_for_selector("body[data-ready=true]")
+        assert "Sua vez" in banner(black)
+        black.click("[data-live-game=online]")
+        black.wait_for_url(f"**/room/{room}")
+        move(black, "h8e8")
+        red.goto("/games")
+        red.wait_for_selector("[data-archive][data-loaded]")
+        assert "Sua vez" in banner(red)
+
+
+def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_B5(
+    chromium: Browser, web_server: str
+) -> None:
+    with strangers(chromium, [web_server, web_server], PHONE, "es-ES") as pair:
+        pages = paired(pair)
+        red, black = pages["red"], pages["black"]
+        resign(black)
+        for page in (red, black):
+            wait_end(page, "resignation")
+        # Side by side, in view on the phone.
+        offer, new = (red.locator(f"[data-action={a}]") for a in ("rematch-offer", "new-opponent"))
+        offer.wait_for()
+        assert new.inner_text() == "Nuevo rival"
+        new.scroll_into_view_if_needed()
+        first, second = offer.bounding_box(), new.bounding_box()
+        assert first and second and abs(first["y"] - second["y"]) < 4
+        assert second["x"] + second["width"] <= PHONE["width"]
+        red.screenshot(path=str(SHOTS / "chuhan-live-rematch-phone-es.png"))
+        # An offer withdrawn is said to the other.
+        offer.click()
+        black.wait_for_selector("[data-rematch=received]")
+        red.click("[data-action=rematch-cancel]")
+        black.wait_for_selector("[data-rematch-withdrawn]")
+        assert "retiró la oferta de revancha" in black.inner_text("[data-rematch-withdrawn]")
+        # A declined one too (B4).
+        red.click("[data-action=rematch-offer]")
+        black.click("[data-action=rematch-decline]")
+        red.wait_for_selector("[data-rematch-declined]")
+        assert "rechazó la revancha" in red.inner_text("[data-rematch-declined]")
+        # Black wants someone new: the same seek again, from the home page.
+        black.click("[data-action=new-opponent]")
+        black.wait_for_url(lambda url: "/room" not in url)
+        black.wait_for_selector("[data-seek-wait]:not([hidden])")
+        assert "Xiangqi" in black.inner_text("[data-seek-choice]")
+        # Red is told, and offered a new opponent or the computer, not a dead "Ready".
+        red.wait_for_selector("[data-opponent-left]")
+        said = red.inner_text("[data-opponent-left]")
+        assert "salió de la sala" in said and ("Ana" in said or "Ben" in said), said
+        assert red.is_visible("[data-action=new-opponent]") and red.is_hidden("[data-action=ready]")
+        red.screenshot(path=str(SHOTS / "chuhan-live-left-phone-es.png"))
+        red.click("[data-action=play-ai]")
+        red.wait_for_url("**/play/ai?*")
+        assert "variant=xiangqi" in red.url
+        black.click("[data-action=seek-cancel]")
