@@ -78,10 +78,12 @@ def strangers(
         pair.close()
 
 
-def seek(page: Page, variant: str = "xiangqi") -> None:
-    """Click "Play someone now" on the home page (already open); returns once the page waits
-    or is on its way to the room."""
+def seek(page: Page, variant: str = "xiangqi", clock: str | None = None) -> None:
+    """Click "Play someone now" on the home page (already open), for ``variant`` and, given,
+    the game ``clock`` (B7); returns once the page waits or is on its way to the room."""
     page.check(f"#seek-variant-{variant}")
+    if clock is not None:
+        page.select_option("#seek-clock", clock)
     page.click("[data-action=seek]")
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
@@ -94,10 +96,10 @@ def seek(page: Page, variant: str = "xiangqi") -> None:
     raise AssertionError("the page neither waits nor went to a room")
 
 
-def paired(pair: Strangers, variant: str = "xiangqi") -> dict[str, Page]:
+def paired(pair: Strangers, variant: str = "xiangqi", clock: str | None = None) -> dict[str, Page]:
     """Both strangers seek and land in their room, the game begun: pages by side."""
     for page in pair.pages:
-        seek(page, variant)
+        seek(page, variant, clock)
     for page in pair.pages:
         page.wait_for_url("**/room/r*")
         phase = "setup" if variant == "janggi" else "playing"
@@ -145,6 +147,10 @@ def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B
         red.wait_for_selector("body[data-ready=true]")
         assert f"against {ben}" in banner(red)
         red.screenshot(path=str(SHOTS / "chuhan-live-learn-desktop.png"))
+        for address in ("/puzzles", "/review/import", "/play/local?variant=janggi"):
+            red.goto(address)
+            red.wait_for_selector("body[data-ready=true]")
+            assert f"against {ben}" in banner(red), address
         # An old review address of the live game leads to its room.
         red.goto(f"/review/game/{game_id}")
         red.wait_for_url(room)
@@ -160,10 +166,10 @@ def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B
         # Over: no page shows it any more.
         resign(black)
         wait_end(red, "resignation")
-        red.goto("/")
-        red.wait_for_selector("body[data-ready=true]")
-        red.wait_for_timeout(500)
-        assert red.is_hidden("[data-live]")
+        red.goto("/games")
+        # The one-device game opened above is left to resume; the online game is gone.
+        red.wait_for_selector("[data-live-game=local]")
+        assert red.locator("[data-live-game=online]").count() == 0
 
 
 def test_the_live_line_on_a_phone_in_spanish_and_the_computer_game_to_resume_B5(
@@ -235,11 +241,29 @@ def test_the_live_line_across_two_instances_on_postgresql_and_redis_B5(
         assert "Sua vez" in banner(red)
 
 
+DEAD_ENDS = {  # where: (viewport, locale, game clock, what is said)
+    "phone-es": (
+        PHONE,
+        "es-ES",
+        None,
+        ("Nuevo rival", "retiró la oferta de revancha", "rechazó la revancha", "salió de la sala"),
+    ),
+    "desktop-pt": (
+        DESKTOP,
+        "pt-BR",
+        "5+3",
+        ("Novo adversário", "retirou a oferta de revanche", "recusou a revanche", "saiu da sala"),
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(DEAD_ENDS))
 def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_B5(
-    chromium: Browser, web_server: str
+    chromium: Browser, web_server: str, where: str
 ) -> None:
-    with strangers(chromium, [web_server, web_server], PHONE, "es-ES") as pair:
-        pages = paired(pair)
+    viewport, locale, clock, (new_text, withdrawn, declined, left) = DEAD_ENDS[where]
+    with strangers(chromium, [web_server, web_server], viewport, locale) as pair:
+        pages = paired(pair, clock=clock)
         red, black = pages["red"], pages["black"]
         resign(black)
         for page in (red, black):
@@ -247,34 +271,36 @@ def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_
         # Side by side, in view on the phone.
         offer, new = (red.locator(f"[data-action={a}]") for a in ("rematch-offer", "new-opponent"))
         offer.wait_for()
-        assert new.inner_text() == "Nuevo rival"
+        assert new.inner_text() == new_text
         new.scroll_into_view_if_needed()
         first, second = offer.bounding_box(), new.bounding_box()
         assert first and second and abs(first["y"] - second["y"]) < 4
-        assert second["x"] + second["width"] <= PHONE["width"]
-        red.screenshot(path=str(SHOTS / "chuhan-live-rematch-phone-es.png"))
+        assert second["x"] + second["width"] <= viewport["width"]
+        red.screenshot(path=str(SHOTS / f"chuhan-live-rematch-{where}.png"))
         # An offer withdrawn is said to the other.
         offer.click()
         black.wait_for_selector("[data-rematch=received]")
         red.click("[data-action=rematch-cancel]")
         black.wait_for_selector("[data-rematch-withdrawn]")
-        assert "retiró la oferta de revancha" in black.inner_text("[data-rematch-withdrawn]")
+        assert withdrawn in black.inner_text("[data-rematch-withdrawn]")
         # A declined one too (B4).
         red.click("[data-action=rematch-offer]")
         black.click("[data-action=rematch-decline]")
         red.wait_for_selector("[data-rematch-declined]")
-        assert "rechazó la revancha" in red.inner_text("[data-rematch-declined]")
+        assert declined in red.inner_text("[data-rematch-declined]")
         # Black wants someone new: the same seek again, from the home page.
         black.click("[data-action=new-opponent]")
         black.wait_for_url(lambda url: "/room" not in url)
         black.wait_for_selector("[data-seek-wait]:not([hidden])")
         assert "Xiangqi" in black.inner_text("[data-seek-choice]")
+        if clock is not None:  # the same game length too (B7)
+            assert black.input_value("#seek-clock") == clock
         # Red is told, and offered a new opponent or the computer, not a dead "Ready".
         red.wait_for_selector("[data-opponent-left]")
         said = red.inner_text("[data-opponent-left]")
-        assert "salió de la sala" in said and ("Ana" in said or "Ben" in said), said
+        assert left in said and ("Ana" in said or "Ben" in said), said
         assert red.is_visible("[data-action=new-opponent]") and red.is_hidden("[data-action=ready]")
-        red.screenshot(path=str(SHOTS / "chuhan-live-left-phone-es.png"))
+        red.screenshot(path=str(SHOTS / f"chuhan-live-left-{where}.png"))
         red.click("[data-action=play-ai]")
         red.wait_for_url("**/play/ai?*")
         assert "variant=xiangqi" in red.url
