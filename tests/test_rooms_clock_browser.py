@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page
 from rooms_client import FAST_SETTINGS, running_server
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import Friends, invite_link, move, ready_both  # noqa: E402
+from web_fixtures import Friends, answer_naming, invite_link, move, ready_both  # noqa: E402
 
 pytest_plugins = ["web_fixtures"]  # its Chromium
 
@@ -171,5 +171,36 @@ def test_janggi_byoyomi_shows_its_periods_then_flags_on_a_phone_B7(
         han.screenshot(path=str(SHOTS / "chuhan-clock-390-byoyomi.png"))
         han.wait_for_selector("[data-room][data-reason=timeout]", timeout=20000)
         assert han.eval_on_selector("[data-room]", "e => e.dataset.winner") == "han"
+    finally:
+        friends.close()
+
+
+def test_play_someone_now_on_a_clock_pairs_into_a_room_on_that_clock_B1_B7(
+    chromium: Browser, server: str
+) -> None:
+    friends = Friends(chromium, server, viewport={"width": 1366, "height": 900})
+    try:
+        for page in friends.pages:
+            page.goto("/")
+            page.wait_for_selector("body[data-ready=true]")
+            page.check("#seek-variant-jieqi")
+            assert "5m+3x30s" not in page.eval_on_selector_all(
+                "#seek-clock option", "o => o.map((x) => x.value)"
+            )
+            page.select_option("#seek-clock", "5+3")
+            page.click("[data-action=seek]")
+            answer_naming(page)
+        first, second = friends.pages
+        assert "5 min + 3 s per move" in first.inner_text("[data-seek-choice]")
+        for page in friends.pages:
+            page.wait_for_url("**/room/r*")
+            page.wait_for_selector("[data-room][data-phase=playing]")
+            assert page.text_content("[data-room-length]") == (
+                "Game length: 5 min + 3 s per move"
+            )
+        shown = clocks_of(second)
+        assert shown["black"] == ("0:30", False)  # 5 min shortened tenfold, black waiting
+        assert shown["red"][0].startswith("first move") and shown["red"][1]
+        second.screenshot(path=str(SHOTS / "chuhan-clock-1366-paired.png"))
     finally:
         friends.close()
