@@ -204,3 +204,28 @@ def test_play_someone_now_on_a_clock_pairs_into_a_room_on_that_clock_B1_B7(
         second.screenshot(path=str(SHOTS / "chuhan-clock-1366-paired.png"))
     finally:
         friends.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "label", "length"),
+    [
+        ("es-ES", "Duración de la partida", "Duración de la partida: 10 min + 5 s por jugada"),
+        ("pt-BR", "Duração da partida", "Duração da partida: 10 min + 5 s por lance"),
+    ],
+)
+def test_the_game_length_reads_naturally_in_spanish_and_portuguese_B7_U8(
+    chromium: Browser, server: str, locale: str, label: str, length: str
+) -> None:
+    friends = Friends(chromium, server, viewport={"width": 390, "height": 844}, locale=locale)
+    try:
+        page = friends.pages[0]
+        page.goto("/room")
+        page.wait_for_selector("[data-room-home]")
+        assert page.text_content("label[for=room-clock]") == label
+        page.select_option("#room-clock", "10+5")
+        page.click("[data-action=create-room]")
+        page.wait_for_selector("[data-room]")
+        assert page.text_content("[data-room-length]") == length
+        page.screenshot(path=str(SHOTS / f"chuhan-clock-390-{locale}.png"))
+    finally:
+        friends.close()
