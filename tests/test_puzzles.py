@@ -294,3 +294,37 @@ def test_loading_again_adds_only_new_puzzles_and_keeps_their_ratings_B9(tmp_path
         again = client.get(f"/api/puzzles/attempts/{solved['id']}").json()
         assert again["puzzle"]["rating"] == moved < json.loads(lines[0])["rating"]
         assert PuzzleStore(store).counts() == {"xiangqi": 2}
+
+
+def test_a_face_down_reply_is_known_only_once_it_is_played_Q3_Z2(tmp_path: Path) -> None:
+    """A line whose reply turns a face-down black soldier over: it is a chariot (the stored
+    game says so). No answer before the reply names it; the one with the reply shows it."""
+    fen = "2R6/4k4/4a4/3p4x/7a1/9/6X2/9/9/R4K3 w - - 0 1"
+    moves = ["a1a2", "i7i6", "a2a3"]
+    puzzle = {
+        "id": "jieqi-revealtest",
+        "variant": "jieqi",
+        "fen": fen,
+        "moves": moves,
+        "themes": ["material"],
+        "rating": 1500,
+        "source": {"kind": "chuhan-selfplay", "game": "test/1", "ply": 40},
+        "view": make_board("jieqi", fen, seed=3).view("red"),  # type: ignore[attr-defined]
+        "reveals": [None, "r", None],
+    }
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    (folder / "jieqi.jsonl").write_text(json.dumps(puzzle) + "\n")
+    with server(tmp_path, puzzles=PuzzleSettings(data_dir=folder)) as (client, _, _):
+        attempt = begin(client, "jieqi")
+        hinted = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint").json()
+        for answer in (attempt, hinted):
+            placement = answer["position"]["fen"].split()[0]
+            assert "r" not in placement and "x" in placement  # still face down
+            assert "reveals" not in json.dumps(answer) and "(R)" not in json.dumps(answer)
+        replied = move(client, hinted, "a1a2")
+        assert replied["reply"] == "i7i6"
+        rank_six = replied["position"]["fen"].split()[0].split("/")[10 - 6]
+        cells = "".join("." * int(c) if c.isdigit() else c for c in rank_six)
+        assert cells[8] == "r"  # i6: the soldier's point moved to, face up as a chariot
+        assert replied["position"]["notation"]["wxf"][1].endswith("(R)")
