@@ -328,3 +328,19 @@ def test_a_face_down_reply_is_known_only_once_it_is_played_Q3_Z2(tmp_path: Path)
         cells = "".join("." * int(c) if c.isdigit() else c for c in rank_six)
         assert cells[8] == "r"  # i6: the soldier's point moved to, face up as a chariot
         assert replied["position"]["notation"]["wxf"][1].endswith("(R)")
+
+
+def test_a_puzzle_rating_gains_at_most_so_much_an_hour_Z8(tmp_path: Path) -> None:
+    """A newcomer's first solves would lift the rating by 150 to 250 points each; with a
+    bound of 200 an hour the rating stops at 1700 whatever is solved next."""
+    bounded = PuzzleSettings(data_dir=FIXTURES, gain_per_hour=200)
+    with server(tmp_path, puzzles=bounded) as (client, _, _):
+        first = solve(client, begin(client, "janggi"))
+        second = solve(client, begin(client, "janggi"))
+        assert first["status"] == second["status"] == "solved"
+        assert second["rating"]["rating"] == 1700
+        assert first["change"] + second["change"] == 200
+    with server(tmp_path / "free", puzzles=PuzzleSettings(data_dir=FIXTURES)) as (client, _, _):
+        solve(client, begin(client, "janggi"))
+        unbounded = solve(client, begin(client, "janggi"))
+        assert unbounded["rating"]["rating"] > 1700  # the same two solves, no bound reached

@@ -16,8 +16,8 @@ the rules: ``server/puzzles/``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import exists, func, select
@@ -359,14 +359,16 @@ class PuzzleStore:
         ending: Ending,
         now: datetime,
         rate: Callable[[glicko2.Rating, glicko2.Rating, float], glicko2.Rating],
+        gain_per_hour: float = 0.0,
     ) -> tuple[Attempt, PuzzleRating]:
         """End the attempt: its status, the player's streak, and for a rated attempt the
-        player's and the puzzle's ratings (``rate(mine, theirs, score)``), in one
-        transaction. Raises Moved when the attempt changed since it was read."""
+        player's and the puzzle's ratings (``rate(mine, theirs, score)``; the player's gains
+        in the variant over the last hour at most ``gain_per_hour``, 0: no bound, Z8), in
+        one transaction. Raises Moved when the attempt changed since it was read."""
         for _ in range(_ATTEMPTS):
             try:
                 with self.store.engine.begin() as conn:
-                    return self._finish(conn, attempt, played, ending, now, rate)
+                    return self._finish(conn, attempt, played, ending, now, rate, gain_per_hour)
             except _RatingMoved:
                 continue
             except OperationalError:
@@ -382,6 +384,7 @@ class PuzzleStore:
         ending: Ending,
         now: datetime,
         rate: Callable[[glicko2.Rating, glicko2.Rating, float], glicko2.Rating],
+        gain_per_hour: float,
     ) -> tuple[Attempt, PuzzleRating]:
         mine = self._rating(conn, attempt.player_id, attempt.variant)
         before = after = None
@@ -391,6 +394,10 @@ class PuzzleStore:
             puzzle = _puzzle(row)
             rating = rate(mine.rating, puzzle.rating, ending.score)
             theirs = rate(puzzle.rating, mine.rating, 1.0 - ending.score)
+            gain = rating.rating - mine.rating.rating
+            if gain > 0 and gain_per_hour:
+                room = max(0.0, gain_per_hour - self._gained(conn, attempt, now))
+                rating = replace(rating, rating=mine.rating.rating + min(gain, room))
             before, after = mine.rating.rating, rating.rating
             update_unless_moved(
                 conn,
@@ -484,6 +491,19 @@ class PuzzleStore:
                 )
                 found.append((attempt, puzzle))
         return found
+
+    @staticmethod
+    def _gained(conn: Connection, attempt: Attempt, now: datetime) -> float:
+        """What the player's rating in the attempt's variant gained over the last hour."""
+        rows = conn.execute(
+            select(puzzle_attempts.c.rating_before, puzzle_attempts.c.rating_after).where(
+                puzzle_attempts.c.player_id == attempt.player_id,
+                puzzle_attempts.c.created_at >= now - timedelta(hours=1),
+                puzzle_attempts.c.variant == attempt.variant,
+                puzzle_attempts.c.rating_after.isnot(None),
+            )
+        )
+        return sum(max(0.0, after - before) for before, after in rows)
 
 
 class _RatingMoved(Exception):

@@ -20,3 +20,4 @@ class PuzzleSettings:
     actions_per_player: int = 1200  # moves, hints and solutions
     actions_per_address: int = 6000
     window_seconds: float = 3600.0
+    gain_per_hour: float = 300.0  # Z8: a puzzle rating rises at most this much an hour

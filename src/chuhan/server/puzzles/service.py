@@ -8,7 +8,8 @@ hint, show the solution, rate, the puzzle of the day, the history.
 - **Rated.** Each rated attempt is one Glicko-2 rating period for the player against the
   puzzle and for the puzzle against the player: solved 1, solved after a hint ½ (assisted),
   failed or solution shown 0. Only a player's first attempt at a puzzle is rated (the daily
-  puzzle too), so asking for solutions and coming back cannot farm a rating (Z8).
+  puzzle too), so asking for solutions and coming back cannot farm a rating; and what one
+  player's rating gains in a variant over an hour is bounded (``gain_per_hour``, Z8).
 - **Streak.** Puzzles solved in a row without a hint; a failure or a shown solution ends it,
   a hint leaves it where it was.
 - **Trust** (Z1, Z5). Every move is judged here against the stored line; the line is sent
@@ -299,7 +300,7 @@ class PuzzleService:
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
         if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
-            puzzle = await self.games.db(self.store.puzzle, puzzle.id) or puzzle
+            puzzle = await self._reread(puzzle)
         answer = await self.answer(attempt, puzzle, rating)
         answer["verdict"] = "wrong" if not verdict.right else "solved" if verdict.done else "right"
         answer["reply"] = verdict.reply if verdict.right and not verdict.done else None
@@ -332,7 +333,7 @@ class PuzzleService:
             except Moved:
                 raise GameActionError("stale", "the puzzle moved on meanwhile") from None
             if attempt.rated:
-                puzzle = await self.games.db(self.store.puzzle, puzzle.id) or puzzle
+                puzzle = await self._reread(puzzle)
             return await self.answer(attempt, puzzle, rating)
         return await self.answer(attempt, puzzle)
 
@@ -396,7 +397,14 @@ class PuzzleService:
         if ply != len(attempt.played):
             raise GameActionError("stale", f"the puzzle is at move {len(attempt.played)}")
 
+    async def _reread(self, puzzle: Puzzle) -> Puzzle:
+        """The puzzle as stored now (its rating moved with an attempt's end)."""
+        found: Puzzle | None = await self.games.db(self.store.puzzle, puzzle.id)
+        return found or puzzle
+
     async def _finish(
         self, attempt: Attempt, played: list[str], ending: Ending, now: datetime
     ) -> tuple[Attempt, PuzzleRating]:
-        return await self.games.db(self.store.finish, attempt, played, ending, now, rate)
+        return await self.games.db(
+            self.store.finish, attempt, played, ending, now, rate, self.settings.gain_per_hour
+        )
