@@ -48,7 +48,6 @@ def test_expired_games_are_unfinished_at_home_and_in_my_games_B3_P2(
         open_page(page, "/play/ai?variant=xiangqi&level=beginner&color=red")
         wait_my_turn(page)
         play(page, "h3e3")
-        ai_game = page.eval_on_selector("[data-game]", "e => e.dataset.gameId || ''")
         open_page(page, "/play/local?variant=janggi")
         page.wait_for_selector("[data-game]")
         time.sleep(TTL + 0.5)  # the server's game time runs out (P2)
@@ -79,7 +78,6 @@ def test_expired_games_are_unfinished_at_home_and_in_my_games_B3_P2(
                 if drawn:
                     expect(outcomes.nth(index)).not_to_contain_text(drawn)
             games.screenshot(path=str(SHOTS / f"chuhan-expired-games-{locale}-desktop.png"))
-        assert ai_game is not None
     finally:
         for other in others:
             other.close()
