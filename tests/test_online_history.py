@@ -15,7 +15,8 @@ from alembic.config import Config
 from sqlalchemy import insert
 
 from chuhan.server.db.store import MIGRATIONS_DIR, Store
-from chuhan.server.db.tables import games, rooms
+from chuhan.server.db.tables import games, players, rooms
+from chuhan.server.players.names import default_name
 from chuhan.server.records import GameRecord, utcnow
 from rooms_client import Player, running_server
 from test_rooms_protocol import QUIET, end_of, new_game, play, ready_both
@@ -123,10 +124,15 @@ def test_the_migration_fills_in_the_players_of_existing_room_games(
     with store.engine.begin() as conn:
         config.attributes["connection"] = conn
         command.upgrade(config, "0003_server_instances")
-    red = store.create_player("p_red", "hash-red")
-    black = store.create_player("p_black", "hash-black")
-    store.set_player_name(black.id, "Negro")
     now = utcnow()
+    with store.engine.begin() as conn:  # players as that schema had them (no devices, B6)
+        for player_id, name in (("p_red", None), ("p_black", "Negro")):
+            conn.execute(
+                insert(players).values(
+                    id=player_id, token_hash=f"hash-{player_id}", name=name, ai_points=0,
+                    online_points=0, created_at=now,
+                )
+            )  # fmt: skip
     game = GameRecord(
         id="g_old", kind="online", variant="xiangqi", level=None, player_id=None,
         human_side=None, options={}, secret=None, start_fen="-", moves=[], status="finished",
@@ -137,14 +143,14 @@ def test_the_migration_fills_in_the_players_of_existing_room_games(
         conn.execute(
             insert(rooms).values(
                 id="r_old", invite=None, password=None, open_password=None, variant="xiangqi",
-                options={}, status="playing", seats=[], sides=[red.id, black.id], setup=None,
+                options={}, status="playing", seats=[], sides=["p_red", "p_black"], setup=None,
                 game_id=game.id, version=1, created_at=now, updated_at=now,
             )
         )  # fmt: skip
         conn.execute(insert(games).values(**asdict(game)))
     store.migrate()
-    [played] = store.online_games(red.id)
+    [played] = store.online_games("p_red")
     assert (played.game.id, played.side, played.opponent_name) == ("g_old", 0, "Negro")
-    [played] = store.online_games(black.id)
-    assert (played.side, played.opponent_name) == (1, None)
+    [played] = store.online_games("p_black")
+    assert (played.side, played.opponent_name) == (1, default_name("p_red"))  # B7
     store.dispose()
