@@ -34,6 +34,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The rules as deployed: a fresh identity must finish games against the AI first."""
+    with running_server(
+        tmp_path_factory.mktemp("rating-farm-default"), CHUHAN_TRUSTED_PROXIES="127.0.0.1"
+    ) as url:
+        yield url
+
+
+def test_fresh_cookies_are_not_rated_before_they_played_the_ai_Z8(default_server: str) -> None:
+    booster = Identity(default_server, "198.51.100.1")
+    cookie = Identity(default_server, "192.0.2.1")  # another address: only the newness counts
+
+    event = lose_on_purpose(booster, cookie)
+
+    assert event["counted"] is False and event["reason"] == "new_player", event
+    assert event["ai_games_first"] == RULES.ai_games_first
+    assert booster.rating()["games"] == 0 and cookie.rating()["games"] == 0
+
+
 def test_cookies_from_the_boosters_address_are_never_rated_with_it_Z8(server: str) -> None:
     booster = Identity(server, "203.0.113.7")
     farm = [Identity(server, "203.0.113.7") for _ in range(4)]
