@@ -88,6 +88,10 @@ def _online(
     return game.id
 
 
+def by_id_of(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {game["id"]: game for game in games}
+
+
 def _archive(client: TestClient, **params: Any) -> dict[str, Any]:
     answer = client.get("/api/archive", params=params)
     assert answer.status_code == 200, answer.text
@@ -109,8 +113,10 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
 
         games = _archive(client)["games"]
 
-        assert [g["id"] for g in games] == [ai, imported, local, room, paired]
-        assert live_room not in [g["id"] for g in games]  # a live room game is in its room
+        assert [g["id"] for g in games] == [ai, imported, local, live_room, room, paired]
+        # B5: a live room game is listed as going on (with a room, it links there:
+        # tests/test_live.py).
+        assert by_id_of(games)[live_room]["outcome"] == "ongoing"
         by_id = {g["id"]: g for g in games}
         assert by_id[paired]["kind"] == "paired" and by_id[paired]["outcome"] == "won"
         assert by_id[paired]["opponent"] == {"type": "player", "name": "Lin"}
@@ -144,9 +150,9 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
         # An online game's review shows it from the player's side.
         assert client.get(f"/api/archive/games/{room}").json()["you"] == "black"
 
-        # The friend's archive has the two online games, none of mine.
+        # The friend's archive has the online games (the live one too), none of mine.
         _as(client, friend_cookies)
-        assert [g["id"] for g in _archive(client)["games"]] == [room, paired]
+        assert [g["id"] for g in _archive(client)["games"]] == [live_room, room, paired]
         assert client.get(f"/api/archive/games/{local}").status_code == 404
         _as(client, my_cookies)
 
@@ -253,7 +259,7 @@ def test_a_jieqi_game_shows_only_public_facts_in_the_archive_Z2_B3(tmp_path):
         secret = store.game(live)
         assert secret is not None and secret.secret is not None
         answer = client.get("/api/archive")
-        assert [g["id"] for g in answer.json()["games"]] == [done]
+        assert [g["id"] for g in answer.json()["games"]] == [live, done]  # B5: live too
         assert secret.secret["salt"] not in answer.text and "arrangement" not in answer.text
 
 

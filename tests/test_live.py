@@ -133,7 +133,9 @@ def test_the_ai_game_and_a_one_device_game_are_live_with_their_resume_address_B5
     assert ("ai", "janggi") not in kinds and ("ai", "xiangqi") in kinds
 
 
-def test_a_live_online_games_review_address_leads_to_its_room_B5(web_server: str) -> None:
+def test_a_live_online_game_in_my_games_and_its_review_address_lead_to_its_room_B5(
+    web_server: str,
+) -> None:
     ana, ben, room_id = seated_room(web_server)
     sockets = [ana.open(room_id), ben.open(room_id)]
     try:
@@ -143,6 +145,11 @@ def test_a_live_online_games_review_address_leads_to_its_room_B5(web_server: str
         assert answer.status_code == 409, answer.text
         error = answer.json()["error"]
         assert error["code"] == "game_ongoing" and error["room"] == f"/room/{room_id}"
+        # My games lists it first, linking to its room, not to a review.
+        [listed] = [g for g in ana.http.get("/api/archive").json()["games"] if g["id"] == game_id]
+        assert listed["outcome"] == "ongoing" and listed["kind"] == "room"
+        assert listed["room"] == f"/room/{room_id}" and "review" not in listed
+        assert listed["opponent"] == {"type": "player", "name": "Ben"}
         # Once over, the same address is its review.
         assert sockets[0].request("resign")["type"] == "ack"
         assert ana.http.get(f"/api/archive/games/{game_id}").json()["id"] == game_id

@@ -142,7 +142,11 @@ def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B
         red.goto("/games")
         red.wait_for_selector("[data-archive][data-loaded]")
         assert "Your move" in banner(red)
-        assert game_id not in red.inner_text("[data-archive-list]")  # My games: finished only
+        # My games lists it as going on, opening its room.
+        listed = red.locator(f"[data-archive-game='{game_id}'] a")
+        assert listed.get_attribute("href") == room.removeprefix(web_server)
+        assert listed.get_attribute("data-action") == "play"
+        assert "Back to the game" in listed.inner_text()
         red.goto("/learn")
         red.wait_for_selector("body[data-ready=true]")
         assert f"against {ben}" in banner(red)

@@ -12,7 +12,8 @@ from ..records import ArchivedGame
 from .store import Store, game_from_row
 from .tables import game_players, games, players
 
-RESUMABLE = ("ai", "local")  # unfinished games of these kinds are listed, linking back
+RESUMABLE = ("ai", "local", "online")  # unfinished games of these kinds are listed, linking
+# back (an online game to its room, B5)
 
 
 class ArchiveStore:
@@ -35,7 +36,7 @@ class ArchiveStore:
         other = game_players.alias("other")
         listed: ColumnElement[bool] = or_(
             and_(games.c.player_id == player_id, games.c.kind.in_(("ai", "local", "imported"))),
-            and_(mine.c.player_id == player_id, games.c.status != "ongoing"),
+            mine.c.player_id == player_id,
         )
         if finished_only:
             listed = and_(listed, games.c.status != "ongoing")

@@ -2,10 +2,11 @@
 them as one record file.
 
 - ``GET /api/archive?variant=&kind=&before=&limit=`` — one page of the player's games: every
-  finished game (AI, one device, room, paired, imported) and the unfinished AI and one-device
-  games, which link back to the game. ``kind`` is ``ai``, ``local``, ``room``, ``paired`` or
-  ``imported``; ``before`` is the ``next`` cursor of the previous page; ``limit`` at most
-  :data:`MAX_PAGE`. Only public facts (Z2): no jieqi arrangement, no other player's id.
+  finished game (AI, one device, room, paired, imported), the unfinished AI and one-device
+  games, which link back to the game, and the live online games, which link to their room
+  (B5). ``kind`` is ``ai``, ``local``, ``room``, ``paired`` or ``imported``; ``before`` is
+  the ``next`` cursor of the previous page; ``limit`` at most :data:`MAX_PAGE`. Only public
+  facts (Z2): no jieqi arrangement, no other player's id.
 - ``GET /api/archive/games/{id}`` — one of the player's games (their own, or an online game
   they sat in) as they see it, for its review page (``/review/game/<id>``); the state is
   built in a thread (Z7: a cold one replays the game).
@@ -35,7 +36,7 @@ from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
-from .live import room_of_game
+from .live import room_of_game, rooms_of_games
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 50
@@ -115,8 +116,9 @@ def opponent_of(entry: ArchivedGame) -> dict[str, Any]:
     return {"type": "player", "name": entry.opponent}
 
 
-def entry_json(entry: ArchivedGame) -> dict[str, Any]:
-    """One line of the archive. Public facts only (Z2): nothing of ``secret``."""
+def entry_json(entry: ArchivedGame, room: str | None = None) -> dict[str, Any]:
+    """One line of the archive. Public facts only (Z2): nothing of ``secret``. ``room``: the
+    address of the room where a live online game is played (B5: it links there)."""
     game = entry.game
     names = side_names(game.variant)
     kind = kind_of(game)
@@ -147,8 +149,10 @@ def entry_json(entry: ArchivedGame) -> dict[str, Any]:
                 item["rating"][why] = rated[why]
     if game.ongoing and game.kind == "ai":
         item["resume"] = f"/play/ai?variant={game.variant}&game={game.id}"
-    elif game.ongoing:
+    elif game.ongoing and game.kind == "local":
         item["resume"] = f"/play/local?variant={game.variant}&game={game.id}"
+    elif game.ongoing and room is not None:
+        item["room"] = room
     else:
         item["review"] = f"/review/game/{game.id}"
     return item
@@ -212,8 +216,11 @@ def archive_router(service: GameService) -> APIRouter:
         cursor = _parse_cursor(before) if before else None
         found = await service.db(archive.page, player.id, limit + 1, variant, kind, cursor)
         page = found[:limit]
+        rooms: dict[str, str] = {}
+        if any(entry.game.kind == "online" and entry.game.ongoing for entry in page):
+            rooms = await service.db(rooms_of_games, live, player.id)
         return {
-            "games": [entry_json(entry) for entry in page],
+            "games": [entry_json(entry, rooms.get(entry.game.id)) for entry in page],
             "next": _cursor(page[-1].game) if len(found) > limit else None,
         }
 

@@ -32,13 +32,16 @@ def room_address(room_id: str) -> str:
     return f"/room/{room_id}"
 
 
+def rooms_of_games(live: LiveStore, player_id: str) -> dict[str, str]:
+    """The addresses of the rooms where the player's live online games are played, by game
+    id. Synchronous: run it with ``service.db``."""
+    return {game.id: room_address(room.id) for room, game in live.rooms_of(player_id) if game}
+
+
 def room_of_game(live: LiveStore, player_id: str, game_id: str) -> str | None:
     """The address of the room where the player's live online game ``game_id`` is played
     (None: not live, or not theirs). Synchronous: run it with ``service.db``."""
-    for room, game in live.rooms_of(player_id):
-        if game is not None and game.id == game_id:
-            return room_address(room.id)
-    return None
+    return rooms_of_games(live, player_id).get(game_id)
 
 
 def online_entry(

@@ -99,13 +99,16 @@ function entry(game) {
   if (game.side) facts.push(t("archive.your_side", { side: t(`side.${game.side}`) }));
   facts.push(t("archive.moves", { count: game.plies }));
   const rating = ratingLine(game);
-  const link = el("a", { class: "archive-link", href: game.resume || game.review,
-    "data-action": game.resume ? "resume" : "review" },
+  // B5: a live online game opens its room; an unfinished AI or one-device game, the game.
+  const action = game.room ? "play" : game.resume ? "resume" : "review";
+  const link = el("a", { class: "archive-link", href: game.room || game.resume || game.review,
+    "data-action": action },
   el("span", { class: "archive-title" }, title),
   el("span", { class: `archive-outcome outcome-${game.outcome}` }, outcome),
   el("span", { class: "archive-facts" }, facts.join(" · ")));
   if (rating) link.append(el("span", { class: "archive-rating", "data-rating": "" }, rating));
-  link.append(el("span", { class: "archive-open" }, game.resume ? t("archive.resume") : t("archive.review")));
+  const open = { play: "live.go", resume: "archive.resume", review: "archive.review" }[action];
+  link.append(el("span", { class: "archive-open" }, t(open)));
   return el("li", { "data-archive-game": game.id, "data-kind": game.kind, "data-variant": game.variant }, link);
 }
 
