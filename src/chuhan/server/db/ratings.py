@@ -48,8 +48,9 @@ class _Moved(Exception):
 
 
 class RatingStore:
-    """The ``ratings`` and ``rating_changes`` tables (migration 0008). Synchronous, like
-    :class:`~.db.store.Store`: the service calls it from its database threads."""
+    """The ``ratings``, ``rating_changes`` and ``player_networks`` tables (migrations 0008,
+    0013) under ``rules`` (Z8). Synchronous, like :class:`~.db.store.Store`: the service
+    calls it from its database threads."""
 
     def __init__(self, store: Store, rules: RatingRules | None = None) -> None:
         self.store = store
