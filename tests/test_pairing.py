@@ -150,7 +150,9 @@ class Site:
     """Two instances (two pairing services) on one database: on SQLite they share the one
     store (SQLite serves one instance), on PostgreSQL each has its own."""
 
-    def __init__(self, database: tuple[str, str | None], **room_settings: Any) -> None:
+    def __init__(
+        self, database: tuple[str, str | None], clock: Any = None, **room_settings: Any
+    ) -> None:
         url, schema = database
         first = Store(url, schema)
         first.migrate()
@@ -158,7 +160,9 @@ class Site:
         settings = RoomSettings(**room_settings)
         self.rooms = [
             RoomService(
-                GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=url)), settings
+                GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=url)),
+                settings,
+                *([clock] if clock is not None else []),
             )
             for store in self.stores
         ]
@@ -228,7 +232,8 @@ def test_a_player_is_never_paired_with_themselves_two_tabs_are_one_seek_B1(site:
         assert tab_one.status == tab_two.status == "waiting"
         assert tab_two.since == tab_one.since  # the same seek: its waiting time goes on
         since = site.pairing[0].live_since()
-        assert await site.rooms[0].db(site.pairing[0].store.counts, since) == {"xiangqi": 1}
+        counts = await site.rooms[0].db(site.pairing[0].store.counts, since)
+        assert [(count.pool, count.waiting) for count in counts] == [("xiangqi:rules=casual", 1)]
         # The first tab closing does not withdraw the seek the second tab holds.
         await site.pairing[0].cancel(me, "tab1")
         still = await site.pairing[0].state(me)
@@ -304,16 +309,16 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
         await site.start()
         rooms = site.rooms[0]
 
-        async def paired_game() -> tuple[Any, Player, Player]:
+        async def paired_game(net: int) -> tuple[Any, Player, Player]:
             one, two = await site.player(), await site.player()
-            await site.pairing[0].seek(one, "xiangqi", {}, "c1", "10.0.0.1")
-            state = await site.pairing[1].seek(two, "xiangqi", {}, "c2", "10.0.0.2")
+            await site.pairing[0].seek(one, "xiangqi", {}, "c1", f"10.{net}.0.1")
+            state = await site.pairing[1].seek(two, "xiangqi", {}, "c2", f"10.{net}.0.2")
             room = await rooms.read_room(str(state.room_id))
             assert room is not None and room.sides is not None
             red, black = sorted((one, two), key=lambda p: room.sides.index(p.id))  # type: ignore[union-attr]
             return room, red, black
 
-        room, red, black = await paired_game()
+        room, red, black = await paired_game(1)
         await rooms.move(red, room.id, 0, "h3e3")
         await rooms.leave(black, room.id)  # Black never moved: abandoned, no winner
         game = await rooms.core.current_game(room)
@@ -323,7 +328,7 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
             "points": None,
         }
 
-        room, red, black = await paired_game()
+        room, red, black = await paired_game(2)  # (black's address now waits, Z8)
         await rooms.move(red, room.id, 0, "h3e3")
         await rooms.move(black, room.id, 1, "h8e8")
         await rooms.leave(red, room.id)  # after their first move: leaving loses
@@ -349,7 +354,7 @@ def test_a_seek_of_a_dead_instance_is_never_paired_and_dropped_once_old_B1(site:
         await site.rooms[0].db(store.put, old_ghost.id, xiangqi, "c1", "deadbeef", long_ago)
         state = await site.pairing[1].seek(alive, "xiangqi", {}, "c2", "10.0.0.1")
         assert state.status == "waiting"  # nobody is paired with a ghost
-        assert await site.pairing[0].fresh_counts() == {"xiangqi": 1}  # nor counts them
+        assert (await site.pairing[0].fresh_counts()).counts == {"xiangqi": 1}  # nor counts them
         kept = await site.pairing[0].state(ghost)  # its instance may only be late
         assert kept is not None and kept.status == "waiting"
         assert await site.pairing[0].state(old_ghost) is None  # long gone: dropped

@@ -414,17 +414,23 @@ class LeftNotice(ServerModel, type="left"):
 
 
 class SeekingNotice(ServerModel, type="seeking"):
-    """B1: this player waits for a stranger (``waited``: seconds since the seek began)."""
+    """B1: this player waits for a stranger (``waited``: seconds since the seek began), sent
+    to every tab of the player when the seek begins or changes. ``heartbeat``: the page
+    pings at least this often, else its seek is withdrawn (a silent page is not paired)."""
 
     variant: str
     options: dict[str, str]
     waited: float
+    heartbeat: float
 
 
 class WaitingNotice(ServerModel, type="waiting"):
-    """B1: how many players wait for each variant, site-wide (every few seconds)."""
+    """B1: how many players wait for each variant, site-wide (every few seconds), and in
+    ``pools`` for each game asked for (``variant``, ``options`` with the rule option and
+    clock, ``waiting``); never counting the player's own seek."""
 
     counts: dict[str, int]
+    pools: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class PairedNotice(ServerModel, type="paired"):
@@ -737,6 +743,12 @@ HTTP_ERRORS: dict[str, HttpError] = {
     ),
     "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
     "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
+    "abort_cooldown": HttpError(
+        429, "seek socket: paired games left unbegun; wait (Z8)", ("retry_after",)
+    ),
+    "too_many_rematches": HttpError(
+        429, "room socket: too many rematch offers and cancels (B4)", ("retry_after",)
+    ),
     "too_many_device_codes": HttpError(
         429, "too many device links or recovery codes issued (B6)", ("retry_after",)
     ),

@@ -166,6 +166,8 @@ class RoomSettings:
     # B1, Z7: seeks (play a stranger) per address block and minute, every instance counted
     # (0: no limit).
     seeks_per_address: int = 60
+    # B1, Z8: a seek whose page said nothing (no ping) this long is withdrawn, not paired.
+    seek_silent_seconds: float = 10.0
 
     @classmethod
     def from_env(cls) -> RoomSettings:
@@ -205,6 +207,7 @@ _ROOM_VARIABLES = {
     "probe_seconds": "CHUHAN_ROOM_PROBE_SECONDS",
     "scored_games_per_pair": "CHUHAN_SCORED_GAMES_PER_PAIR",
     "seeks_per_address": "CHUHAN_SEEKS_PER_ADDRESS",
+    "seek_silent_seconds": "CHUHAN_SEEK_SILENT_SECONDS",
 }
 _CLOCK_VARIABLES = {
     "turn_seconds": "CHUHAN_ROOM_TURN_SECONDS",

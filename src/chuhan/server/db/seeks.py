@@ -13,23 +13,31 @@ instance: a seek held by an instance whose heartbeat (``server_instances``, room
 instances.py) is older than ``live_since`` or that stopped (it may have died with its
 sockets) is not paired, so nobody is paired with a ghost, and is dropped once old.
 Liveness is one row per instance, beaten by its own task: no per-seek refresh that a loaded
-instance could fall behind on.
+instance could fall behind on. A socket that stops answering has its seek withdrawn by its
+own instance (:meth:`SeekStore.withdraw`, pairing/service.py).
+
+Z8: a seek keeps the address block (and IPv6 /48) it came from; an abort (a paired game left
+before the leaver's first move) is one row of ``seek_aborts``. A seek is refused while its
+player's or address's cooldown runs (:func:`..pairing.rules.cooling_until`), a waiting seek
+of a cooling player or address is not paired, and a pair that just aborted is kept apart.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import zlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     and_,
     delete,
     func,
+    or_,
     select,
     text,
     update,
@@ -37,15 +45,41 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from ..pairing.rules import Seek, SeekError, Wish, pairs
+from ..pairing.rules import (
+    BLOCK_MEMORY,
+    PAIR_APART,
+    PLAYER_MEMORY,
+    Seek,
+    SeekError,
+    Wish,
+    cooling_until,
+    pairs,
+)
 from ..players.glicko2 import DEFAULT_RATING
 from ..records import Pairing, RoomRecord, SeekState, aware
 from .rooms import room_values
 from .store import Store, seated_in_ongoing_game
-from .tables import games, ratings, rooms, seeks, server_instances
+from .tables import games, ratings, rooms, seek_aborts, seeks, server_instances
 
 _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's
 MATCH_BATCH = 1000  # waiting seeks read per pool and transaction (the oldest)
+
+
+class PoolCount(NamedTuple):
+    """How many live seeks wait in one pool (B1), with the game they ask for."""
+
+    pool: str
+    variant: str
+    options: dict[str, str]
+    waiting: int
+
+
+class Origin(NamedTuple):
+    """Where a seek comes from (Z8): its player, address block and IPv6 /48 (or None)."""
+
+    player_id: str
+    block: str | None = None
+    network: str | None = None
 
 
 def _state(row: Any) -> SeekState:
@@ -65,24 +99,40 @@ class SeekStore:
     # ------------------------------------------------------------------ a player's seek
 
     def put(
-        self, player_id: str, wish: Wish, connection: str, instance: str, now: datetime
+        self,
+        player_id: str,
+        wish: Wish,
+        connection: str,
+        instance: str,
+        now: datetime,
+        origin: Origin | None = None,
     ) -> SeekState:
         """The player seeks ``wish`` (idempotent: one seek per player, a second tab takes
-        it over and keeps its waiting time when it asks for the same game).
+        it over and keeps its waiting time when it asks for the same game); ``origin``:
+        where from (Z8: the address block an abort's cost is counted on).
 
         Returns the seek as stored: ``paired`` (with its room) when the player was paired
         and that game is still on. Raises SeekError ``already_playing`` (with ``room``) when
-        the player has an online game going on elsewhere (B1: never paired twice)."""
+        the player has an online game going on elsewhere (B1: never paired twice), or
+        ``abort_cooldown`` (with ``retry_after`` seconds) while the player's or address's
+        wait after aborting runs (Z8)."""
+        origin = origin or Origin(player_id)
         for _ in range(3):
             try:
                 with self._serial():
-                    return self._put(player_id, wish, connection, instance, now)
+                    return self._put(player_id, wish, connection, instance, now, origin)
             except IntegrityError:
                 continue  # two tabs inserted at once: the other row is there now
         raise SeekError("busy", "the seek is changing too fast; retry")
 
     def _put(
-        self, player_id: str, wish: Wish, connection: str, instance: str, now: datetime
+        self,
+        player_id: str,
+        wish: Wish,
+        connection: str,
+        instance: str,
+        now: datetime,
+        origin: Origin,
     ) -> SeekState:
         with self.engine.begin() as conn:
             row = conn.execute(
@@ -95,6 +145,13 @@ class SeekStore:
                 raise SeekError(
                     "already_playing", "you are playing an online game already", room=playing
                 )
+            until = _cooldowns(conn, [origin], now).until(origin)
+            if until is not None and until > now:
+                raise SeekError(
+                    "abort_cooldown",
+                    "you left paired games before your first move; wait before seeking again",
+                    retry_after=max(1, math.ceil((until - now).total_seconds())),
+                )
             values = {
                 "pool": wish.pool,
                 "variant": wish.variant,
@@ -105,6 +162,8 @@ class SeekStore:
                 "connection": connection,
                 "instance": instance,
                 "seen_at": now,
+                "block": origin.block,
+                "network": origin.network,
             }
             if row is None:
                 conn.execute(seeks.insert().values(player_id=player_id, created_at=now, **values))
@@ -131,19 +190,81 @@ class SeekStore:
             row = conn.execute(select(seeks).where(seeks.c.player_id == player_id)).one_or_none()
         return _state(row) if row is not None else None
 
+    def withdraw(self, connections: list[str]) -> list[str]:
+        """Withdraw the waiting seeks these sockets hold (they stopped answering: a phone
+        asleep is not paired). Returns the players whose seek was withdrawn."""
+        if not connections:
+            return []
+        where = and_(seeks.c.connection.in_(connections), seeks.c.status == "waiting")
+        with self._serial(), self.engine.begin() as conn:
+            players = [row[0] for row in conn.execute(select(seeks.c.player_id).where(where))]
+            conn.execute(delete(seeks).where(where, seeks.c.player_id.in_(players)))
+        return players
+
+    def record_abort(self, room_id: str, player_id: str, opponent_id: str, now: datetime) -> None:
+        """Z8: ``player_id`` left the paired game of ``room_id`` (against ``opponent_id``)
+        before their first move. Counted on the address their seek came from; aborts older
+        than anything reads are deleted meanwhile."""
+        with self._serial(), self.engine.begin() as conn:
+            row = conn.execute(
+                select(seeks.c.block, seeks.c.network).where(
+                    seeks.c.player_id == player_id, seeks.c.room_id == room_id
+                )
+            ).one_or_none()
+            conn.execute(delete(seek_aborts).where(seek_aborts.c.at < now - PLAYER_MEMORY))
+            conn.execute(
+                seek_aborts.insert().values(
+                    player_id=player_id,
+                    block=row.block if row is not None else None,
+                    network=row.network if row is not None else None,
+                    opponent_id=opponent_id,
+                    room_id=room_id,
+                    at=now,
+                )
+            )
+
+    def cooling(self, origin: Origin, now: datetime) -> datetime | None:
+        """Z8: when the wait after aborting ends for this player and address (None: none)."""
+        with self.reader.connect() as conn:
+            until = _cooldowns(conn, [origin], now).until(origin)
+        return until if until is not None and until > now else None
+
+    def waiting_pool(self, player_id: str) -> str | None:
+        """The pool the player's seek waits in (None: no waiting seek)."""
+        query = select(seeks.c.pool).where(
+            seeks.c.player_id == player_id, seeks.c.status == "waiting"
+        )
+        with self.reader.connect() as conn:
+            found: str | None = conn.execute(query).scalar()
+        return found
+
     def state(self, player_id: str) -> SeekState | None:
         row = self.store.row_by(seeks, "player_id", player_id)
         return _state(row) if row is not None else None
 
-    def counts(self, live_since: datetime) -> dict[str, int]:
-        """How many players wait for each variant (B1: shown while waiting)."""
+    def counts(self, live_since: datetime) -> list[PoolCount]:
+        """How many players wait in each pool, with the game it is (B1: shown while
+        waiting, for the rule option and clock asked for)."""
+        live = and_(seeks.c.status == "waiting", _held_live(live_since))
         query = (
-            select(seeks.c.variant, func.count())
-            .where(seeks.c.status == "waiting", _held_live(live_since))
-            .group_by(seeks.c.variant)
+            select(seeks.c.pool, seeks.c.variant, func.count(), func.min(seeks.c.player_id))
+            .where(live)
+            .group_by(seeks.c.pool, seeks.c.variant)
         )
         with self.reader.connect() as conn:
-            return {variant: int(count) for variant, count in conn.execute(query)}
+            found = list(conn.execute(query))
+            if not found:
+                return []
+            one_each = [row[3] for row in found]
+            options = dict(
+                conn.execute(
+                    select(seeks.c.pool, seeks.c.options).where(seeks.c.player_id.in_(one_each))
+                ).all()
+            )
+        return [
+            PoolCount(pool, variant, dict(options.get(pool) or {}), int(count))
+            for pool, variant, count, _ in found
+        ]
 
     def waiting_pools(self, live_since: datetime) -> list[str]:
         """The pools with at least two live waiting seeks (a sweep pairs them)."""
@@ -164,13 +285,20 @@ class SeekStore:
         live_since: datetime,
         gone_before: datetime,
         make_room: Callable[[Seek, Seek, str, dict[str, Any]], RoomRecord],
+        now: datetime | None = None,
+        beat_since: datetime | None = None,
     ) -> list[Pairing]:
         """Pair the pool's waiting seeks (:func:`.rules.pairs`), site-wide atomically: the
         pool's lock, the rows locked, each pair's two seeks claimed and its room
         (``make_room(first, second, variant, options)``) inserted in one transaction.
         Seeks of instances not alive since ``live_since`` wait (a late instance's are
         paired once it beats again); those also not sought since ``gone_before`` are
-        dropped. Returns the pairings made."""
+        dropped. ``beat_since``: only seeks of instances that beat since then are paired
+        (tighter than ``live_since``: a killed instance's seeks stop being paired within a
+        few beats). Z8: a seek of a player or address whose wait after aborting runs at
+        ``now`` waits, and a pair that just aborted is not paired again. Returns the
+        pairings made."""
+        now = now or gone_before
         with self._serial(), self.engine.begin() as conn:
             if not self.store.is_sqlite:
                 lock = _LOCK_BASE + zlib.crc32(pool.encode())
@@ -180,12 +308,20 @@ class SeekStore:
             conn.execute(delete(seeks).where(waiting, gone))
             query = (
                 select(seeks)
-                .where(waiting, _held_live(live_since))
+                .where(waiting, _held_live(max(live_since, beat_since or live_since)))
                 .order_by(seeks.c.created_at)
                 .limit(MATCH_BATCH)
             )
             rows = list(conn.execute(self._locking(query)))
-            found = pairs([Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in rows])
+            if len(rows) < 2:
+                return []
+            origins = {r.player_id: Origin(r.player_id, r.block, r.network) for r in rows}
+            cooldowns = _cooldowns(conn, list(origins.values()), now)
+            free = [r for r in rows if not cooldowns.cooling(origins[r.player_id], now)]
+            found = pairs(
+                [Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in free],
+                cooldowns.apart,
+            )
             if not found:
                 return []
             details = {r.player_id: r for r in rows}
@@ -215,6 +351,49 @@ class SeekStore:
 
     def _locking(self, query: Any) -> Any:
         return query if self.store.is_sqlite else query.with_for_update()
+
+
+class _Cooldowns:
+    """The aborts remembered of some seeks' players and addresses (Z8): when each one's
+    wait ends, and the pairs kept apart."""
+
+    def __init__(self, rows: list[Any], now: datetime) -> None:
+        times: dict[tuple[str, str], list[datetime]] = {}
+        self.apart: set[frozenset[str]] = set()
+        for row in rows:
+            at = aware(row.at)
+            times.setdefault(("player", row.player_id), []).append(at)
+            if at >= now - BLOCK_MEMORY:
+                for kind, key in (("block", row.block), ("network", row.network)):
+                    if key is not None:
+                        times.setdefault((kind, key), []).append(at)
+            if at >= now - PAIR_APART:
+                self.apart.add(frozenset((row.player_id, row.opponent_id)))
+        self._until = {key: cooling_until(found) for key, found in times.items()}
+
+    def until(self, origin: Origin) -> datetime | None:
+        """When the wait of this player and address ends (the latest of the three)."""
+        keys = [("player", origin.player_id), ("block", origin.block), ("network", origin.network)]
+        ends = [end for key in keys if (end := self._until.get(key)) is not None]  # type: ignore[arg-type]
+        return max(ends) if ends else None
+
+    def cooling(self, origin: Origin, now: datetime) -> bool:
+        until = self.until(origin)
+        return until is not None and until > now
+
+
+def _cooldowns(conn: Connection, origins: list[Origin], now: datetime) -> _Cooldowns:
+    """The aborts that count against these seeks' players and addresses at ``now``."""
+    players = sorted({o.player_id for o in origins})
+    blocks = sorted({o.block for o in origins if o.block is not None})
+    networks = sorted({o.network for o in origins if o.network is not None})
+    whose = [seek_aborts.c.player_id.in_(players)]
+    if blocks:
+        whose.append(seek_aborts.c.block.in_(blocks))
+    if networks:
+        whose.append(seek_aborts.c.network.in_(networks))
+    query = select(seek_aborts).where(seek_aborts.c.at >= now - PLAYER_MEMORY, or_(*whose))
+    return _Cooldowns(list(conn.execute(query)), now)
 
 
 def _held_live(live_since: datetime) -> Any:

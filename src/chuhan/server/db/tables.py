@@ -231,7 +231,28 @@ seeks = _table(
     Column("connection", String(64), nullable=False),  # the socket whose close cancels it
     _id("instance", nullable=False),  # the instance whose socket holds it
     *_moments("created_at", "seen_at"),  # seen_at: when it was last sought
+    # Z8: where the seek came from (address block; IPv6 also its /48), for an abort's cost.
+    Column("block", String(64), nullable=True),
+    Column("network", String(64), nullable=True),
     Index("ix_seeks_status_pool", "status", "pool", "created_at"),
+)
+
+# Z8: a paired game left (or timed out) before the leaver's first move, one row per abort:
+# the leaver's cooldown before seeking again, per player and per address block, and the
+# pair that is not paired together again at once (server/pairing/).
+seek_aborts = _table(
+    "seek_aborts",
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    _id("player_id", nullable=False),
+    Column("block", String(64), nullable=True),
+    Column("network", String(64), nullable=True),
+    _id("opponent_id", nullable=False),
+    _id("room_id", nullable=False),
+    *_moments("at"),
+    Index("ix_seek_aborts_player", "player_id", "at"),
+    Index("ix_seek_aborts_block", "block", "at"),
+    Index("ix_seek_aborts_network", "network", "at"),
+    Index("ix_seek_aborts_at", "at"),
 )
 
 # A player's devices (SPEC B6): one row per signed-in browser, its cookie token stored hashed.

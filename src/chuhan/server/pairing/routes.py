@@ -10,12 +10,14 @@ the player's topic); and it speaks the messages and error replies of the other t
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, WebSocket
+from fastapi import APIRouter, FastAPI, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..games.service import GameService, new_id
@@ -31,12 +33,12 @@ from ..protocol import (
     PongReply,
     SeekingNotice,
     SeekRequest,
-    WaitingNotice,
     encode,
     error_reply,
 )
 from ..records import Player, SeekState, utcnow
 from ..sockets.base import Connection
+from .rules import wish
 from .service import PairingService, seek_key
 
 log = logging.getLogger("chuhan.pairing")
@@ -51,7 +53,9 @@ def pairing_router(games: GameService) -> APIRouter:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings = games.settings.rooms
-        pairing = PairingService(app.state.rooms, settings.seeks_per_address)
+        pairing = PairingService(
+            app.state.rooms, settings.seeks_per_address, silent_seconds=settings.seek_silent_seconds
+        )
         holder["service"] = pairing
         app.state.pairing = pairing
         pairing.start()
@@ -61,9 +65,20 @@ def pairing_router(games: GameService) -> APIRouter:
     router = APIRouter(lifespan=lifespan)
 
     @router.get("/api/seeks/waiting")
-    async def waiting() -> dict[str, Any]:
-        """B1: how many players wait for each variant (read at most every half second)."""
-        return {"counts": await holder["service"].fresh_counts(max_age=0.5)}
+    async def waiting(request: Request) -> dict[str, Any]:
+        """B1: how many players wait for each variant and each pool (read at most every
+        half second), not counting the asking player; ``seek``: their own waiting seek
+        (another tab's), so that every tab shows it."""
+        pairing = holder["service"]
+        player = await known_player(games, request.cookies)
+        state = await pairing.state(player) if player is not None else None
+        mine = state if state is not None and state.status == "waiting" else None
+        own = wish(mine.variant, mine.options).pool if mine is not None else None
+        counts = (await pairing.fresh_counts(max_age=0.5, own_pool=own)).wire()
+        seek = None
+        if mine is not None:
+            seek = {"variant": mine.variant, "options": mine.options, "waited": waited(mine)}
+        return {"counts": counts["counts"], "pools": counts["pools"], "seek": seek}
 
     @router.websocket("/ws/seek")
     async def socket(websocket: WebSocket) -> None:
@@ -74,14 +89,27 @@ def pairing_router(games: GameService) -> APIRouter:
             await websocket.send_text(encode(error_reply(refused.code, refused.message)))
             await websocket.close(NO_PLAYER_CLOSE)
             return
-        address = CLIENT_BLOCK.get() or (websocket.client.host if websocket.client else "")
+        # The client's own address (as a trusted proxy forwarded it): its block and, IPv6,
+        # its /48 pay for aborts (Z8).
+        address = websocket.client.host if websocket.client else CLIENT_BLOCK.get()
         await SeekConnection(websocket, holder["service"], player, address).serve()
 
     return router
 
 
+def waited(state: SeekState) -> float:
+    """Seconds since the seek began, to a tenth."""
+    return round(max(0.0, (utcnow() - state.since).total_seconds()), 1)
+
+
 class SeekConnection(Connection):
-    """One page waiting for a stranger: its seek, its notices; the seek ends with it."""
+    """One page waiting for a stranger: its seek, its notices; the seek ends with it.
+
+    Every tab of the player shows the one seek (issue: a second tab's seek replaced the
+    first's while the first still showed its own): a socket is told the seek there is when
+    it opens and whenever another tab changes it (the player's topic rings), and a socket
+    shown a seek may cancel it. The socket holding the seek must keep answering (pings every
+    ``heartbeat`` seconds): silent, its seek is withdrawn (:meth:`PairingService.beat`)."""
 
     messages = SEEK_MESSAGES
 
@@ -95,27 +123,52 @@ class SeekConnection(Connection):
         self.connection = new_id("s")
         self.paired_room: str | None = None
         self.sought = False  # this socket sent a seek that was taken
+        self.heard = time.monotonic()  # when the page last said anything
+        self.own_pool: str | None = None  # the pool of the seek this page shows
+        self._shown: tuple[str, str] | None = None  # (variant, options) of the seek shown
+
+    @property
+    def holds(self) -> bool:
+        """This socket sent the player's seek (its silence withdraws it)."""
+        return self.sought
+
+    async def handle(self, raw: str) -> None:
+        self.heard = time.monotonic()
+        await super().handle(raw)
 
     async def notify(self, key: str, seq: int, news: News | None = None) -> None:
-        """The player's topic rang (paired, perhaps on another instance): read the seek."""
+        """The player's topic rang (paired, perhaps on another instance; or another tab
+        sought or cancelled): read the seek and show it, if it changed."""
         try:
-            state = await self.pairing.state(self.player)
-            if state is not None and state.status == "paired":
-                await self._tell(state)
+            await self._tell(await self.pairing.state(self.player), again=False)
         except Exception:
             log.debug("seek notify failed", exc_info=True)
 
-    async def _tell(self, state: SeekState | None) -> None:
+    async def _tell(self, state: SeekState | None, again: bool = True) -> None:
+        """Show ``state``; not ``again``: only what this page does not show already."""
         if state is None:
-            await self.send(CancelledNotice())
+            if again or self._shown is not None:
+                self._shown, self.own_pool = None, None
+                self.sought = False
+                await self.send(CancelledNotice())
         elif state.status == "paired" and state.room_id is not None:
+            self._shown, self.own_pool = None, None
             if self.paired_room != state.room_id:
                 self.paired_room = state.room_id
                 await self.send(PairedNotice(room=state.room_id))
         else:
-            waited = max(0.0, (utcnow() - state.since).total_seconds())
+            shown = (state.variant, json.dumps(state.options, sort_keys=True))
+            if not again and shown == self._shown:
+                return
+            self._shown = shown
+            self.own_pool = wish(state.variant, state.options).pool
             await self.send(
-                SeekingNotice(variant=state.variant, options=state.options, waited=round(waited, 1))
+                SeekingNotice(
+                    variant=state.variant,
+                    options=state.options,
+                    waited=waited(state),
+                    heartbeat=self.pairing.heartbeat_seconds,
+                )
             )
 
     async def serve(self) -> None:
@@ -124,7 +177,10 @@ class SeekConnection(Connection):
         await hub.follow(key, self)
         self.pairing.waiters.add(self)
         try:
-            await self.send(WaitingNotice(counts=self.pairing.counts()))
+            state = await self.pairing.state(self.player)
+            if state is not None and state.status == "waiting":
+                await self._tell(state)  # another tab's seek: this page shows it too
+            await self.send(self.pairing.counts(self.own_pool))
             await super().serve()
         except (WebSocketDisconnect, RuntimeError):
             pass  # gone before its first notice
@@ -148,14 +204,17 @@ class SeekConnection(Connection):
             )
             self.sought = True
         else:
-            # Z7: only a socket that sought reaches the database to withdraw (a flood of
-            # cancels from any other costs nothing); seeks are limited per address.
-            state = await self.pairing.cancel(self.player) if self.sought else None
+            # Z7: only a socket that sought, or was shown a seek, reaches the database to
+            # withdraw (a flood of cancels from any other costs nothing); seeks are limited
+            # per address.
+            shown = self.sought or self._shown is not None
+            state = await self.pairing.cancel(self.player) if shown else None
             self.sought = False
         await self.send(AckReply(reply_to=message.id))
         if state is None:  # withdrawn: the counts without this player, then "cancelled"
-            await self.send(WaitingNotice(counts=await self.pairing.fresh_counts()))
+            self.own_pool = None
+            await self.send(await self.pairing.fresh_counts())
         await self._tell(state)
         if state is not None and state.status == "waiting":
-            counts = await self.pairing.fresh_counts(max_age=0.5)
-            await self.send(WaitingNotice(counts=counts))
+            counts = await self.pairing.fresh_counts(max_age=0.5, own_pool=self.own_pool)
+            await self.send(counts)

@@ -17,9 +17,9 @@ player waits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..protocol import GameActionError
@@ -89,32 +89,73 @@ class Seek:
     since: datetime
 
 
-def compatible(a: Seek, b: Seek) -> bool:
-    """B1: the same game asked for, by two different players (never one with themselves)."""
-    return a.pool == b.pool and a.player_id != b.player_id
+def compatible(a: Seek, b: Seek, apart: Collection[frozenset[str]] = ()) -> bool:
+    """B1: the same game asked for, by two different players (never one with themselves);
+    Z8: not a pair in ``apart`` (one of them just aborted a game against the other)."""
+    return (
+        a.pool == b.pool
+        and a.player_id != b.player_id
+        and frozenset((a.player_id, b.player_id)) not in apart
+    )
 
 
-def nearest(seeker: Seek, waiting: Sequence[Seek]) -> Seek | None:
+def nearest(
+    seeker: Seek, waiting: Sequence[Seek], apart: Collection[frozenset[str]] = ()
+) -> Seek | None:
     """The compatible seek nearest to ``seeker`` in rating (the longest waiting on a tie),
     or None when no one compatible waits."""
-    candidates = [other for other in waiting if compatible(seeker, other)]
+    candidates = [other for other in waiting if compatible(seeker, other, apart)]
     if not candidates:
         return None
     return min(candidates, key=lambda other: (abs(other.rating - seeker.rating), other.since))
 
 
-def pairs(waiting: Sequence[Seek]) -> list[tuple[Seek, Seek]]:
+def pairs(
+    waiting: Sequence[Seek], apart: Collection[frozenset[str]] = ()
+) -> list[tuple[Seek, Seek]]:
     """Pair a pool's waiting seeks: the longest waiting first, each with :func:`nearest`
     among those still free. No seek is in two pairs (B1: never twice), no pair is one player
-    (never with themselves), and whatever is left has no compatible seek left beside it."""
+    (never with themselves) nor one of ``apart`` (Z8), and whatever is left has no
+    compatible seek left beside it."""
     free = sorted(waiting, key=lambda seek: (seek.since, seek.player_id))
     made: list[tuple[Seek, Seek]] = []
     while free:
         seeker = free.pop(0)
-        other = nearest(seeker, free)
+        other = nearest(seeker, free, apart)
         if other is None:
             continue
         made.append((seeker, other))
         taken = (seeker.player_id, other.player_id)  # with any other seek of theirs
         free = [seek for seek in free if seek.player_id not in taken]
     return made
+
+
+# ---------------------------------------------------------------------- aborts (Z8)
+
+# Leaving a paired game before one's own first move (or letting that turn's clock run out)
+# ends it abandoned, unrated (B1); what it costs instead is time: the leaver waits before
+# seeking again, the wait doubling with each abort remembered, counted per player and per
+# address block (so fresh cookies from one address pay as one), and the pair is not paired
+# together again for a while. Nothing of it depends on who the opponent was: leaving every
+# opponent but one's target costs as much as leaving anyone.
+FIRST_COOLDOWN_SECONDS = 15.0
+MAX_COOLDOWN_SECONDS = 3600.0
+PLAYER_MEMORY = timedelta(hours=24)  # a player's aborts count this long
+BLOCK_MEMORY = timedelta(hours=1)  # an address block's (shared by a classroom): shorter
+PAIR_APART = timedelta(minutes=15)  # a pair that aborted is not paired together again
+
+
+def cooldown_seconds(aborts: int) -> float:
+    """Z8: the wait after the ``aborts``-th abort remembered: 15 s, doubling with each one
+    up to an hour (0 for none)."""
+    if aborts <= 0:
+        return 0.0
+    return min(MAX_COOLDOWN_SECONDS, FIRST_COOLDOWN_SECONDS * 2.0 ** min(aborts - 1, 20))
+
+
+def cooling_until(aborts: Sequence[datetime]) -> datetime | None:
+    """When the wait after these aborts (one player's, or one address block's, within its
+    memory) ends: the last one plus :func:`cooldown_seconds` of their number. None: none."""
+    if not aborts:
+        return None
+    return max(aborts) + timedelta(seconds=cooldown_seconds(len(aborts)))

@@ -15,13 +15,21 @@ Decisions where the issue left them open:
   (B2) are what paired games are for, and points stay a friends' and AI affair.
 - Leaving a paired game before one's own first move (or letting that first turn's clock run
   out) ends it *abandoned*, no winner and no loss (:func:`rooms.scoring.costs_nothing`);
-  after it, leaving loses as in rooms.
+  after it, leaving loses as in rooms. Z8: such an abort costs time instead, whoever the
+  opponent was (:mod:`.rules`, aborts): the leaver's next seek is refused
+  ``abort_cooldown`` (with ``retry_after``) for a wait that doubles with each abort, per
+  player and per address block, their waiting seeks are not paired meanwhile, and the pair
+  is not paired together again at once.
 
 The waiting player hears of the pairing through the hub (topic :func:`seek_key`), so a
 player waiting on another instance is told at once; the hub is a doorbell: the socket then
-reads its seek from the database. A seek of an instance taken for dead (its heartbeat
-``RoomSettings.dead_after_seconds`` old, as the rooms judge it) is not paired (the instance
-may have died with its sockets; one merely late under load is paired for again once it
+reads its seek from the database. A seek is paired only while its instance beats (a beat
+within :data:`PAIRED_BEATS` heartbeats: a killed instance's seeks stop being paired within
+seconds, long before the rooms take it for dead) and its socket answers: a socket silent for
+``silent_seconds`` (a phone asleep: the page pings every third of that, ``seeking`` says
+how often) has its seek withdrawn by its instance, so nobody is paired with a ghost. A seek
+of an instance taken for dead (its heartbeat ``RoomSettings.dead_after_seconds`` old, as the
+rooms judge it) is not counted (one merely late under load is paired for again once it
 beats) and is dropped once :data:`GONE_SECONDS` old. Every
 :data:`BEAT_SECONDS` each instance pairs again any pool that still has two waiting (a
 pairing that failed on a database error) and pushes the waiting counts to its sockets.
@@ -40,12 +48,12 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ..db.limits import Limiter
-from ..db.seeks import SeekStore
+from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
-from ..http.connections import address_block
+from ..http.connections import address_block, network_block
 from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
-from ..records import Pairing, Player, RoomRecord, SeekState
+from ..records import GameRecord, Pairing, Player, RoomRecord, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
@@ -54,6 +62,8 @@ from .rules import Seek, SeekError, wish
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0
 GONE_SECONDS = 300.0  # a seek this old of an instance not alive is dropped
+PAIRED_BEATS = 2.5  # a seek is paired while its instance beat within so many heartbeats
+SILENT_SECONDS = 10.0  # a seek whose socket said nothing for so long is withdrawn
 
 
 def gone_before(now: datetime) -> datetime:
@@ -79,7 +89,16 @@ def seek_key(player_id: str) -> str:
 
 
 class Waiter(Protocol):
-    """A socket of a waiting player on this instance."""
+    """A socket of a waiting player on this instance: ``connection`` names it in its seek,
+    ``heard`` is when it last said anything (``time.monotonic()``), ``holds`` whether it
+    holds its player's seek, ``own_pool`` the pool its player waits in (shown to it)."""
+
+    connection: str
+    heard: float
+    own_pool: str | None
+
+    @property
+    def holds(self) -> bool: ...
 
     async def notice(self, message: dict[str, Any]) -> None: ...
 
@@ -90,8 +109,11 @@ class PairingService:
         rooms: RoomService,
         seeks_per_address: int = 60,
         window_seconds: float = 60.0,
+        silent_seconds: float = SILENT_SECONDS,
     ) -> None:
         self.rooms = rooms
+        self.silent_seconds = silent_seconds
+        rooms.on_abort = self.aborted  # Z8: what leaving a paired game unbegun costs
         self.games = rooms.games
         self.store = SeekStore(self.games.store)
         self.instance_id = rooms.instance_id
@@ -99,7 +121,7 @@ class PairingService:
         # 0: no limit (a bench whose thousands of players share one address).
         self._per_address = Budget(seeks_per_address, window_seconds) if seeks_per_address else None
         self.waiters: set[Waiter] = set()
-        self._counts: dict[str, int] = {}
+        self._counts: list[PoolCount] = []
         self._counted_at = -1e9  # time.monotonic() of the last read of the counts
         self._beat: asyncio.Task[None] | None = None
         self._desks: dict[str, _Desk] = {}
@@ -111,6 +133,19 @@ class PairingService:
         """The oldest heartbeat of an instance whose seeks are paired: one older is taken
         for dead, as the rooms take it (R7)."""
         return self.rooms.core.now() - timedelta(seconds=self.rooms.settings.dead_after_seconds)
+
+    def beat_since(self) -> datetime:
+        """The oldest heartbeat of an instance whose seeks are paired: a few heartbeats, so
+        that a killed instance's seeks stop being paired long before the rooms take it for
+        dead (a merely late one's are paired again once it beats)."""
+        settings = self.rooms.settings
+        seconds = min(settings.dead_after_seconds, PAIRED_BEATS * settings.heartbeat_seconds)
+        return self.rooms.core.now() - timedelta(seconds=seconds)
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        """How often a waiting page pings its seek socket (a third of the silence allowed)."""
+        return round(self.silent_seconds / 3, 1)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -135,8 +170,11 @@ class PairingService:
         """B1: the player waits for a stranger, or is paired at once. Returns the seek as
         stored after this instance paired its pool (``paired``, with the room, or
         ``waiting``). Raises SeekError ``bad_seek`` (Z5), ``too_many_seeks`` (Z7, with
-        ``retry_after``) or ``already_playing`` (with ``room``)."""
+        ``retry_after``), ``abort_cooldown`` (Z8, with ``retry_after``) or
+        ``already_playing`` (with ``room``). ``address``: the client's (its block and IPv6
+        /48 pay for aborts, Z8)."""
         wanted = wish(variant, options)
+        origin = Origin(player.id, address_block(address), network_block(address))
         try:
             if self._per_address is not None:
                 await self.db(
@@ -151,7 +189,13 @@ class PairingService:
             ) from None
         await self.games.ratings.saw(player.id, address)  # Z8: one block's identities unrated
         state: SeekState = await self.db(
-            self.store.put, player.id, wanted, connection, self.instance_id, self.rooms.core.now()
+            self.store.put,
+            player.id,
+            wanted,
+            connection,
+            self.instance_id,
+            self.rooms.core.now(),
+            origin,
         )
         if state.status == "waiting":
             await self.pair(wanted.pool)
@@ -162,7 +206,15 @@ class PairingService:
         """Stop waiting (``connection``: only if that socket holds the seek). Returns what
         is left: None, or the seek when it was paired already (or another tab holds it)."""
         state: SeekState | None = await self.db(self.store.cancel, player.id, connection)
+        await self.games.hub.publish(seek_key(player.id), 2)  # every tab shows the same
         return state
+
+    async def aborted(self, room: RoomRecord, game: GameRecord, player_id: str) -> None:
+        """Z8: ``player_id`` left the paired game of ``room`` (or let its first turn run
+        out) before their first move: their cooldown grows, whoever the opponent was."""
+        opponent = next((p for p in room.sides or [] if p != player_id), player_id)
+        await self.db(self.store.record_abort, room.id, player_id, opponent, self.rooms.core.now())
+        log.info("paired game aborted", extra={"room": room.id, "game": game.id})
 
     async def state(self, player: Player) -> SeekState | None:
         found: SeekState | None = await self.db(self.store.state, player.id)
@@ -186,12 +238,15 @@ class PairingService:
             if desk.covered >= ticket:
                 return []  # a run that began after this call paired for it
             covers = desk.asked
+            now = self.rooms.core.now()
             made: list[Pairing] = await self.db(
                 self.store.match,
                 pool,
                 self.live_since(),
-                gone_before(self.rooms.core.now()),
+                gone_before(now),
                 self._new_room,
+                now,
+                self.beat_since(),
             )
             desk.covered = covers
         for pairing in made:
@@ -231,27 +286,59 @@ class PairingService:
 
     # ------------------------------------------------------------------ the beat
 
-    def counts(self) -> dict[str, int]:
-        """How many wait for each variant, site-wide, as of the last beat."""
-        return dict(self._counts)
+    def counts(self, own_pool: str | None = None) -> WaitingNotice:
+        """How many wait, site-wide, as of the last read: per variant and per pool (the
+        game with its rule option and clock), not counting the player's own seek in
+        ``own_pool`` (issue: a player never counts themselves among those waiting)."""
+        per_variant: dict[str, int] = {}
+        pools = []
+        for found in self._counts:
+            waiting = found.waiting - (1 if found.pool == own_pool else 0)
+            if waiting <= 0:
+                continue
+            per_variant[found.variant] = per_variant.get(found.variant, 0) + waiting
+            pools.append({"variant": found.variant, "options": found.options, "waiting": waiting})
+        return WaitingNotice(counts=per_variant, pools=pools)
 
-    async def fresh_counts(self, max_age: float = 0.0) -> dict[str, int]:
-        """How many wait for each variant now, or as read less than ``max_age`` seconds ago
-        (a new seek sees itself counted at once; a burst of seeks reads them once)."""
+    async def fresh_counts(
+        self, max_age: float = 0.0, own_pool: str | None = None
+    ) -> WaitingNotice:
+        """:meth:`counts` now, or as read less than ``max_age`` seconds ago (a new seek sees
+        itself counted at once; a burst of seeks reads them once)."""
         if time.monotonic() - self._counted_at >= max_age:
             self._counted_at = time.monotonic()
             self._counts = await self.db(self.store.counts, self.live_since())
-        return self.counts()
+        return self.counts(own_pool)
+
+    async def own_pool(self, player: Player | None) -> str | None:
+        """The pool the player waits in (None: not waiting), so as not to count them."""
+        if player is None:
+            return None
+        pool: str | None = await self.db(self.store.waiting_pool, player.id)
+        return pool
 
     async def beat(self) -> None:
-        """Pair any pool left with two waiting, and tell the waiting sockets how many wait
-        for each variant."""
+        """Withdraw the seeks of silent sockets, pair any pool left with two waiting, and
+        tell the waiting sockets how many wait."""
+        await self.withdraw_silent()
         for pool in await self.db(self.store.waiting_pools, self.live_since()):
             await self.pair(pool)
-        message = WaitingNotice(counts=await self.fresh_counts()).wire()
+        await self.fresh_counts()
         for waiter in list(self.waiters):
             with contextlib.suppress(Exception):
-                await waiter.notice(message)
+                await waiter.notice(self.counts(waiter.own_pool).wire())
+
+    async def withdraw_silent(self) -> None:
+        """A seek is paired only while its socket answers: the seeks held by sockets here
+        that said nothing for ``silent_seconds`` are withdrawn, and every tab of their
+        players told so."""
+        quiet_since = time.monotonic() - self.silent_seconds
+        silent = [w.connection for w in self.waiters if w.holds and w.heard < quiet_since]
+        if not silent:
+            return
+        for player_id in await self.db(self.store.withdraw, silent):
+            log.info("silent seek withdrawn")
+            await self.games.hub.publish(seek_key(player_id), 2)
 
     async def _beat_loop(self) -> None:
         while True:

@@ -87,4 +87,25 @@ class JoinLimiter:
         self.limiter.reserve([(f"password:room:{room_id}", self._room)])
 
 
-__all__ = ["JoinLimiter", "JoinLimits", "LimitExceeded", "Reservation"]
+__all__ = ["JoinLimiter", "JoinLimits", "LimitExceeded", "Reservation", "SeatLimiter"]
+
+
+class SeatLimiter:
+    """B4: so many changes per window for each seat (a room and a player), counted in this
+    instance's memory (a seat's socket is on one instance; a spent budget refuses before
+    anything is read or written, so a flood costs no database work and reaches nobody)."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self._tat: dict[tuple[str, str], float] = {}  # each seat's theoretical arrival time
+
+    def take(self, room_id: str, player_id: str, now: float) -> None:
+        """One change for this seat at ``now`` (seconds). Raises LimitExceeded."""
+        seat = (room_id, player_id)
+        tat = max(self._tat.get(seat, now), now)
+        late = tat - self.budget.tolerance - now
+        if late > 0:
+            raise LimitExceeded(late)
+        self._tat[seat] = tat + self.budget.interval
+        if len(self._tat) > 10_000:  # forget the seats whose budget is whole again
+            self._tat = {key: at for key, at in self._tat.items() if at > now}

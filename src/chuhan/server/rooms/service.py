@@ -21,7 +21,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..db.instances import InstanceStore
 from ..games import changes as rules_of
 from ..games.changes import GameActionError
 from ..games.service import GameService, new_id
+from ..limits.budget import Budget, LimitExceeded
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
 from ..settings import RoomSettings
 from . import rules
@@ -39,7 +41,7 @@ from .instances import InstanceRegistry
 from .keeper import ClockKeeper
 from .lobby import Lobby
 from .presence import Presence
-from .ratelimit import JoinLimiter
+from .ratelimit import JoinLimiter, SeatLimiter
 from .rules import JANGGI_DEFAULT_SETUP, RoomError
 from .scoring import (
     ONLINE_WIN_POINTS,
@@ -62,6 +64,10 @@ log = logging.getLogger("chuhan.rooms")
 
 # A game action: the game as read, the room, the player's side, the moment.
 Action = Callable[[GameRecord, RoomRecord, int, datetime], Change | None]
+# Z8: told when a paired game ends abandoned: the room, the game, who left it unbegun.
+AbortListener = Callable[[RoomRecord, GameRecord, str], Awaitable[None]]
+# B4: rematch offers, cancels and declines per seat: 10 a minute, one more every 6 s.
+REMATCHES = Budget(10, 60.0)
 
 
 class RoomService:
@@ -79,6 +85,8 @@ class RoomService:
         self.lobby = Lobby(self.core, self.limiter)
         self.registry = InstanceRegistry(self.core, self.presence.settle, self.keeper.keep_time)
         self.instances: InstanceStore = self.registry.store
+        self.rematches = SeatLimiter(REMATCHES)
+        self.on_abort: AbortListener | None = None  # the pairing service's (Z8)
 
     @property
     def clock_rules(self) -> ClockRules:
@@ -167,15 +175,38 @@ class RoomService:
         room = await self.room_for(player, room_id)
         game = await self.core.current_game(room)
         if game is not None and game.ongoing and room.side_of(player.id) is not None:
+            unbegun = False
 
             def act(g: GameRecord, room: RoomRecord, side: int, now: datetime) -> Change:
-                if costs_nothing(g, side):
+                nonlocal unbegun
+                unbegun = costs_nothing(g, side)
+                if unbegun:
                     return rules_of.abandon(g)
                 return scored(rules_of.resign(g, side), room.sides)
 
             with contextlib.suppress(GameActionError):
-                await self._act(player, room_id, act)
+                after = await self._act(player, room_id, act)
+                if unbegun:
+                    await self._aborted(room, after, player.id)
         await self.lobby.vacate(player, room_id)
+
+    async def _aborted(self, room: RoomRecord, game: GameRecord, player_id: str | None) -> None:
+        """Z8: a paired game ``player_id`` left (or let run out) before their first move
+        ended abandoned: the pairing makes them pay for it."""
+        reason = (game.result or {}).get("reason")
+        if not room.options.get("paired") or reason != "abandoned" or player_id is None:
+            return
+        if self.on_abort is not None:
+            try:
+                await self.on_abort(room, game, player_id)
+            except Exception:
+                log.exception("abort not recorded", extra={"room": room.id})
+
+    def _mover(self, room: RoomRecord, game: GameRecord) -> str | None:
+        """The player whose turn it is in ``game`` (the one a flag falls on)."""
+        sides = room.sides or []
+        side = rules_of.turn_of(game)
+        return sides[side] if side < len(sides) else None
 
     # ------------------------------------------------------------------ presence (R7)
 
@@ -216,7 +247,17 @@ class RoomService:
     async def rematch(self, player: Player, room_id: str, action: str) -> RoomRecord:
         """B4: offer, accept, decline or cancel a rematch after a game; on acceptance the
         next game (or janggi setup choice) begins with the colours swapped. Raises RoomError
-        ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`)."""
+        ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`),
+        or ``too_many_rematches`` (with ``retry_after``) when the seat changed its offer too
+        often: a flood of offers and cancels is refused before any read or write."""
+        try:
+            self.rematches.take(room_id, player.id, time.monotonic())
+        except LimitExceeded as exc:
+            raise RoomError(
+                "too_many_rematches",
+                "too many rematch offers and cancels; wait a little",
+                retry_after=max(1, round(exc.retry_after)),
+            ) from None
 
         def decide(room: RoomRecord, game_id: str, expected: str | None) -> RoomRecord | None:
             return rules.rematch(
@@ -446,6 +487,7 @@ class RoomService:
 
         after = await self._apply(room, decide)
         if flagged:
+            await self._aborted(room, after, self._mover(room, after))
             raise RoomError("time_out", "the time for this turn ran out")
         return after
 
@@ -479,11 +521,16 @@ class RoomService:
             fresh = await self.core.read_room(room.id) or room
             await self.presence.settle(fresh)
             news = self.news(fresh)
-            await self._apply(
-                room,
-                lambda g: (
-                    rules.overdue(g, room.sides, self.core.now(), news) if g.ongoing else None
-                ),
-            )
+            ended = False
+
+            def decide(g: GameRecord) -> Change | None:
+                nonlocal ended
+                change = rules.overdue(g, room.sides, self.core.now(), news) if g.ongoing else None
+                ended = change is not None and not change.after.ongoing
+                return change
+
+            after = await self._apply(room, decide)
+            if ended:
+                await self._aborted(room, after, self._mover(room, after))
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})

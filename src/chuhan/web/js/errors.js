@@ -13,7 +13,7 @@ export function errorText(error) {
     return t(`error.${code}_${error.reason}`);
   }
   if (!hasText(`error.${code}`)) return t("error.other");
-  return t(`error.${code}`, { tries: error.tries_left ?? 0 });
+  return t(`error.${code}`, { tries: error.tries_left ?? 0, seconds: error.retry_after ?? 0 });
 }
 
 /** The text for a failed HTTP call (an ApiError, or anything thrown on the way), as a
