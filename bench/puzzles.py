@@ -686,6 +686,8 @@ def ccpd_job(job: tuple[str, str, Budget]) -> tuple[str, list[Puzzle], dict[str,
         found.consider(boards[ply], Source("ccpd", name, ply, CCPD_CREDIT), None,
                        boards[ply - 1] if ply else None)
     for ply, move, before in deviations(analyser, boards, budget):
+        if found.at_ply(ply + 1):
+            continue  # one plausible mistake a ply: the others make near twins of its puzzle
         here = boards[ply].copy()
         play(here, move)
         found.consider(here, Source("ccpd", name, ply + 1, CCPD_CREDIT, move), before)
@@ -700,6 +702,10 @@ class Found:
         self.puzzles: list[Puzzle] = []
         self.tally: dict[str, int] = {}
         self.covered: set[str] = set()
+
+    def at_ply(self, ply: int) -> bool:
+        """A puzzle of this game starts at ``ply`` already."""
+        return any(p.source.ply == ply for p in self.puzzles)
 
     def consider(self, here: Board, source: Source, before: Score | None,
                  previous: Board | None = None) -> None:
@@ -793,6 +799,8 @@ def selfplay_job(job: tuple[str, int, int, int, int, Budget]
         if (mates(now) or score_cp(now) >= ATTACK_CP) and swung(now, before):
             found.consider(here, Source(kind, game, ply, credit), before)
     for i, move, before in deviations(analyser, boards, budget):
+        if found.at_ply(start + i + 1):
+            continue
         here = boards[i].copy()
         play(here, move)
         found.consider(here, Source(kind, game, start + i + 1, credit, move), before)
