@@ -127,6 +127,7 @@ def test_the_waiting_panel_on_a_phone_offers_the_computer_after_30_seconds_B1(
         # would count too).
         page.clock.pause_at(datetime.now() + timedelta(seconds=5))
         page.click("[data-action=seek]")
+        answer_naming(page)  # B7: the first pairing asks for a name
         page.wait_for_selector("[data-seek-wait]:not([hidden])")
         assert "bikjang por puntos" in page.inner_text("[data-seek-choice]")
         page.wait_for_selector("[data-seek-counts]:has-text('Janggi 1')")  # oneself counted
