@@ -128,6 +128,14 @@ def test_hint_solve_and_fail_on_the_board_B9(wide: Page, variant: str) -> None:
     hint_solve_then_fail(wide, variant, "1366")
     if variant == "xiangqi":
         expect(wide.locator("[data-credit]")).to_contain_text("CC BY 4.0")  # the CCPD's credit
+        # After the end, "Analyse" opens the puzzle and its line in the review.
+        line = [m.get_attribute("data-move") for m in wide.locator("[data-puzzle-moves] li").all()]
+        wide.click('[data-action="analyse"]')
+        wide.wait_for_url("**/review/game/*")
+        wide.wait_for_selector("body[data-ready=true]")
+        expect(wide.locator(".move-list .move")).to_have_count(len(line))
+    else:
+        expect(wide.locator('[data-action="analyse"]')).to_be_hidden()
 
 
 def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Page) -> None:
