@@ -34,8 +34,7 @@ REPLAYS: list[Callable[..., Any]] = [
     views.known_board,
     review.record_text,
     archive.records_text,
-    make_board,
-]
+]  # not make_board: a board from a position is no replay
 FRONT_END = re.compile(r"^/(play|room|review|games|device|learn)?(/\{rest:path\})?$")
 
 

@@ -735,6 +735,10 @@ HTTP_ERRORS: dict[str, HttpError] = {
     "too_many_games": HttpError(429, "too many games started", ("retry_after",)),
     "too_many_imports": HttpError(429, "too many records imported", ("retry_after",)),
     "too_many_analyses": HttpError(429, "too many analyses asked for", ("retry_after",)),
+    "too_many_downloads": HttpError(429, "too many downloads of one's games", ("retry_after",)),
+    "download_running": HttpError(
+        429, "a download of one's games is being written (Z7)", ("retry_after",)
+    ),
     "analysis_queue_full": HttpError(
         429, "the asker has their share of analyses queued already", ("retry_after",)
     ),

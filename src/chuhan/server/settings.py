@@ -51,7 +51,9 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   ``CHUHAN_GAMES_PER_ADDRESS`` (1000) / ``CHUHAN_GAMES_PER_NETWORK`` (2000); record imports
   ``CHUHAN_IMPORTS_PER_PLAYER`` (60) / ``CHUHAN_IMPORTS_PER_ADDRESS`` (240) /
   ``CHUHAN_IMPORTS_PER_NETWORK`` (480); new analyses ``CHUHAN_ANALYSES_PER_PLAYER`` (60) /
-  ``CHUHAN_ANALYSES_PER_ADDRESS`` (240) / ``CHUHAN_ANALYSES_PER_NETWORK`` (480). A player's
+  ``CHUHAN_ANALYSES_PER_ADDRESS`` (240) / ``CHUHAN_ANALYSES_PER_NETWORK`` (480); downloads of
+  one's games ``CHUHAN_DOWNLOADS_PER_PLAYER`` (20) / ``CHUHAN_DOWNLOADS_PER_ADDRESS`` (60) /
+  ``CHUHAN_DOWNLOADS_PER_NETWORK`` (120). A player's
   budget refuses when spent, an address block's and a /48's slow its uses (up to 10 s), then
   refuse: 429 with ``retry_after``. A school of 150 behind one address all get in (Z5).
 - Retention (issue 27 #8, ``ops/retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
@@ -239,6 +241,9 @@ _CREATION_VARIABLES = {
     "analyses_per_player": "CHUHAN_ANALYSES_PER_PLAYER",
     "analyses_per_address": "CHUHAN_ANALYSES_PER_ADDRESS",
     "analyses_per_network": "CHUHAN_ANALYSES_PER_NETWORK",
+    "downloads_per_player": "CHUHAN_DOWNLOADS_PER_PLAYER",
+    "downloads_per_address": "CHUHAN_DOWNLOADS_PER_ADDRESS",
+    "downloads_per_network": "CHUHAN_DOWNLOADS_PER_NETWORK",
     "window_seconds": "CHUHAN_CREATION_WINDOW_SECONDS",
 }
 

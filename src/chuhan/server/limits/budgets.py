@@ -12,7 +12,9 @@ school behind one address (150 first visits, 100 students × 6 one-device games,
   per /48;
 - record imports: 60 per player, 240 per address block, 480 per /48;
 - new analyses (asking again for one that exists costs nothing): 60 per player, 240 per
-  address block, 480 per /48.
+  address block, 480 per /48;
+- downloads of a player's games (seconds of a process each, ``players/downloads.py``): 20
+  per player, 60 per address block, 120 per /48.
 
 Per identity first: a player's own budget *refuses* when spent. The address block's (an IPv4
 address, an IPv6 /64) and its /48's are the backstop against many identities: they *slow*
@@ -20,8 +22,9 @@ address, an IPv6 /64) and its /48's are the backstop against many identities: th
 held back, not shut out, as the password budget does (``rooms/ratelimit.py``); the /48 is
 counted so that one holder of many /64s does not get each one's budget. A refusal is ``429``
 with a code (``too_many_players``, ``too_many_games``, ``too_many_imports``,
-``too_many_analyses``), a message and ``retry_after``. Online games are not counted here:
-rooms have budgets of their own (open rooms per player, password attempts).
+``too_many_analyses``, ``too_many_downloads``), a message and ``retry_after``. Online games
+are not counted here: rooms have budgets of their own (open rooms per player, password
+attempts).
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class CreationLimits:
     analyses_per_player: int = 60
     analyses_per_address: int = 240
     analyses_per_network: int = 480
+    downloads_per_player: int = 20
+    downloads_per_address: int = 60
+    downloads_per_network: int = 120
     window_seconds: float = HOUR
     max_wait_seconds: float = MAX_WAIT_SECONDS
 
@@ -84,6 +90,11 @@ KINDS = {
         "you asked for too many analyses; wait a little before asking for another",
         "too many analyses were asked for from your network; wait a little",
     ),
+    "downloads": _Kind(
+        "too_many_downloads",
+        "you downloaded your games too often; wait a little before the next download",
+        "too many downloads were asked for from your network; wait a little",
+    ),
 }
 
 
@@ -109,6 +120,11 @@ class CreationBudgets:
                 limits.analyses_per_player,
                 limits.analyses_per_address,
                 limits.analyses_per_network,
+            ),
+            "downloads": (
+                limits.downloads_per_player,
+                limits.downloads_per_address,
+                limits.downloads_per_network,
             ),
         }[kind]
 

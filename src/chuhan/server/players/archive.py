@@ -11,8 +11,9 @@ them as one record file.
   they sat in) as they see it, for its review page (``/review/game/<id>``); the state is
   built in a thread (Z7: a cold one replays the game).
 - ``GET /api/archive/records?notation=&variant=&kind=`` — the player's finished games (at most
-  :data:`MAX_DOWNLOAD`, newest first) as one PGN file, each game with its tags, written off
-  the event loop (Z7). The notation is the player's choice where the variant has it: Korean
+  :data:`MAX_DOWNLOAD`, newest first) as one PGN file, each game with its tags, written by a
+  process of its own, one at a time per player and address block, within an hourly budget
+  (Z7, :mod:`.downloads`). The notation is the player's choice where the variant has it: Korean
   only for janggi (xiangqi and jieqi then in ICCS), WXF and Chinese only for xiangqi and
   jieqi (janggi then in ICCS). ``[Red]``/``[Black]`` (janggi: ``[Cho]``/``[Han]``) name the
   players where known: the player's own name, an online opponent's, "Chu-Han AI (level)".
@@ -21,21 +22,31 @@ them as one record file.
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, FastAPI, Query
+from fastapi.responses import FileResponse, PlainTextResponse
+from starlette.background import BackgroundTask
 
 from ...rules import RulesError
 from .. import views
 from ..db.archive import ArchiveStore
 from ..db.live import LiveStore
+from ..db.store import Store
 from ..games.changes import GameActionError, side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
+from ..http.connections import CLIENT_BLOCK
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
+from .downloads import DownloadRunner
 from .live import room_of_game, rooms_of_games
 
 DEFAULT_PAGE = 20
@@ -193,6 +204,40 @@ def records_text(entries: list[ArchivedGame], my_name: str | None, notation: str
     return "\n\n".join(texts) + "\n" if texts else ""
 
 
+@dataclass(frozen=True)
+class DownloadJob:
+    """What a download's process needs: where the games are, whose, which, and how."""
+
+    database_url: str
+    db_schema: str | None
+    folder: str
+    player_id: str
+    player_name: str | None
+    notation: str
+    variant: str | None
+    kind: str | None
+    most: int
+
+
+def write_download(job: DownloadJob) -> tuple[str, int, bool]:
+    """In a process of its own (Z7): reads the player's newest ``job.most`` finished games
+    and writes them as one PGN file in ``job.folder``. Returns the file's path, the games
+    written and whether older ones were left out."""
+    store = Store(job.database_url, job.db_schema)
+    try:
+        found = ArchiveStore(store).page(
+            job.player_id, job.most + 1, job.variant, job.kind, None, True
+        )
+    finally:
+        store.dispose()
+    entries = found[: job.most]
+    text = records_text(entries, job.player_name, job.notation)
+    handle, path = tempfile.mkstemp(prefix="games-", suffix=".pgn", dir=job.folder)
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    return path, len(entries), len(found) > job.most
+
+
 # ---------------------------------------------------------------------- routes
 
 Variant = Literal["xiangqi", "janggi", "jieqi"]
@@ -203,7 +248,15 @@ def archive_router(service: GameService) -> APIRouter:
     """The archive's routes on ``service``'s store."""
     archive = ArchiveStore(service.store)
     live = LiveStore(service.store)
-    router = APIRouter()
+    downloads = DownloadRunner(Path(service.settings.data_dir) / "downloads")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        downloads.start()
+        yield
+        downloads.close()
+
+    router = APIRouter(lifespan=lifespan)
 
     @router.get("/api/archive")
     async def list_games(
@@ -250,18 +303,35 @@ def archive_router(service: GameService) -> APIRouter:
         notation: Literal["iccs", "wxf", "chinese", "korean"] = "iccs",
         variant: Variant | None = None,
         kind: Kind | None = None,
-    ) -> PlainTextResponse:
-        found = await service.db(
-            archive.page, player.id, MAX_DOWNLOAD + 1, variant, kind, None, True
-        )
-        entries = found[:MAX_DOWNLOAD]
-        text = await asyncio.to_thread(records_text, entries, player.name, notation)
+    ) -> FileResponse:
+        """Z7: one at a time per player and address block (429 ``download_running``),
+        within the hourly budget (429 ``too_many_downloads``), written by a process of its
+        own; the server only streams the file."""
+        with downloads.one_at_a_time(player.id, CLIENT_BLOCK.get()):
+            await service.spend("downloads", player.id)
+            job = DownloadJob(
+                service.store.url,
+                service.settings.db_schema,
+                str(downloads.folder),
+                player.id,
+                player.name,
+                notation,
+                variant,
+                kind,
+                MAX_DOWNLOAD,
+            )
+            path, count, truncated = await downloads.run(write_download, job)
         headers = {
             "Content-Disposition": 'attachment; filename="chuhan-games.pgn"',
-            "X-Archive-Games": str(len(entries)),
+            "X-Archive-Games": str(count),
             # Z7: the newest MAX_DOWNLOAD only; the rest by variant or kind.
-            "X-Archive-Truncated": "1" if len(found) > MAX_DOWNLOAD else "0",
+            "X-Archive-Truncated": "1" if truncated else "0",
         }
-        return PlainTextResponse(text, headers=headers)
+        return FileResponse(
+            path,
+            media_type="text/plain; charset=utf-8",
+            headers=headers,
+            background=BackgroundTask(os.unlink, path),
+        )
 
     return router
