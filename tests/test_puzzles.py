@@ -344,3 +344,23 @@ def test_a_puzzle_rating_gains_at_most_so_much_an_hour_Z8(tmp_path: Path) -> Non
         solve(client, begin(client, "janggi"))
         unbounded = solve(client, begin(client, "janggi"))
         assert unbounded["rating"]["rating"] > 1700  # the same two solves, no bound reached
+
+
+def test_a_sample_of_the_shipped_puzzles_is_served_and_solved_B9(tmp_path: Path) -> None:
+    """The shipped data (``puzzles/data``, the generator's) loads into the table whole, and
+    every fifth puzzle of each variant (at most five) is solved through the API by its line:
+    each stored reply comes back in turn, and the end shows the themes."""
+    shipped = read_puzzles(PuzzleSettings().data_dir)
+    with server(tmp_path) as (client, _, store):
+        counts = PuzzleStore(store).counts()
+        for variant in ("xiangqi", "janggi", "jieqi"):
+            mine = sorted((p for p in shipped if p.variant == variant), key=lambda p: p.id)
+            assert mine and counts[variant] == len(mine), variant
+            for puzzle in mine[::5][:5]:
+                attempt = begin(client, variant, puzzle=puzzle.id)
+                assert attempt["solver"] == attempt["position"]["turn"]
+                for index in range(0, len(puzzle.moves), 2):
+                    attempt = move(client, attempt, puzzle.moves[index])
+                    if index + 1 < len(puzzle.moves):
+                        assert attempt["reply"] == puzzle.moves[index + 1], puzzle.id
+                assert attempt["status"] == "solved" and attempt["themes"] == puzzle.themes
