@@ -184,3 +184,35 @@ def test_a_player_waiting_on_a_killed_instance_is_not_paired_B1_R7(tmp_path: Pat
         assert not [m for m in sock.messages if m.get("type") == "paired"]
         assert running.sql("SELECT count(*) FROM rooms")[0][0] == 0
         sock.close()
+
+
+def test_a_seek_of_a_killed_instance_is_not_paired_before_it_is_taken_for_dead_Z8(
+    tmp_path: Path,
+) -> None:
+    """Z8, B1 (issue: a seek on a SIGKILLed instance was paired 1 s after the kill): a
+    seek is paired only while its instance beats (within 2.5 heartbeats), long before the
+    rooms take it for dead (30 s here): a ghost is still counted, but nobody meets it."""
+    with cluster(
+        tmp_path,
+        CHUHAN_ROOM_HEARTBEAT_SECONDS="0.5",
+        CHUHAN_ROOM_DEAD_AFTER_SECONDS="30",
+    ) as running:
+        a, b = running.instances
+        ghost = seek_socket(player_on(b), b)
+        ghost.request("seek", variant="janggi")
+        ghost.wait_for(is_type("seeking"))
+        live = player_on(a)
+        for _ in range(200):
+            if live.http.get("/api/seeks/waiting").json()["counts"].get("janggi", 0) == 1:
+                break
+            time.sleep(0.1)
+        b.kill()
+        time.sleep(2.0)  # four of its heartbeats missed; the rooms wait 30 s
+        assert live.http.get("/api/seeks/waiting").json()["counts"]["janggi"] == 1
+        sock = seek_socket(live, a)
+        sock.request("seek", variant="janggi")
+        assert sock.wait_for(is_type("seeking"))["variant"] == "janggi"
+        assert sock.request("ping")["type"] == "pong"
+        assert not [m for m in sock.messages if m.get("type") == "paired"]
+        assert running.sql("SELECT count(*) FROM rooms")[0][0] == 0
+        sock.close()
