@@ -46,7 +46,9 @@ def rooms_router(games: GameService, settings: RoomSettings | None = None) -> AP
         names: dict[str, str | None] = await games.db(games.store.player_names, players)
         shown: dict[str, dict[str, Any]] = {}
         for player_id, name in names.items():
-            rating = (await games.ratings.of_player(player_id))[variant] if variant else None
+            rating = None
+            if variant:  # one read, no rating work on the way (as the profile's read does)
+                rating = (await games.db(games.ratings.store.of_player, player_id))[variant]
             shown[player_id] = {"name": name, "rating": rating.to_json() if rating else None}
         return shown
 
