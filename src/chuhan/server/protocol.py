@@ -181,6 +181,21 @@ class Probe(ClientMessage):
     n: Count | None = Field(None, description="the number of the server's probe")
 
 
+# B8: the quick messages, the only words players send each other, as ids: each is shown in
+# the recipient's own language (the front end's ``quick.<id>``); no free text between strangers.
+QuickMessageId = Literal["good_luck", "good_game", "thanks", "well_played", "oops"]
+QUICK_MESSAGES: tuple[str, ...] = QuickMessageId.__args__  # type: ignore[attr-defined]
+
+
+class Say(ClientMessage):
+    """B8: a quick message to the room, by its id (an unknown one is refused with
+    ``bad_request`` and the list). Both seats' sockets get ``said``; a seat may say 5 at once,
+    then one every 4 s (``too_many_messages`` with ``retry_after``). Nothing is stored."""
+
+    type: Literal["say"]
+    phrase: QuickMessageId = Field(description="one of " + ", ".join(QUICK_MESSAGES))
+
+
 ShortText = Annotated[str, StringConstraints(strict=True, max_length=16)]
 
 
@@ -221,6 +236,7 @@ RoomMessage = Annotated[
     | Resign
     | Leave
     | Rematch
+    | Say
     | Ping
     | Probe,
     Field(discriminator="type"),
@@ -449,6 +465,14 @@ class ProbeNotice(ServerModel, type="probe"):
     n: int
 
 
+class SaidNotice(ServerModel, type="said"):
+    """B8: a quick message said in the room, by its id (the client shows it in its own
+    language); ``you``: this player said it (echoed to their own sockets too)."""
+
+    phrase: str
+    you: bool
+
+
 class GameEvent(ServerModel, type="state"):
     """A logged game event: ``seq`` counts the game's events; in a room also ``game_id``.
     It carries either the viewer's whole ``state`` after it, or only the change: ``set``."""
@@ -570,6 +594,7 @@ NOTICES = (
     DetachedNotice,
     LeftNotice,
     ProbeNotice,
+    SaidNotice,
     SeekingNotice,
     WaitingNotice,
     PairedNotice,
@@ -747,20 +772,23 @@ HTTP_ERRORS: dict[str, HttpError] = {
     ),
     "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
     "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
+    "too_many_puzzles": HttpError(
+        429, "too many puzzles begun or puzzle moves made (B9)", ("retry_after",)
+    ),
     "abort_cooldown": HttpError(
         429, "seek socket: paired games left unbegun; wait (Z8)", ("retry_after",)
     ),
     "too_many_rematches": HttpError(
         429, "room socket: too many rematch offers and cancels (B4)", ("retry_after",)
     ),
+    "too_many_messages": HttpError(
+        429, "room socket: too many quick messages from one seat (B8)", ("retry_after",)
+    ),
     "too_many_device_codes": HttpError(
         429, "too many device links or recovery codes issued (B6)", ("retry_after",)
     ),
     "too_many_sign_ins": HttpError(
         429, "too many device sign-ins from the address block (B6)", ("retry_after",)
-    ),
-    "too_many_puzzles": HttpError(
-        429, "too many puzzles begun or puzzle moves made (B9)", ("retry_after",)
     ),
     "too_many_connections": HttpError(429, "a socket over its address's count"),
     "busy": HttpError(503, "the game or room is changing too fast, or the AI is busy; retry"),

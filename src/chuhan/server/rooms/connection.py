@@ -32,6 +32,8 @@ from ..protocol import (
     Rematch,
     RoomHello,
     RoomNotice,
+    SaidNotice,
+    Say,
     Setup,
     TakeSeat,
 )
@@ -95,6 +97,15 @@ class RoomConnection(GameFollower):
                 self.rooms.keep_time(self.room_id, room=room)
         except Exception:
             log.debug("room notify failed", exc_info=True)
+
+    async def notice(self, message: dict[str, Any]) -> None:
+        """A passing notice; a quick message (B8) says to this socket whether its own player
+        said it, and nothing else of who did."""
+        if message.get("type") == "said":
+            you = message.get("player") == self.player.id
+            await self.send(SaidNotice(phrase=str(message.get("phrase")), you=you))
+            return
+        await super().notice(message)
 
     async def serve(self, room: RoomRecord | None = None) -> None:
         """Serve the socket until it closes (``room``: as just read, for the clock keeper)."""
@@ -237,6 +248,8 @@ class RoomConnection(GameFollower):
             await rooms.ready(player, room_id)
         elif isinstance(message, Rematch):
             await rooms.rematch(player, room_id, message.action)
+        elif isinstance(message, Say):
+            await rooms.say(player, room_id, message.phrase)
         elif isinstance(message, Setup):
             await rooms.choose_setup(player, room_id, message.setup)
         elif isinstance(message, Move):

@@ -68,6 +68,8 @@ Action = Callable[[GameRecord, RoomRecord, int, datetime], Change | None]
 AbortListener = Callable[[RoomRecord, GameRecord, str], Awaitable[None]]
 # B4: rematch offers, cancels and declines per seat: 10 a minute, one more every 6 s.
 REMATCHES = Budget(10, 60.0)
+# B8: quick messages per seat: 5 at once, then one every 4 s (a word, not a flood).
+QUICK_MESSAGES = Budget(5, 20.0)
 
 
 class RoomService:
@@ -86,6 +88,7 @@ class RoomService:
         self.registry = InstanceRegistry(self.core, self.presence.settle, self.keeper.keep_time)
         self.instances: InstanceStore = self.registry.store
         self.rematches = SeatLimiter(REMATCHES)
+        self.quick_messages = SeatLimiter(QUICK_MESSAGES)
         self.on_abort: AbortListener | None = None  # the pairing service's (Z8)
 
     @property
@@ -271,6 +274,22 @@ class RoomService:
             )
 
         return await self._between_games_change(player, room_id, decide)
+
+    async def say(self, player: Player, room_id: str, phrase: str) -> None:
+        """B8: a quick message (an id of :data:`..protocol.QUICK_MESSAGES`) to both seats'
+        sockets, on any instance, as a passing notice: nothing is stored. Raises RoomError
+        ``too_many_messages`` (with ``retry_after``) past the seat's budget, before anything
+        is sent."""
+        try:
+            self.quick_messages.take(room_id, player.id, time.monotonic())
+        except LimitExceeded as exc:
+            raise RoomError(
+                "too_many_messages",
+                "too many quick messages; wait a little",
+                retry_after=max(1, round(exc.retry_after)),
+            ) from None
+        said = {"type": "said", "phrase": phrase, "player": player.id}  # each socket: ``you``
+        await self.games.hub.notice(room_key(room_id), said)
 
     async def _between_games_change(
         self,
