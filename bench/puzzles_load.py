@@ -210,6 +210,7 @@ def main() -> None:
         ):
             database = args.database or f"sqlite:///{(data / 'chuhan.sqlite3').resolve()}"
             tokens = new_players(database, args.players, args.schema)
+            httpx.get(f"{url}/api/puzzles/daily", timeout=120).raise_for_status()  # loads them
             print(f"{len(tokens)} players, one instance, {url}, load {os.getloadavg()[0]:.1f}")
             nexts: list[float] = []
             anchors: list[float] = []

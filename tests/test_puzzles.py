@@ -347,11 +347,14 @@ def test_a_puzzle_rating_gains_at_most_so_much_an_hour_Z8(tmp_path: Path) -> Non
 
 
 def test_a_sample_of_the_shipped_puzzles_is_served_and_solved_B9(tmp_path: Path) -> None:
-    """The shipped data (``puzzles/data``, the generator's) loads into the table whole, and
+    """The shipped data (``puzzles/data``, the generator's) loads into the table whole at the
+    first puzzle request (an app that serves none never pays for it), and
     every fifth puzzle of each variant (at most five) is solved through the API by its line:
     each stored reply comes back in turn, and the end shows the themes."""
     shipped = read_puzzles(PuzzleSettings().data_dir)
     with server(tmp_path) as (client, _, store):
+        assert PuzzleStore(store).counts() == {}  # loaded by the first puzzle request only
+        assert client.get("/api/puzzles/daily").status_code == 200
         counts = PuzzleStore(store).counts()
         for variant in ("xiangqi", "janggi", "jieqi"):
             mine = sorted((p for p in shipped if p.variant == variant), key=lambda p: p.id)

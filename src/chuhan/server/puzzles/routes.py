@@ -13,17 +13,16 @@
 - ``GET /api/puzzles/me`` — the player's puzzle rating and streak per variant.
 - ``GET /api/puzzles/history?variant=&before=&limit=`` — the player's attempts, newest first.
 
+The puzzles are loaded from the data files once per instance, by the first request here.
 Every unsafe route passes the guard (same origin, a known player: Z6) and a budget (Z5).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from ..games.changes import GameActionError
@@ -53,15 +52,10 @@ class PuzzleMoveBody(BaseModel):
 
 
 def puzzles_router(games: GameService, settings: PuzzleSettings) -> APIRouter:
-    """The puzzles' routes; the data files are loaded as the app starts."""
+    """The puzzles' routes. The data files are loaded by the first request that needs the
+    puzzles (an instance that serves none, a test's app, never pays for it)."""
     service = PuzzleService(games, settings)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await service.load()
-        yield
-
-    router = APIRouter(lifespan=lifespan)
+    router = APIRouter(dependencies=[Depends(service.ensure_loaded)])
 
     @router.post("/api/puzzles/attempts", status_code=201)
     async def begin(body: BeginBody, player: Me) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """The puzzles' service (SPEC B9): begin an attempt near the player's rating, judge each move,
-hint, show the solution, rate, the puzzle of the day, the history.
+hint, show the solution, rate, the puzzle of the day, the history. The data files are loaded
+into the table on first use (:meth:`PuzzleService.ensure_loaded`): new puzzles are added, a
+stored one keeps its rating.
 
 - **Which puzzle.** Near the player's puzzle rating in the variant (a random offset of at
   most :data:`SPREAD`, so that two players of one rating do not meet the same puzzles in the
@@ -126,6 +128,17 @@ class PuzzleService:
         self.limiter = Limiter(games.store.engine)
         self._daily: dict[tuple[str, date], Puzzle | None] = {}
         self._random = random.Random()
+        self._loading: asyncio.Future[int] | None = None
+
+    async def ensure_loaded(self) -> None:
+        """Load the data files once (the first caller loads, the others wait for it)."""
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self.load())
+        try:
+            await asyncio.shield(self._loading)
+        except Exception:
+            self._loading = None  # the next request tries again
+            raise
 
     async def load(self) -> int:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
