@@ -367,3 +367,26 @@ def test_a_sample_of_the_shipped_puzzles_is_served_and_solved_B9(tmp_path: Path)
                     if index + 1 < len(puzzle.moves):
                         assert attempt["reply"] == puzzle.moves[index + 1], puzzle.id
                 assert attempt["status"] == "solved" and attempt["themes"] == puzzle.themes
+
+
+def nearest(puzzles: PuzzleStore, *query: Any) -> str | None:
+    found = puzzles.nearest(*query)
+    return found.id if found else None
+
+
+def test_the_next_puzzle_is_the_unseen_one_nearest_the_rating_B9(tmp_path: Path) -> None:
+    """One indexed query: the nearest puzzle rated at or above the target, else below it;
+    tried puzzles last; never the one to avoid."""
+    with server(tmp_path, puzzles=PuzzleSettings(data_dir=FIXTURES)) as (client, _, store):
+        client.get("/api/puzzles/daily")  # loads the puzzles
+        puzzles = PuzzleStore(store)
+        low, high = sorted(
+            (p for p in BY_ID.values() if p.variant == "janggi"), key=lambda p: p.rating.rating
+        )
+        assert nearest(puzzles, "p_nobody", "janggi", 1200, None) == low.id
+        assert nearest(puzzles, "p_nobody", "janggi", 1300, None) == high.id
+        assert nearest(puzzles, "p_nobody", "janggi", 2000, None) == high.id
+        assert nearest(puzzles, "p_nobody", "janggi", 1200, low.id) == high.id
+        player = client.get("/api/me").json()["id"]
+        begin(client, "janggi", puzzle=low.id)
+        assert nearest(puzzles, player, "janggi", 1200, None) == high.id

@@ -158,11 +158,15 @@ def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Pag
 
 
 def test_confirm_before_move_asks_before_the_answer_is_sent_U4_B9(wide: Page) -> None:
-    """With "Confirm before move" on, a puzzle move waits for "Play", as a game's does."""
+    """With "Confirm before move" on, a puzzle move made with the keyboard waits for "Play",
+    as a game's does."""
     wide.add_init_script("localStorage.setItem('chuhan.settings', '{\"confirmMove\": true}')")
     open_page(wide, "/puzzles?variant=xiangqi")
     puzzle = BY_ID[layout(wide)["puzzle"]]
-    click_move(wide, puzzle.moves[0])
+    start, end = points(puzzle.moves[0])
+    for point in (start, end):  # by keyboard: a point focused, Enter (U4's keys)
+        wide.focus(f'[data-point="{point}"]')
+        wide.keyboard.press("Enter")
     expect(wide.locator('[data-action="confirm-move"]')).to_be_focused()
     assert layout(wide)["ply"] == "0"  # nothing sent yet
     wide.keyboard.press("Enter")
