@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from test_scale_support import cluster
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import move, resign, room_data, wait_end  # noqa: E402
+from web_fixtures import answer_naming, move, resign, room_data, wait_end  # noqa: E402
 
 pytest_plugins = ["web_fixtures"]  # its Chromium and the session's server
 
@@ -85,6 +85,7 @@ def seek(page: Page, variant: str = "xiangqi", clock: str | None = None) -> None
     if clock is not None:
         page.select_option("#seek-clock", clock)
     page.click("[data-action=seek]")
+    answer_naming(page)  # B7: a player's first pairing asks for a name
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if "/room/" in page.url:
