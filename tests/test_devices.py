@@ -268,3 +268,22 @@ def test_a_device_link_and_a_recovery_code_on_either_database_b6(tmp_path, datab
         lost = _fresh(phone)
         assert lost.post("/api/devices/sign-in", json={"recovery": code}).json()["id"] == me["id"]
         assert len(phone.get("/api/devices").json()["devices"]) == 3
+
+
+def test_bad_sign_ins_get_a_clear_error_and_change_nothing_b6_z5(tmp_path):
+    with server(tmp_path) as (phone, _, _):
+        me = _me(phone)
+        for body in ({}, {"link": "not-a-code"}, {"recovery": "0000-1111"}, {"link": None}):
+            answer = phone.post("/api/devices/sign-in", json=body)
+            assert answer.status_code == 404 and answer.json()["error"]["code"] == "bad_code"
+        for body in ({"link": "x" * 65}, {"recovery": 5}, [1, 2]):
+            answer = phone.post("/api/devices/sign-in", json=body)
+            assert answer.status_code == 422, body
+            assert answer.json()["error"]["code"] == "invalid_request"
+        assert phone.delete("/api/devices/" + "d" * 100).status_code == 404
+        assert _me(phone)["id"] == me["id"]
+        assert len(phone.get("/api/devices").json()["devices"]) == 1
+        # Opening one's own link signs in nobody new: still one device.
+        own = phone.post("/api/devices/sign-in", json={"link": _code(_link(phone))})
+        assert own.status_code == 200 and own.json()["id"] == me["id"]
+        assert len(phone.get("/api/devices").json()["devices"]) == 1
