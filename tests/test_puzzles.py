@@ -27,10 +27,20 @@ FIXTURES = Path(__file__).parent / "data" / "puzzles"
 BY_ID = {p.id: p for p in read_puzzles(FIXTURES)}
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with server(tmp_path, puzzles=PuzzleSettings(data_dir=FIXTURES)) as (client, _, _):
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One app for the module's tests on the hand-made puzzles (each test a new player)."""
+    folder = tmp_path_factory.mktemp("puzzles-api")
+    with server(folder, puzzles=PuzzleSettings(data_dir=FIXTURES)) as (client, _, _):
         yield client
+
+
+@pytest.fixture
+def client(app: TestClient) -> TestClient:
+    """The app as a new player (a first page read gives the identity, S1)."""
+    app.cookies.clear()
+    app.get("/api/me").raise_for_status()
+    return app
 
 
 def begin(client: TestClient, variant: str = "xiangqi", **body: Any) -> dict[str, Any]:
