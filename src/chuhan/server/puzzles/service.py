@@ -250,6 +250,7 @@ class PuzzleService:
         """A new attempt: at the puzzle asked for (by id, or the day's), else the next one
         near the player's rating. Raises GameActionError ``not_found`` when there is none."""
         await self._spend(player, begin=True)
+        mine = await self.games.db(self.store.rating, player.id, variant)
         puzzle: Puzzle | None
         if daily:
             puzzle = await self.daily(variant)
@@ -258,7 +259,6 @@ class PuzzleService:
             if puzzle is not None and puzzle.variant != variant:
                 puzzle = None
         else:
-            mine = await self.games.db(self.store.rating, player.id, variant)
             target = mine.rating.rating + self._random.uniform(-SPREAD, SPREAD)
             puzzle = await self.games.db(
                 self.store.nearest, player.id, variant, target, mine.last_puzzle
@@ -283,7 +283,7 @@ class PuzzleService:
             updated_at=now,
         )
         attempt = await self.games.db(self.store.start, fresh)
-        return await self.answer(attempt, puzzle)
+        return await self.answer(attempt, puzzle, mine)  # the rating as read: unchanged
 
     async def move(self, player: Player, attempt_id: str, ply: int, move: str) -> dict[str, Any]:
         """The solver's ``move`` at ``ply`` (the moves played so far). Right: the stored
