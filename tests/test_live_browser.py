@@ -148,6 +148,12 @@ def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B
         assert listed.get_attribute("href") == room.removeprefix(web_server)
         assert listed.get_attribute("data-action") == "play"
         assert "Back to the game" in listed.inner_text()
+        # The line follows a change of language at once.
+        red.select_option("#language-switch", "es")
+        red.wait_for_selector("[data-live-game=online]:has-text('Tu partida sigue')")
+        assert "Te toca mover" in banner(red)
+        red.select_option("#language-switch", "en")
+        red.wait_for_selector("[data-live-game=online]:has-text('Your game is on')")
         red.goto("/learn")
         red.wait_for_selector("body[data-ready=true]")
         assert f"against {ben}" in banner(red)

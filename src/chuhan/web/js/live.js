@@ -62,8 +62,10 @@ class LiveBar {
     new MutationObserver(() => this.speak()).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
   }
 
-  async refresh() {
-    const { games, offset } = await liveGames(true);
+  /** Ask the server again (``fresh``), or take this page's last answer (the home page's list
+   * asked already). */
+  async refresh(fresh = true) {
+    const { games, offset } = await liveGames(fresh);
     this.games = games;
     this.offset = offset ?? 0;
     this.askedAgain = false;
@@ -138,7 +140,7 @@ class LiveBar {
 /** Shown once the page has drawn itself (and chosen its language). */
 function start() {
   const bar = new LiveBar();
-  bar.refresh();
+  bar.refresh(false);
 }
 
 if (document.body?.dataset.ready === "true") start();
