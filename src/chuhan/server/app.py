@@ -22,9 +22,9 @@ from .games.review import review_router
 from .games.service import GameService
 from .http.front_end import mount_front_end
 from .http.guard import Guard, guard_settings
-from .http.seats import SeatLookup
 from .http.refusals import answer_refusals
 from .http.routes import games_router, ops_router
+from .http.seats import SeatLookup
 from .hub.local import Hub, LocalHub
 from .hub.redis import RedisHub
 from .ops.collector import Collector
@@ -34,6 +34,7 @@ from .ops.stalls import StallWatch
 from .pairing.routes import pairing_router
 from .players.archive import archive_router
 from .players.device_routes import device_router
+from .players.leaderboard import leaderboard_router
 from .players.live import live_router
 from .puzzles.routes import puzzles_router
 from .rooms.routes import rooms_router
@@ -106,5 +107,6 @@ def create_app(
     app.include_router(live_router(service))  # B5: the player's games in progress
     app.include_router(device_router(service))  # B6: one player on several devices
     app.include_router(puzzles_router(service, settings.puzzles))  # B9: puzzles
+    app.include_router(leaderboard_router(service))  # B8: leaderboard, rating history
     mount_front_end(app, settings)
     return app

@@ -143,7 +143,8 @@ game_analyses = _table(
 
 # Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
 # only (``server/players/ratings.py``). ``games`` counts the rated games: a rating changes by a
-# conditional update on it, so two instances never apply two games over one read.
+# conditional update on it, so two instances never apply two games over one read. The
+# leaderboard (B8, ``db/leaderboard.py``) walks one variant by rating.
 ratings = _table(
     "ratings",
     _id("player_id", refers_to="players", primary_key=True),
@@ -151,6 +152,7 @@ ratings = _table(
     *_glicko("rating", "deviation", "volatility"),
     _count("games"),
     *_moments("updated_at"),
+    Index("ix_ratings_board", "variant", "rating"),
 )
 
 # What each paired game did to each of its players' ratings: one row per (game, player), so
@@ -280,7 +282,6 @@ player_secrets = _table(
     *_moments("created_at"),
     Index("ix_player_secrets_player", "player_id", "kind"),
 )
-
 
 # Puzzles (SPEC B9; server/db/puzzles.py): loaded from the data files, the next one chosen by
 # one query on (variant, rating). Players' rows hold no foreign key: a puzzle attempt is not
