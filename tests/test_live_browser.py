@@ -23,7 +23,17 @@ from playwright.sync_api import Error as PlaywrightError
 from test_scale_support import cluster
 
 pytest.register_assert_rewrite("web_fixtures")
-from web_fixtures import answer_naming, move, resign, room_data, wait_end  # noqa: E402
+from web_fixtures import (  # noqa: E402
+    Friends,
+    answer_naming,
+    create_room,
+    invite_link,
+    move,
+    ready_both,
+    resign,
+    room_data,
+    wait_end,
+)
 
 pytest_plugins = ["web_fixtures"]  # its Chromium and the session's server
 
@@ -316,3 +326,28 @@ def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_
         red.wait_for_url("**/play/ai?*")
         assert "variant=xiangqi" in red.url
         black.click("[data-action=seek-cancel]")
+
+
+def test_a_friend_who_leaves_a_private_room_after_the_game_is_said_to_have_left_B5_R8(
+    chromium: Browser, web_server: str
+) -> None:
+    friends = Friends(chromium, web_server, viewport=PHONE, locale="pt-BR")
+    try:
+        host, guest = friends.pages
+        create_room(host)
+        guest.goto(invite_link(host))
+        guest.wait_for_selector("[data-room]")
+        pages = ready_both([host, guest])
+        resign(pages["black"])
+        for page in (host, guest):
+            wait_end(page, "resignation")
+        guest.click("[data-action=leave]")
+        guest.wait_for_url(lambda url: "/room" not in url)
+        host.wait_for_selector("[data-opponent-left]")
+        assert "saiu da sala" in host.inner_text("[data-opponent-left]")
+        # A private room waits for another friend by its invite (R1): no stranger offered.
+        assert host.locator("[data-opponent-left] [data-action=new-opponent]").count() == 0
+        assert host.is_visible("[data-invite-link]") and host.is_visible("[data-action=ready]")
+        host.screenshot(path=str(SHOTS / "chuhan-live-friend-left-phone-pt.png"))
+    finally:
+        friends.close()
