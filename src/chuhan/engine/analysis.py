@@ -35,6 +35,7 @@ from typing import Any
 
 from ..rules import RulesError, make_board
 from ..rules.board import Board, Move
+from ..rules.geometry import KIND_LETTERS
 from ..rules.jieqi import JieqiBoard
 from ..rules.notation import write_move
 from ..rules.record import push_played
@@ -195,28 +196,60 @@ def evaluate(
     return replace(found, pv=pv, line=write_line(board, pv))
 
 
+def evaluate_after(
+    board: Board, move: str, nodes: int = ANALYSIS_NODES, engine_path: str | None = None
+) -> Evaluation:
+    """The position after ``move`` on ``board`` (left unchanged) as its mover could foresee
+    it: ``score`` for the side to move then, without a best move or line.
+
+    On a jieqi view (A3, Z2) a move that turns the mover's piece face up is averaged over what
+    the piece may be (each identity its side's unknown pool holds, weighted by its count; each
+    outcome searched with an equal share of ``nodes`` and clamped to ±:data:`SCORE_CAP`), and
+    a face-down piece it takes stays unknown (the pool keeps it, so it is worth its pool's
+    average): a move is judged by its expected value, not by its luck. Raises RulesError for
+    a move that is not legal there.
+    """
+    if not isinstance(board, JieqiBoard) or not board.needs_reveal(board.parse_move(move).code):
+        after = board.copy()
+        push_played(after, move)
+        found = evaluate(after, nodes, engine_path)
+        return Evaluation(found.score, None, found.engine)
+    from .jieqi import reveal_odds
+
+    odds = reveal_odds(board.unknown_pool(board.turn))
+    share = max(1, nodes // len(odds))
+    expected = 0.0
+    for kind, chance in odds:
+        after = board.copy()
+        push_played(after, move, reveal=KIND_LETTERS[kind])
+        expected += chance * clamp(evaluate(after, share).score)
+    return Evaluation(round(expected), None, OURS)
+
+
 def run_position(job: dict[str, Any], engine_path: str | None = None) -> dict[str, Any]:
     """One position of an analysis as plain data (what an AI worker runs): ``job`` holds
-    ``variant``, ``fen``, ``options``, ``moves``, ``view``, ``nodes``.
+    ``variant``, ``fen``, ``options``, ``moves``, ``view``, ``nodes``. A jieqi ``view`` with
+    one move in ``moves`` asks for the position after that move as its mover foresaw it
+    (:func:`evaluate_after`).
 
     The search runs in a thread of the lowest CPU priority (nice 19; on Linux a thread's
     own), so that a live game's search in another worker gets the processor first; the
     worker's own thread keeps its priority for the next job.
     """
-    board = position_board(
-        job["variant"],
-        job.get("fen"),
-        job.get("options") or {},
-        job.get("moves") or (),
-        job.get("view"),
-    )
+    view = job.get("view")
+    moves = job.get("moves") or ()
+    board = position_board(job["variant"], job.get("fen"), job.get("options") or {}, moves, view)
     nodes = int(job.get("nodes") or ANALYSIS_NODES)
     outcome: dict[str, Any] = {}
 
     def work() -> None:
         _lowest_priority(threading.get_native_id())
         try:
-            outcome["answer"] = evaluate(board, nodes, engine_path).as_json()
+            if view is not None and moves:  # a jieqi move as its mover foresaw it (A3)
+                found = evaluate_after(board, moves[0], nodes)
+            else:
+                found = evaluate(board, nodes, engine_path)
+            outcome["answer"] = found.as_json()
         except BaseException as exc:  # handed to the worker's thread below
             outcome["error"] = exc
 

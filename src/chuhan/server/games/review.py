@@ -237,8 +237,10 @@ class Task:
 
 def analysis_tasks(game: GameRecord) -> list[Task]:
     """What an analysis evaluates. Every position once; in jieqi each position from its
-    mover's view, and after each move once more from the view of the side that made it, so
-    that a move is judged only by what its player could know (Z2)."""
+    mover's view, and after each move once more as the side that made it foresaw it (its
+    view before the move, a piece the move turns up averaged over what it could have been:
+    :func:`~chuhan.engine.analysis.evaluate_after`), so that a move is judged only by what its
+    player could know (Z2, A3), never by the luck of a reveal."""
     if game.variant != "jieqi":
         return [Task(ply, None) for ply in range(game.ply + 1)]
     first = rules_of.first_turn(game.start_fen)
@@ -475,9 +477,13 @@ class AnalysisRunner:
     def _job(self, game: GameRecord, task: Task) -> AIJob:
         moves = tuple(game.moves[: task.ply])
         if game.variant == "jieqi":
-            board = rules_of.board_of(game, list(moves))
+            # After a move, from its mover's view: the view before it and the move, which
+            # the worker averages over what a piece it turns up could have been (A3).
+            mover = (rules_of.first_turn(game.start_fen) + task.ply - 1) % 2
+            played = moves[-1:] if task.ply and task.view == mover else ()
+            board = rules_of.board_of(game, list(moves[: len(moves) - len(played)]))
             view = board.view(task.view, game_over=False)  # type: ignore[attr-defined]
-            return AIJob("analysis", game.variant, view=view, nodes=self.nodes)
+            return AIJob("analysis", game.variant, view=view, moves=played, nodes=self.nodes)
         fen = game.start_fen if game.variant == "xiangqi" else None
         options = rules_of.board_options(game)
         return AIJob(
