@@ -108,3 +108,11 @@ def test_the_settings_lead_to_use_on_another_device_b6(web_page: Page) -> None:
     web_page.click("[data-action=other-device]")
     web_page.wait_for_url("**/device")
     expect(web_page.locator("h1")).to_have_text("Use on another device")
+
+
+def test_my_games_says_how_to_keep_them_b6(web_page: Page) -> None:
+    open_page(web_page, "/games")
+    expect(web_page.locator("[data-keep-games]")).to_contain_text("recovery code")
+    web_page.click("[data-keep-games] [data-action=other-device]")
+    web_page.wait_for_url("**/device")
+    expect(web_page.locator("[data-action=make-link]")).to_be_visible()

@@ -132,6 +132,9 @@ function downloadCard() {
   return el("section", { class: "card archive-download", "aria-labelledby": "archive-download-heading" },
     el("h2", { id: "archive-download-heading" }, t("archive.download_title")),
     el("p", { class: "note" }, t("archive.download_note")),
+    // B6: the games stay the player's on every device, and after the cookies are gone.
+    el("p", { class: "note", "data-keep-games": "" }, t("archive.keep_note"), " ",
+      el("a", { href: "/device", "data-action": "other-device" }, t("settings.other_device"))),
     choice, link);
 }
 
