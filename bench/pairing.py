@@ -5,7 +5,8 @@ prefix (bench/load.py's :class:`Servers`), gives ``--players`` visitors a cookie
 as a first visit stores them, in one transaction: pairing is timed, not sign-up), opens
 their seek sockets (``/ws/seek``, half on each instance, every player on the instance
 opposite the previous one) and, once every socket is open, sends every seek at once: each
-player picks one of the six pools (three variants × two rule options) at random.
+player picks one of the six pools (three variants × two rule options) at random. Each one
+pings while it waits, as often as "seeking" says (a silent seek is withdrawn, Z8).
 
 Measured: the time from sending a seek to receiving ``paired`` (p50, p99, max), against an
 anchor measured first in the same run: one pair alone (two players, two instances), ten
@@ -90,6 +91,7 @@ class Seeker:
     rooms: list[str] = field(default_factory=list)  # every "paired" room it was told
     errors: list[str] = field(default_factory=list)
     told: asyncio.Event = field(default_factory=asyncio.Event)
+    pinger: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         address = self.url.replace("http", "ws", 1) + "/ws/seek"
@@ -103,7 +105,12 @@ class Seeker:
         assert self.socket is not None
         async for frame in self.socket:
             message = json.loads(frame)
+            if message["type"] == "seeking" and self.pinger is None:
+                # A page pings while it waits, or its seek is withdrawn (B1, Z8).
+                self.pinger = asyncio.create_task(self.heartbeat(message["heartbeat"]))
             if message["type"] == "paired":
+                if self.pinger is not None:
+                    self.pinger.cancel()
                 if self.paired_at is None:
                     self.paired_at = time.perf_counter()
                 self.rooms.append(message["room"])
@@ -111,6 +118,12 @@ class Seeker:
             elif message["type"] == "error":
                 self.errors.append(message["code"])
                 self.told.set()
+
+    async def heartbeat(self, seconds: float) -> None:
+        assert self.socket is not None
+        while self.paired_at is None:
+            await asyncio.sleep(seconds)
+            await self.socket.send(json.dumps({"id": "p", "type": "ping"}))
 
     async def seek(self) -> None:
         assert self.socket is not None
@@ -179,6 +192,10 @@ async def burst(players: list[Seeker], timeout: float) -> float:
 
 
 async def close_all(players: list[Seeker], listeners: list[asyncio.Task[None]]) -> None:
+    pingers = [p.pinger for p in players if p.pinger is not None]
+    for pinger in pingers:
+        pinger.cancel()
+    await asyncio.gather(*pingers, return_exceptions=True)
     await asyncio.gather(
         *(p.socket.close() for p in players if p.socket is not None), return_exceptions=True
     )
