@@ -247,8 +247,19 @@ def resign(page: Page) -> None:
 
 
 def wait_end(page: Page, reason: str) -> dict[str, str]:
+    """Wait until the room's game ended for ``reason``; the player then closes the result
+    dialog (U6) to look at the board, and acts below it (rematch, new opponent, leave)."""
     page.wait_for_selector(f"[data-room][data-reason={reason}]", timeout=20000)
+    close_end_dialog(page)
     return room_data(page)
+
+
+def close_end_dialog(page: Page) -> None:
+    """Close a room's result dialog, if the page showed it (not when the page opened on a
+    finished game)."""
+    if page.is_visible("dialog[data-end-dialog]"):
+        page.click("dialog[data-end-dialog] [data-action=end-close]")
+        page.wait_for_selector("dialog[data-end-dialog]", state="detached")
 
 
 def own_side_at_bottom(page: Page, side: str) -> bool:
