@@ -24,7 +24,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..settings import Settings
 
-SPA_PREFIXES = ("play", "room", "review", "games", "device", "puzzles")  # device: B6's link
+# The client's routes (device: B6's link; leaderboard: B8).
+SPA_PREFIXES = ("play", "room", "review", "games", "device", "puzzles", "leaderboard")
 LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
 FRONT_END_SUFFIXES = frozenset(

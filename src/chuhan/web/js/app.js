@@ -1,6 +1,6 @@
 // Entry point: language, the top bar, and the screen for the current address.
 // Routes (served by the server as this one page): "/", "/play/ai", "/play/local", "/room…",
-// "/review…", "/games" (the player's archive), "/puzzles" (B9).
+// "/review…", "/games" (the player's archive), "/puzzles" (B9), "/leaderboard" (B8).
 import { detectLanguage, LANGUAGES, setLanguage, t, translateTree } from "./i18n.js";
 import { openGame, showHome, showSettings } from "./screens.js";
 import { openRoomRoute } from "./room.js";
@@ -8,6 +8,7 @@ import { openReviewRoute } from "./shared_review.js";
 import { showArchive } from "./archive.js";
 import { openDeviceRoute } from "./devices.js";
 import { showPuzzles } from "./puzzles.js";
+import { showLeaderboard } from "./leaderboard.js";
 import { settings, updateSettings } from "./settings.js";
 import { el } from "./ui.js";
 
@@ -65,6 +66,8 @@ async function changeLanguage(code) {
     showHome(document.getElementById("app"));
   } else if (location.pathname === "/games") {
     showArchive(document.getElementById("app"));
+  } else if (location.pathname === "/leaderboard") {
+    showLeaderboard(document.getElementById("app"), new URLSearchParams(location.search));
   }
 }
 
@@ -85,6 +88,7 @@ async function main() {
   else if (location.pathname === "/puzzles") screen = await showPuzzles(root, params); // B9
   else if (location.pathname === "/games") await showArchive(root); // B3: "My games"
   else if (location.pathname === "/device") await openDeviceRoute(root); // B6: another device
+  else if (location.pathname === "/leaderboard") await showLeaderboard(root, params); // B8
   else await showHome(root);
   await stylesheetsLoaded();
   document.body.dataset.ready = "true";

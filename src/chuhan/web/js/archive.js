@@ -5,6 +5,7 @@
 import { api } from "./connection.js";
 import { apiErrorText } from "./errors.js";
 import { hasText, language, t } from "./i18n.js";
+import { ratingHistoryCard } from "./leaderboard.js";
 import { puzzleHistoryCard } from "./puzzles.js";
 import { settings } from "./settings.js";
 import { el } from "./ui.js";
@@ -153,7 +154,7 @@ export async function showArchive(root) {
   const status = el("p", { class: "sr-only", role: "status" });
   const games = el("section", { class: "card archive-games", "aria-labelledby": "archive-heading" },
     el("h1", { id: "archive-heading" }, t("archive.title")), filters, status, list, empty, error, more);
-  const screen = el("div", { class: "archive", "data-archive": "" }, games, puzzleHistoryCard(), downloadCard(),
+  const screen = el("div", { class: "archive", "data-archive": "" }, games, ratingHistoryCard(), puzzleHistoryCard(), downloadCard(),
     el("p", {}, el("a", { href: "/", class: "button" }, t("end.home"))));
   root.append(screen);
 

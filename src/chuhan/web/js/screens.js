@@ -136,7 +136,9 @@ export async function showHome(root) {
     el("h2", {}, t("home.ratings")),
     ratings,
     el("p", { class: "note" }, t("home.ratings_note")),
-    el("a", { class: "button", href: "/games", "data-action": "my-games" }, t("home.my_games")),
+    el("div", { class: "home-links" },
+      el("a", { class: "button", href: "/games", "data-action": "my-games" }, t("home.my_games")),
+      el("a", { class: "button", href: "/leaderboard", "data-action": "leaderboard" }, t("home.leaderboard"))),
   );
   home.append(dailyCard(), more); // B9: the puzzle of the day
 
