@@ -115,8 +115,10 @@ def hint_solve_then_fail(page: Page, variant: str, shots: str) -> None:
         arg=puzzle.id,
     )
     second = BY_ID[layout(page)["puzzle"]]
-    click_move(page, wrong_move(second.id))
+    wrong = wrong_move(second.id)
+    click_move(page, wrong)
     expect(page.locator("[data-puzzle]")).to_have_attribute("data-status", "failed")
+    expect(page.locator("[data-tried]")).to_have_attribute("data-tried", wrong)
     expect(page.locator("[data-puzzle-status]")).to_contain_text("solution")
     moves = page.locator("[data-puzzle-moves][data-solution] li")
     expect(moves).to_have_count(len(second.moves))

@@ -119,6 +119,7 @@ class PuzzleScreen {
     this.selected = null;
     this.hint = null;
     this.shownFen = null;
+    this.tried = null; // the wrong move that ended the attempt, shown beside the solution
     this.message = "";
     try {
       this.attempt = await api("POST", "/api/puzzles/attempts", { variant: this.variant, ...body });
@@ -172,6 +173,7 @@ class PuzzleScreen {
     }
     this.shownFen = null;
     this.attempt = answer;
+    this.tried = answer.verdict === "wrong" ? answer.tried : null;
     this.message = "";
     this.render();
     playSound("end");
@@ -421,6 +423,7 @@ class PuzzleScreen {
       words.push(t("puzzle.change", { change: `${a.change >= 0 ? "+" : "−"}${Math.abs(a.change)}` }));
     } else if (!a.rated) words.push(t("puzzle.not_rated"));
     this.endBox.append(el("p", { class: "end-result", "data-change": String(a.change ?? "") }, words.join(" ")));
+    if (this.tried) this.endBox.append(el("p", { "data-tried": this.tried }, t("puzzle.tried", { move: formatCoordinates(this.tried) })));
     const themes = el("ul", { class: "puzzle-themes", "data-themes": (a.themes || []).join(" ") });
     for (const theme of a.themes || []) themes.append(el("li", {}, themeText(theme)));
     this.endBox.append(el("h2", { class: "panel-heading" }, t("puzzle.themes")), themes);
