@@ -5,7 +5,8 @@ of the server it held the interpreter lock and the event loop waited (``/health`
 275 ms for one download, 597 ms with four; memory kept after). So each download is
 
 - written by a process of its own (spawned, one task each: the memory it used goes back to
-  the system when it exits), at most ``workers`` at once, the rest waiting their turn; the
+  the system when it exits; at a lower priority than the server's, so that the event loop
+  gets a shared core first), at most ``workers`` at once, the rest waiting their turn; the
   process reads the games from the database itself and writes the file, which the server only
   streams (and deletes once sent);
 - one at a time per player and per address block on an instance (a second one is refused
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +32,7 @@ from ..limits.budget import TooManyError
 T = TypeVar("T")
 WORKERS = 2  # processes writing downloads at once (the machine's cores); others wait
 RUNNING_RETRY_SECONDS = 10
+NICENESS = 10  # how much lower the writing processes' priority is than the server's
 
 
 class DownloadRunner:
@@ -75,5 +78,9 @@ class DownloadRunner:
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 max_tasks_per_child=1,  # its memory goes back with the process
+                # Below the server's own priority: a core the download shares with the event
+                # loop goes to the loop first.
+                initializer=os.nice,
+                initargs=(NICENESS,),
             )
         return await asyncio.get_running_loop().run_in_executor(self._pool, job, *args)
