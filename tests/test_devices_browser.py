@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from web_fixtures import CHROMIUM_ARGS, checked_page, open_page  # noqa: F401
+from test_web_csrf import foreign_site
+from web_fixtures import checked_page, open_page
 
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -116,3 +117,36 @@ def test_my_games_says_how_to_keep_them_b6(web_page: Page) -> None:
     web_page.click("[data-keep-games] [data-action=other-device]")
     web_page.wait_for_url("**/device")
     expect(web_page.locator("[data-action=make-link]")).to_be_visible()
+
+
+def test_another_sites_page_cannot_sign_the_visitor_in_as_someone_else_b6_z6(
+    chromium: Browser, web_server: str
+) -> None:
+    """Login CSRF: an attacker's own link, posted by a page of theirs from the visitor's
+    browser, would swap the visitor's player for the attacker's (and their games out of
+    reach). The guard refuses it; the visitor stays who they were."""
+    attacker = _context(chromium, web_server)
+    attacker_page = attacker.new_page()
+    open_page(attacker_page, "/device")
+    code = attacker_page.request.post("/api/devices/link").json()["url"].partition("#")[2]
+    attacker.close()
+
+    pages = checked_page(_context(chromium, web_server))
+    victim = next(pages)
+    open_page(victim, "/")
+    before = _player(victim)
+    sign_in = f"{web_server}/api/devices/sign-in"
+    attack = f"""<!doctype html><script>
+        fetch("{sign_in}", {{method: "POST", mode: "no-cors", credentials: "include",
+            body: JSON.stringify({{link: "{code}"}})}});</script>"""
+    form = f"""<!doctype html><form method="post" action="{sign_in}" enctype="text/plain">
+        <input type="hidden" name='{{"link": "{code}", "x": "' value='"}}'></form>
+        <script>document.forms[0].submit()</script>"""
+    with foreign_site("127.0.0.2", {"/fetch": attack, "/form": form}) as evil:
+        for path in ("/fetch", "/form"):
+            with victim.expect_response(lambda r: r.url == sign_in) as posted:
+                victim.goto(f"{evil}{path}")
+            assert posted.value.status == 403
+            assert posted.value.header_value("set-cookie") is None
+            assert _player(victim) == before
+    next(pages, None)
