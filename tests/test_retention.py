@@ -24,6 +24,8 @@ from chuhan.server.db.tables import (
     games,
     limit_buckets,
     players,
+    puzzle_attempts,
+    puzzle_ratings,
     rooms,
     seeks,
 )
@@ -281,3 +283,78 @@ def test_the_server_runs_the_retention_job_by_itself_issue27_8(tmp_path):
             time.sleep(0.05)
         assert forgotten not in World(store).ids(players)
         assert client.get("/api/me").status_code == 200
+
+
+def _puzzle_rows(store: Store, player_id: str, attempt: bool) -> None:
+    """A puzzle rating of ``player_id`` in xiangqi and, with ``attempt``, one solved attempt
+    (as ``PuzzleStore.start`` and ``finish`` leave them, SPEC B9)."""
+    now = utcnow() - timedelta(days=DAYS + 5)
+    with store.engine.begin() as conn:
+        conn.execute(
+            puzzle_ratings.insert().values(
+                player_id=player_id,
+                variant="xiangqi",
+                rating=1620.0,
+                deviation=200.0,
+                volatility=0.06,
+                attempts=1 if attempt else 0,
+                streak=1 if attempt else 0,
+                best_streak=1 if attempt else 0,
+                last_puzzle="xiangqi-0123456789",
+                updated_at=now,
+            )
+        )
+        if attempt:
+            conn.execute(
+                puzzle_attempts.insert().values(
+                    id=f"z_{player_id}",
+                    player_id=player_id,
+                    puzzle_id="xiangqi-0123456789",
+                    variant="xiangqi",
+                    status="solved",
+                    played=["h2e2"],
+                    ply=1,
+                    hinted=False,
+                    shown=False,
+                    rated=True,
+                    daily=False,
+                    rating_before=1500.0,
+                    rating_after=1620.0,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+
+
+def _puzzle_owners(store: Store) -> tuple[set[str], set[str]]:
+    with store.engine.connect() as conn:
+        rated = set(conn.execute(select(puzzle_ratings.c.player_id)).scalars())
+        tried = set(conn.execute(select(puzzle_attempts.c.player_id)).scalars())
+    return rated, tried
+
+
+def test_a_puzzle_only_player_is_kept_and_a_deleted_players_puzzle_rows_go_B9(
+    tmp_path, database
+):
+    """A player whose only activity is puzzles (a puzzle rating, attempts in My games) has
+    played: kept past the retention days with all of it. A player deleted takes their puzzle
+    rows along (no row keeps the id of a player who no longer exists)."""
+    url, schema = database
+    store = Store(url, schema)
+    store.migrate()
+    try:
+        world = World(store)
+        solver = world.player(DAYS + 40)
+        _puzzle_rows(store, solver, attempt=True)
+        # A rating row without any attempt (nothing in the history): the player never did
+        # anything anyone can see, and goes with the row.
+        idle = world.player(DAYS + 40)
+        _puzzle_rows(store, idle, attempt=False)
+        retention = Retention(store, DAYS)
+        assert retention.purge_players(utcnow()) == 1
+        assert solver in world.ids(players) and idle not in world.ids(players)
+        assert _puzzle_owners(store) == ({solver}, {solver})
+        assert retention.purge_players(utcnow()) == 0  # idempotent
+        assert _puzzle_owners(store) == ({solver}, {solver})
+    finally:
+        store.dispose()

@@ -24,6 +24,8 @@ from .tables import (
     player_devices,
     player_secrets,
     players,
+    puzzle_attempts,
+    puzzle_ratings,
     rating_changes,
     ratings,
     rooms,
@@ -66,7 +68,8 @@ class Retention:
         return len(ids)
 
     def purge_players(self, now: datetime) -> int:
-        """One batch of players who never played, created more than ``days`` ago."""
+        """One batch of players who never played (no game, no puzzle attempt), created more
+        than ``days`` ago, with the rows that hold their id (devices, codes, puzzle rating)."""
         me = players.c.id
         query = (
             select(me)
@@ -80,6 +83,7 @@ class Retention:
                 ~exists().where(rating_changes.c.player_id == me),
                 ~exists().where(rating_changes.c.opponent_id == me),
                 ~exists().where(seeks.c.player_id == me),
+                ~exists().where(puzzle_attempts.c.player_id == me),  # B9: puzzles are play
             )
             .limit(self.batch)
         )
@@ -89,7 +93,8 @@ class Retention:
                 query = query.where(me.not_in(seated))
             ids = list(conn.execute(self._lock(query)).scalars())
             if ids:
-                for owned in (player_devices, player_secrets):  # B6: their devices and codes
+                # B6: their devices and codes; B9: a puzzle rating left without attempts
+                for owned in (player_devices, player_secrets, puzzle_ratings, puzzle_attempts):
                     conn.execute(delete(owned).where(owned.c.player_id.in_(ids)))
                 conn.execute(delete(players).where(players.c.id.in_(ids)))
         return len(ids)

@@ -284,8 +284,9 @@ player_secrets = _table(
 )
 
 # Puzzles (SPEC B9; server/db/puzzles.py): loaded from the data files, the next one chosen by
-# one query on (variant, rating). Players' rows hold no foreign key: a puzzle attempt is not
-# a game, and keeps no player from the retention job.
+# one query on (variant, rating). Players' rows hold no foreign key (a puzzle attempt is not
+# a game); a puzzle attempt keeps its player from the retention job, which deletes a
+# deleted player's puzzle rows with it (db/retention.py).
 puzzles = _table(
     "puzzles",
     Column("id", String(32), primary_key=True),

@@ -7,9 +7,11 @@ What is deleted, each pass (``CHUHAN_RETENTION_DAYS`` = N, 30 by default):
   with the reason ``expired`` — with its events and analysis. Not if it has a share link
   (someone else may hold it).
 - **players who never played**: created more than N days ago, with no game of any kind
-  (their own AI, local or imported games, a seat in an online game), no points, no rating,
-  not seated in a room that is not closed and not seeking a game. Their cookie then opens a
-  new identity; nothing of theirs was visible anywhere.
+  (their own AI, local or imported games, a seat in an online game), no puzzle attempt
+  (SPEC B9: a puzzle-only player has a puzzle rating and a history), no points, no rating,
+  not seated in a room that is not closed and not seeking a game, with their devices,
+  codes and any puzzle rating row. Their cookie then opens a new identity; nothing of theirs
+  was visible anywhere.
 - **limit buckets** (``limit_buckets``) that have regained every use: a missing bucket is an
   unused one.
 
