@@ -200,6 +200,8 @@ class PairingService:
         if state.status == "waiting":
             await self.pair(wanted.pool)
             state = await self.db(self.store.state, player.id) or state
+            if state.status == "waiting":  # every other tab of the player shows it
+                await self.games.hub.publish(seek_key(player.id), 3)
         return state
 
     async def cancel(self, player: Player, connection: str | None = None) -> SeekState | None:

@@ -29,6 +29,11 @@ const HEARTBEAT_SECONDS = 3; // until the server says how often ("seeking".heart
 // {variant, options, socket, startedAt, closed, attached, told, pinger, view}.
 let live = null;
 let lastCounts = null; // the last counts heard ({counts, pools})
+let lookAgain = null; // the card drawn last: read the player's seek again
+// A tab coming back into view shows the seek another tab made meanwhile.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && lookAgain) lookAgain();
+});
 
 function clockText(seconds) {
   const whole = Math.max(0, Math.floor(seconds));
@@ -287,9 +292,9 @@ export function seekCard(aiForm) {
     live.view = view; // drawn again (a language switch): the same seek goes on
     showWaiting();
   }
-  api("GET", "/api/seeks/waiting").then((answer) => {
+  lookAgain = () => api("GET", "/api/seeks/waiting").then((answer) => {
     view.counts(answer);
-    if (answer.seek && !live) { // another tab's seek: shown here too, and followed
+    if (answer.seek && !live && card.isConnected) { // another tab's: shown here, and followed
       const { variant, options, waited } = answer.seek;
       live = {
         variant, options, socket: null, startedAt: Date.now() - waited * 1000,
@@ -299,5 +304,6 @@ export function seekCard(aiForm) {
       connect();
     }
   }).catch(() => {});
+  lookAgain();
   return card;
 }

@@ -1,0 +1,131 @@
+"""Seek edges in real Chromium (SPEC B1; issue: a second tab's janggi seek replaced the first
+tab's xiangqi seek while the first still said xiangqi; a language switch showed the empty
+form while the seek lived on; "Waiting now" counted the player and ignored the rule option).
+
+One seek per player, shown the same in every tab; a language switch keeps the live seek on
+screen (and it still pairs); the counts never include the player and are for the rule option
+chosen. At 1366 px (en) and 390 px (es → pt)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from web_fixtures import open_page
+
+pytest_plugins = ["web_fixtures"]  # its server and Chromium
+
+SHOTS = Path("/tmp")
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def contexts(chromium: Browser, web_server: str) -> Iterator[list[BrowserContext]]:
+    made: list[BrowserContext] = []
+    yield made
+    for context in made:
+        context.close()
+
+
+def new_context(
+    chromium: Browser, url: str, made: list[BrowserContext], viewport: dict[str, int], locale: str
+) -> tuple[BrowserContext, list[str]]:
+    context = chromium.new_context(base_url=url, viewport=viewport, locale=locale)
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    made.append(context)
+    return context, errors
+
+
+def seek(page: Page) -> None:
+    """Press "Play someone now" (naming oneself first if asked, B7) until the wait shows."""
+    page.click("[data-action=seek]")
+    page.wait_for_selector("[data-naming-input], [data-seek-wait]:not([hidden])")
+    if page.is_visible("[data-naming-input]"):
+        page.click("[data-action=naming-play]")
+    page.wait_for_selector("[data-seek-wait]:not([hidden])")
+
+
+def counts(page: Page) -> str:
+    return page.inner_text("[data-seek-counts]")
+
+
+def test_one_seek_is_shown_the_same_in_every_tab_and_counts_exclude_the_player_B1(
+    chromium: Browser, web_server: str, contexts: list[BrowserContext]
+) -> None:
+    mine, errors = new_context(chromium, web_server, contexts, DESKTOP, "en-US")
+    one, two = mine.new_page(), mine.new_page()
+    open_page(one, "/")
+    open_page(two, "/")  # opened before anything is sought: the form
+
+    one.check("#seek-rules")
+    seek(one)
+    one.wait_for_selector("[data-seek-choice]:has-text('Xiangqi · WXF rules')")
+    one.wait_for_selector("[data-seek-counts]:has-text('Xiangqi 0')")  # not oneself
+
+    # The second tab asks for janggi: the one seek is janggi now, in both tabs.
+    two.check("#seek-variant-janggi")
+    seek(two)
+    two.wait_for_selector("[data-seek-choice]:text-is('Janggi')")
+    one.wait_for_selector("[data-seek-choice]:text-is('Janggi')")
+    # A tab opened now shows that seek too, its waiting time going on.
+    three = mine.new_page()
+    open_page(three, "/")
+    three.wait_for_selector("[data-seek-wait]:not([hidden]) [data-seek-choice]:text-is('Janggi')")
+    assert three.is_hidden("[data-form=seek]")
+    three.screenshot(path=str(SHOTS / "chuhan-seek-third-tab-desktop.png"))
+
+    # Cancelled in one tab, it is cancelled in all of them.
+    three.click("[data-action=seek-cancel]")
+    for page in (one, two, three):
+        page.wait_for_selector("[data-form=seek]:not([hidden])")
+        assert page.is_hidden("[data-seek-wait]")
+
+    # Someone else waits for casual xiangqi: counted for casual, not for WXF.
+    other, other_errors = new_context(chromium, web_server, contexts, DESKTOP, "en-US")
+    stranger = other.new_page()
+    open_page(stranger, "/")
+    seek(stranger)
+    stranger.wait_for_selector("[data-seek-counts]:has-text('Xiangqi 0')")  # not themselves
+    one.reload()
+    one.wait_for_selector("body[data-ready=true]")
+    one.wait_for_selector("[data-seek-counts]:has-text('Xiangqi 1')")
+    one.check("#seek-rules")
+    one.wait_for_selector("[data-seek-counts]:has-text('Xiangqi 0')")
+    one.screenshot(path=str(SHOTS / "chuhan-seek-counts-desktop.png"))
+    stranger.click("[data-action=seek-cancel]")
+    stranger.wait_for_selector("[data-form=seek]:not([hidden])")
+    assert not errors and not other_errors, errors + other_errors
+
+
+def test_a_language_switch_keeps_the_live_seek_on_screen_and_it_still_pairs_B1_U8(
+    chromium: Browser, web_server: str, contexts: list[BrowserContext]
+) -> None:
+    mine, errors = new_context(chromium, web_server, contexts, PHONE, "es-ES")
+    page = mine.new_page()
+    open_page(page, "/")
+    page.check("#seek-variant-jieqi")
+    seek(page)
+    page.wait_for_selector("[data-seek-wait]:has-text('Buscando un rival…')")
+
+    page.select_option("#language-switch", "pt")
+    page.wait_for_selector("[data-seek-wait]:not([hidden]):has-text('Procurando um adversário…')")
+    assert page.inner_text("[data-seek-choice]") == "Jieqi"
+    assert page.is_hidden("[data-form=seek]")
+    assert "Jieqi 0" in counts(page)
+    page.screenshot(path=str(SHOTS / "chuhan-seek-language-phone.png"))
+
+    # The seek the page shows is the one that pairs: a stranger's jieqi seek meets it.
+    other, other_errors = new_context(chromium, web_server, contexts, PHONE, "es-ES")
+    stranger = other.new_page()
+    open_page(stranger, "/")
+    stranger.check("#seek-variant-jieqi")
+    seek(stranger)
+    page.wait_for_url("**/room/*")
+    stranger.wait_for_url("**/room/*")
+    assert page.url.split("/room/")[1] == stranger.url.split("/room/")[1]
+    assert not errors and not other_errors, errors + other_errors
