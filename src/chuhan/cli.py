@@ -1,4 +1,5 @@
-"""The ``chuhan`` command line: ``serve``, ``ai-worker``, ``moves``, ``perft``, ``game``, ``uci``.
+"""The ``chuhan`` command line: ``serve``, ``ai-worker``, ``moves``, ``perft``, ``game``, ``uci``,
+``record``, ``puzzles``.
 
 The output of ``moves``, ``perft`` and ``game`` is a contract that other tools rely on
 (see the README): one line per FEN, the node count as the last line, one JSON object.
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also print 'notation': the moves written in this notation (N1-N3; korean: janggi)",
     )
     _add_record_commands(sub)
+    _add_puzzle_commands(sub)
 
     _command(sub, "uci", _cmd_uci)
 
@@ -240,6 +242,67 @@ def _add_record_commands(sub: Any) -> None:
     export.add_argument("--termination", help="reason, e.g. resignation (default: from the board)")
     load = _command(actions, "import", _cmd_record_import)
     load.add_argument("file", help="the record file, or - for standard input")
+
+
+def _add_puzzle_commands(sub: Any) -> None:
+    """``chuhan puzzles load`` (B9)."""
+    puzzles = sub.add_parser(
+        "puzzles",
+        help="load the puzzles into the database",
+        description="The puzzles (B9): rows of the database loaded from the data files.",
+    )
+    actions = puzzles.add_subparsers(dest="action", required=True, metavar="ACTION")
+    load = _command(actions, "load", _cmd_puzzles_load)
+    load.add_argument(
+        "--dir",
+        help="folder of the <variant>.jsonl files (default: CHUHAN_PUZZLES_DIR, else the "
+        "package's own)",
+    )
+    load.add_argument(
+        "--data-dir",
+        default="data",
+        help="folder of the SQLite database, as for serve (unless DATABASE_URL is set)",
+    )
+
+
+def _cmd_puzzles_load(args: argparse.Namespace) -> int:
+    """Load the puzzle data files into the database and print the counts per variant.
+
+    Read the <variant>.jsonl files, bring the database's tables up to date (the migrations,
+    as the server does at start-up) and add the puzzles not stored yet; a stored puzzle
+    keeps its rating and plays, and a line that does not fit is left out with a warning on
+    stderr. Print one line per variant: the puzzles in the files, how many were added, how
+    many the table holds now. The server does the same on its first puzzle request.
+    """
+    from pathlib import Path
+
+    from .server.db.puzzles import PuzzleStore
+    from .server.db.store import Store
+    from .server.puzzles.catalog import VARIANTS, load_puzzles, usable_puzzles
+    from .server.settings import Settings
+
+    settings = Settings.from_env(data_dir=Path(args.data_dir))
+    folder = Path(args.dir) if args.dir else settings.puzzles.data_dir
+    if not folder.is_dir():
+        raise ValueError(f"no folder {folder}")
+    found = usable_puzzles(folder)
+    if settings.database_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.sqlalchemy_url(), settings.db_schema)
+    try:
+        store.migrate()
+        puzzles = PuzzleStore(store)
+        added = load_puzzles(puzzles, found)
+        stored = puzzles.counts()
+    finally:
+        store.dispose()
+    for variant in VARIANTS:
+        in_files = sum(p.variant == variant for p in found)
+        print(
+            f"{variant}: {in_files} in the files, {added[variant]} added, "
+            f"{stored.get(variant, 0)} in the table"
+        )
+    return 0
 
 
 def _cmd_record_export(args: argparse.Namespace) -> int:

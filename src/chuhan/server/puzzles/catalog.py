@@ -1,7 +1,9 @@
 """The puzzles as data (SPEC B9): one JSON object a line in ``<variant>.jsonl``, as the
 generator writes them (id, variant, fen, moves, themes, rating, source,
 verify; jieqi also view and reveals). Read here into :class:`~..db.puzzles.Puzzle` records for
-the ``puzzles`` table; a line that does not hold together is left out and logged."""
+the ``puzzles`` table; a line that does not hold together is left out and logged.
+:func:`load_puzzles` is the one loading path, for the server's first puzzle request and for
+``chuhan puzzles load``."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..db.puzzles import Puzzle
+from ...rules import RulesError
+from ..db.puzzles import Puzzle, PuzzleStore
 from ..players import glicko2
+from . import solving
 
 log = logging.getLogger("chuhan.puzzles")
 VARIANTS = ("xiangqi", "janggi", "jieqi")
@@ -79,3 +83,23 @@ def read_puzzles(folder: Path) -> list[Puzzle]:
             if puzzle.variant == variant:
                 found.append(puzzle)
     return found
+
+
+def usable_puzzles(folder: Path) -> list[Puzzle]:
+    """The puzzles of :func:`read_puzzles` whose position holds together by the rules (the
+    others are left out and logged). Blocking: the server calls it off the event loop."""
+    usable = []
+    for puzzle in read_puzzles(folder):
+        try:
+            solving.board_after(puzzle, [])
+        except (RulesError, ValueError, KeyError, TypeError):
+            log.warning("puzzle left out: its position is not legal", extra={"id": puzzle.id})
+            continue
+        usable.append(puzzle)
+    return usable
+
+
+def load_puzzles(store: PuzzleStore, found: list[Puzzle]) -> dict[str, int]:
+    """Insert the puzzles of ``found`` not stored yet (a stored one keeps its rating and
+    plays); returns how many were added per variant (every variant named, 0 included)."""
+    return {variant: store.load([p for p in found if p.variant == variant]) for variant in VARIANTS}

@@ -38,7 +38,7 @@ from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..players import glicko2
 from ..records import GameRecord, Player, is_provisional, utcnow
 from . import solving
-from .catalog import VARIANTS, read_puzzles
+from .catalog import VARIANTS, load_puzzles, usable_puzzles
 from .limits import PuzzleSettings
 
 log = logging.getLogger("chuhan.puzzles")
@@ -143,16 +143,8 @@ class PuzzleService:
     async def load(self) -> int:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
         whose position does not hold together is left out (logged)."""
-        found = await asyncio.to_thread(read_puzzles, self.settings.data_dir)
-        usable = []
-        for puzzle in found:
-            try:
-                solving.board_after(puzzle, [])
-            except (RulesError, ValueError, KeyError, TypeError):
-                log.warning("puzzle left out: its position is not legal", extra={"id": puzzle.id})
-                continue
-            usable.append(puzzle)
-        added = await self.games.db(self.store.load, usable)
+        usable = await asyncio.to_thread(usable_puzzles, self.settings.data_dir)
+        added = sum((await self.games.db(load_puzzles, self.store, usable)).values())
         log.info("puzzles loaded", extra={"found": len(usable), "added": added})
         return added
 
