@@ -32,10 +32,11 @@ class LiveStore:
             live: ColumnElement[bool] = rooms.c.setup.is_not(None)
             if playing:
                 live = or_(live, rooms.c.game_id.in_(playing))
+            # The cheap tests first: the seats' text is searched only in the rooms they leave.
             query = (
                 select(rooms.c.id)
-                .where(rooms.c.status == "open", cast(rooms.c.seats, String).contains(player_id))
-                .where(live)
+                .where(live, rooms.c.status == "open")
+                .where(cast(rooms.c.seats, String).contains(player_id))
                 .order_by(rooms.c.created_at, rooms.c.id)
             )
             room_ids = [row[0] for row in conn.execute(query).all()]
