@@ -202,3 +202,24 @@ def test_letting_the_first_turn_run_out_costs_the_mover_not_the_opponent_Z8(
         await site.stop()
 
     asyncio.run(scenario())
+
+
+def test_leaving_a_paired_janggi_room_during_the_setup_choice_costs_too_Z8(
+    moving: Moving,
+) -> None:
+    async def scenario() -> None:
+        site = moving.site
+        await moving.start()
+        han_seeker, other = await site.player(), await site.player()
+        await moving.pairing[0].seek(han_seeker, "janggi", {}, "c1", "198.51.100.1")
+        paired = await moving.pairing[1].seek(other, "janggi", {}, "c2", "198.51.100.2")
+        room = await moving.rooms.read_room(str(paired.room_id))
+        assert room is not None and room.setup is not None and room.game_id is None
+        await moving.rooms.leave(han_seeker, room.id)  # no game yet: still unbegun
+        with pytest.raises(SeekError) as refused:
+            await moving.pairing[0].seek(han_seeker, "janggi", {}, "c1", "198.51.100.1")
+        assert refused.value.code == "abort_cooldown"
+        assert refused.value.extra["retry_after"] == FIRST_COOLDOWN_SECONDS
+        await site.stop()
+
+    asyncio.run(scenario())

@@ -53,7 +53,7 @@ from ..games.service import new_id
 from ..http.connections import address_block, network_block
 from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
-from ..records import GameRecord, Pairing, Player, RoomRecord, SeekState
+from ..records import Pairing, Player, RoomRecord, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
@@ -211,12 +211,13 @@ class PairingService:
         await self.games.hub.publish(seek_key(player.id), 2)  # every tab shows the same
         return state
 
-    async def aborted(self, room: RoomRecord, game: GameRecord, player_id: str) -> None:
+    async def aborted(self, room: RoomRecord, player_id: str) -> None:
         """Z8: ``player_id`` left the paired game of ``room`` (or let its first turn run
         out) before their first move: their cooldown grows, whoever the opponent was."""
-        opponent = next((p for p in room.sides or [] if p != player_id), player_id)
+        seated = [seat["player"] for seat in room.seats]
+        opponent = next((p for p in room.sides or seated if p != player_id), player_id)
         await self.db(self.store.record_abort, room.id, player_id, opponent, self.rooms.core.now())
-        log.info("paired game aborted", extra={"room": room.id, "game": game.id})
+        log.info("paired game aborted", extra={"room": room.id})
 
     async def state(self, player: Player) -> SeekState | None:
         found: SeekState | None = await self.db(self.store.state, player.id)

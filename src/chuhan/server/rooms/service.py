@@ -64,8 +64,8 @@ log = logging.getLogger("chuhan.rooms")
 
 # A game action: the game as read, the room, the player's side, the moment.
 Action = Callable[[GameRecord, RoomRecord, int, datetime], Change | None]
-# Z8: told when a paired game ends abandoned: the room, the game, who left it unbegun.
-AbortListener = Callable[[RoomRecord, GameRecord, str], Awaitable[None]]
+# Z8: told when a paired game ends abandoned: the room, and who left it unbegun.
+AbortListener = Callable[[RoomRecord, str], Awaitable[None]]
 # B4: rematch offers, cancels and declines per seat: 10 a minute, one more every 6 s.
 REMATCHES = Budget(10, 60.0)
 # B8: quick messages per seat: 5 at once, then one every 4 s (a word, not a flood).
@@ -177,8 +177,9 @@ class RoomService:
         costing nothing."""
         room = await self.room_for(player, room_id)
         game = await self.core.current_game(room)
+        # Z8: leaving a paired janggi room during the setup choice is leaving it unbegun too.
+        unbegun = room.setup is not None and room.side_of(player.id) is not None
         if game is not None and game.ongoing and room.side_of(player.id) is not None:
-            unbegun = False
 
             def act(g: GameRecord, room: RoomRecord, side: int, now: datetime) -> Change:
                 nonlocal unbegun
@@ -192,16 +193,21 @@ class RoomService:
                 if unbegun:
                     await self._aborted(room, after, player.id)
         await self.lobby.vacate(player, room_id)
+        if game is None and unbegun:
+            await self._aborted(room, None, player.id)
 
-    async def _aborted(self, room: RoomRecord, game: GameRecord, player_id: str | None) -> None:
+    async def _aborted(
+        self, room: RoomRecord, game: GameRecord | None, player_id: str | None
+    ) -> None:
         """Z8: a paired game ``player_id`` left (or let run out) before their first move
-        ended abandoned: the pairing makes them pay for it."""
-        reason = (game.result or {}).get("reason")
+        ended abandoned (``game`` None: left during the janggi setup choice): the pairing
+        makes them pay for it."""
+        reason = (game.result or {}).get("reason") if game is not None else "abandoned"
         if not room.options.get("paired") or reason != "abandoned" or player_id is None:
             return
         if self.on_abort is not None:
             try:
-                await self.on_abort(room, game, player_id)
+                await self.on_abort(room, player_id)
             except Exception:
                 log.exception("abort not recorded", extra={"room": room.id})
 
