@@ -269,7 +269,7 @@ def gain_text(entry: dict, before: dict) -> str:
         return f"(mates in {abs(before['mate'])})"
     if entry["mate"] and entry["mate"] * sign < 0:
         return f"(avoids mate in {abs(entry['mate'])})"
-    return f"(keeps {entry['gain'] / 100:.1f} pawns)"
+    return f"({entry['gain'] / 100:.1f} pawns better than the move played)"
 
 
 def analysed(page: Page, game_id: str) -> dict:

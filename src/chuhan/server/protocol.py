@@ -733,6 +733,7 @@ HTTP_ERRORS: dict[str, HttpError] = {
         "a record that cannot be read or kept; `line`: the line to blame, null when none is",
         ("line",),
     ),
+    "empty_record": HttpError(400, "a record with nothing in it but blanks (N4)"),
     "no_player": HttpError(401, "an unsafe request without a known player cookie (Z6)"),
     "foreign_origin": HttpError(403, "an unsafe request from a page of another site (Z6)"),
     "not_found": HttpError(404, "no such page, game or room, or someone else's (Z2)"),

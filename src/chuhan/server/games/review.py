@@ -660,7 +660,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
                 raise GameActionError("too_large", f"a record has at most {limit} bytes")
         text = decode_record(data)
         if not text.strip():
-            raise GameActionError("bad_record", "line 1: the record is empty", line=1)
+            raise GameActionError("empty_record", "the record is empty")
         try:
             record = await asyncio.to_thread(read_record, text)
         except RecordTooLongError as exc:

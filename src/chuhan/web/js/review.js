@@ -513,7 +513,7 @@ export class Review {
     const names = sideNames(this.view.variant);
     this.evalLabel.textContent = `${t("analysis.evaluation")}:`;
     this.evalValue.textContent = this.evaluationText(entry);
-    this.evalLegend.textContent = t("analysis.legend", { first: t(`side.${names[0]}`), second: t(`side.${names[1]}`) });
+    this.evalLegend.textContent = t(this.legendKey("analysis.legend"), { first: t(`side.${names[0]}`), second: t(`side.${names[1]}`) });
     this.evalLegend.hidden = entry.mate !== null && entry.mate !== undefined; // a mate names its side
     this.lineRow.hidden = !entry.line || !Object.keys(entry.line).length;
     this.lineLabel.textContent = `${t("analysis.line")}:`;
@@ -529,6 +529,12 @@ export class Review {
     this.betterGain.textContent = this.gainText(entry, this.plyAnalysis(shown - 1));
     this.betterLineLabel.textContent = `${t("analysis.better_line")}:`;
     this.setLine(this.betterLine, this.plyAnalysis(shown - 1)?.line);
+  }
+
+  /** A legend's key: in janggi our engine's scores count Han's 1.5 points for moving second
+   * (J8), and its legends say so; another engine's may not. */
+  legendKey(key) {
+    return this.view.variant === "janggi" && this.analysis?.engine === "chuhan" ? `${key}_janggi` : key;
   }
 
   /** The side (0: Red/Cho) that played move ``ply``: a game from a FEN may start with either. */
@@ -566,7 +572,7 @@ export class Review {
       .join("");
     const [first, second] = sideNames(this.view.variant);
     this.graph.setAttribute("aria-label", t("analysis.graph", { side: t(`side.${first}`) }));
-    this.graphLegend.textContent = t("analysis.scale", { first: t(`side.${first}`), second: t(`side.${second}`) });
+    this.graphLegend.textContent = t(this.legendKey("analysis.scale"), { first: t(`side.${first}`), second: t(`side.${second}`) });
     this.graph.innerHTML = `<rect class="graph-back" width="${width}" height="${height}"/>
       <polygon class="graph-area" points="${area}"/>${grid}
       <polyline class="graph-line" points="${points.join(" ")}"/>${marks}

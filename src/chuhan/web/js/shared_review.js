@@ -94,6 +94,7 @@ function importErrorText(status, answer) {
     return line ? t("review.import_bad_line", { line }) : t("review.import_bad_format");
   }
   if (error.code === "too_many_moves") return t("review.import_too_long", { line: line ?? "?" });
+  if (error.code === "empty_record") return t("review.import_empty");
   return apiErrorText(new ApiError(status, answer));
 }
 
