@@ -24,9 +24,11 @@
   (issue 27); without one, it keeps WebSockets below the connection limit under the app, so
   that a new connection always finds one between requests to take the place of.
 - SPEC Z8: a socket of a player seated in a running game, to that game's room, is let in
-  though its address is full (``seats``, :mod:`.seats`): one such place per seat, so a NAT
+  though its address is full (``seat_of``, :mod:`.seats`): one such place per seat, so a NAT
   neighbour holding every socket of the address cannot keep a seated player from their game
-  and make them lose on time.
+  and make them lose on time. A newer socket of the seat takes the place over (the older one
+  is closed with 4409: its network is most likely gone, and its server side would otherwise
+  hold the place until it goes idle).
 - Operator routes (``/metrics``, ``/docs``, ``/openapi.json``…) answer 404 unless the request
   came in on the operator port (``ops_port``) or ``ops_on_app_port`` is set.
 """
@@ -34,6 +36,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -77,6 +80,7 @@ CLIENT_HEADER = b"x-chuhan-client"  # a header no form and no no-cors fetch can 
 IDLE_CLOSE = 4408  # the socket said nothing for too long
 ORIGIN_CLOSE = 4403
 TOO_MANY_CLOSE = 4429  # more open sockets than the client's address may have
+SUPERSEDED_CLOSE = 4409  # a newer socket of the same seat took this one's place (Z8)
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,8 @@ class Guard:
         self.settings = settings
         self.sockets = ConnectionGuard(per_address=settings.sockets_per_address)
         self.seat_of = seat_of
-        self.seated: set[str] = set()  # the seats whose socket came in over the count (Z8)
+        # The seats whose socket came in over the count (Z8), each with what closes it.
+        self.seated: dict[str, Callable[[], Awaitable[None]]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -243,19 +248,47 @@ class Guard:
                 self.sockets.release(block)
             return
         seat = await self.seat_of(scope) if self.seat_of is not None else None
-        if seat is None or seat in self.seated:
+        if seat is None:
             await receive()  # websocket.connect
             await _refuse_socket(scope, send, self.sockets.per_address)
             return
-        self.seated.add(seat)  # Z8: the seat's own place, beyond the address's count
-        try:
-            await self._open_websocket(scope, receive, send)
-        finally:
-            self.seated.discard(seat)
+        older = self.seated.pop(seat, None)
+        if older is not None:
+            await older()
 
-    async def _open_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: list[Callable[[], Awaitable[None]]] = []
+
+        def hold(close: Callable[[], Awaitable[None]]) -> None:
+            held.append(close)
+            self.seated[seat] = close  # Z8: the seat's own place, beyond the address's count
+
+        try:
+            await self._open_websocket(scope, receive, send, hold)
+        finally:
+            if held and self.seated.get(seat) is held[0]:  # not yet taken over by a newer one
+                del self.seated[seat]
+
+    async def _open_websocket(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        hold: Callable[[Callable[[], Awaitable[None]]], None] | None = None,
+    ) -> None:
+        """Runs the socket, closing it when idle; ``hold`` is given what closes it for a
+        newer socket of the same seat."""
         idle = self.settings.idle_socket_seconds
         closed = False
+
+        async def close_for_newer() -> None:
+            nonlocal closed
+            if not closed:
+                closed = True
+                with contextlib.suppress(Exception):  # already going: nothing to close
+                    await send({"type": "websocket.close", "code": SUPERSEDED_CLOSE})
+
+        if hold is not None:
+            hold(close_for_newer)
 
         async def idle_receive() -> Message:
             nonlocal closed
