@@ -6,6 +6,7 @@ board. A real ``chuhan serve`` (the browser tests' session server)."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -94,6 +95,21 @@ def test_a_room_game_is_live_for_both_players_with_opponent_turn_and_clock_B5(
     finally:
         for sock in sockets:
             sock.close()
+
+
+def test_both_players_away_the_live_game_says_its_clock_waits_B5_R7(web_server: str) -> None:
+    ana, ben, room_id = seated_room(web_server)
+    sockets = [ana.open(room_id), ben.open(room_id)]
+    ready(sockets)
+    assert live(ana)[0]["paused"] is False
+    for sock in sockets:  # both pages closed: R7's wait of both players away begins
+        sock.close()
+    deadline = time.monotonic() + 15
+    while not live(ana)[0]["paused"]:
+        assert time.monotonic() < deadline, "the clock never said it waits"
+        time.sleep(0.2)
+    [entry] = live(ben)
+    assert entry["paused"] is True and entry["href"] == f"/room/{room_id}"
 
 
 def test_the_janggi_setup_choice_is_live_on_its_turn_clock_B5_J3(web_server: str) -> None:
