@@ -50,7 +50,10 @@ FULL_STATE_EVENTS = ("start", "undo", "end", "outage")
 
 def _knower(game: GameRecord, viewer: int | None, board: Board) -> int | None:
     """Whose knowledge a jieqi state shows: the viewer's; on one device, the side to move's
-    (both people see the screen)."""
+    (both people see the screen); in a game kept from one player's view without the secret
+    (a puzzle's, B9), that player's."""
+    if isinstance(board, JieqiBoard) and not board.has_secret and board.viewer is not None:
+        return board.viewer
     return board.turn if viewer is None and game.variant == "jieqi" else viewer
 
 
@@ -104,6 +107,12 @@ def _position(
     if outcome is not None and outcome.ruling is not None:
         position["ruling"] = outcome.ruling  # a repetition judged: rule, evidence (E1, #18)
     return position
+
+
+def captured_known(board: JieqiBoard, knower: int) -> dict[str, list[str]]:
+    """Each colour's captured pieces as ``knower`` knows them ("?" for one of its own taken
+    face down, Q5): a jieqi puzzle's position as its solver sees it (B9)."""
+    return dict(board.view(knower)["captured"])
 
 
 def state_for(game: GameRecord, viewer: int | None, board: Board | None = None) -> dict[str, Any]:

@@ -65,7 +65,8 @@ def options_of_board(
     """The ``make_board`` options for a game's public ``options`` and ``secret``."""
     made: dict[str, Any] = {}
     if variant == "janggi":
-        made["setup"] = f"{options['setup']['cho']}:{options['setup']['han']}"
+        if options.get("setup"):  # else the game starts from its FEN (a puzzle's, B9)
+            made["setup"] = f"{options['setup']['cho']}:{options['setup']['han']}"
         made["bikjang"] = options.get("bikjang", "off")
     else:
         made["rules"] = options.get("rules", "casual")  # E1, issue 18
@@ -86,10 +87,31 @@ def new_start(variant: str, options: dict[str, Any]) -> tuple[str, dict[str, Any
     return board.fen(), secret
 
 
+def start_fen_of(game: GameRecord) -> str | None:
+    """The FEN a game's board starts from: None where its options make the start (a janggi
+    setup, J3)."""
+    return None if game.variant == "janggi" and game.options.get("setup") else game.start_fen
+
+
 def start_board(game: GameRecord) -> Board:
-    """The game's board before any move."""
-    fen = None if game.variant == "janggi" else game.start_fen
-    return make_board(game.variant, fen, **board_options(game))
+    """The game's board before any move. A jieqi game kept from one player's view (a
+    puzzle's, B9: ``options["view"]``, no secret) starts from that view: what that player
+    knew, the captures they saw and the repetition history (Z2)."""
+    view = game.options.get("view") if game.variant == "jieqi" else None
+    if view is not None:
+        return JieqiBoard.from_view(view)
+    return make_board(game.variant, start_fen_of(game), **board_options(game))
+
+
+def reveal_at(game: GameRecord, index: int) -> str | None:
+    """What the game's move ``index`` (from 0) turned face up, where the game keeps it
+    (``options["reveals"]``: a jieqi game without its secret, B9); else None (a game with
+    its secret knows it)."""
+    reveals = game.options.get("reveals")
+    if not isinstance(reveals, list) or index >= len(reveals):
+        return None
+    reveal = reveals[index]
+    return str(reveal) if reveal else None
 
 
 # An instance holds thousands of games at once (issue 15's goal: 5,000 online games, each
@@ -151,11 +173,12 @@ def board_of(game: GameRecord, moves: list[str] | None = None) -> Board:
         return board
     board = BOARDS.get((game.id, game.start_fen, played[:-1])) if played else None
     if board is not None:
-        push_played(board, played[-1])
+        push_played(board, played[-1], reveal_at(game, len(played) - 1))
     else:
         board = start_board(game)
-        for text in played:
-            push_played(board, text)  # an imported game may go on past our rules' end
+        for index, text in enumerate(played):
+            # an imported game may go on past our rules' end
+            push_played(board, text, reveal_at(game, index))
     BOARDS.put(key, board)
     return board
 
@@ -190,10 +213,11 @@ class NotationCache:
             # One board walked forward: a board per prefix copied the whole history each
             # time, quadratic in the game's length (a long imported record, Z7).
             board = board_of(game, list(played[: len(done)]))
-            for text in played[len(done) :]:
+            for index, text in enumerate(played[len(done) :], start=len(done)):
+                reveal = reveal_at(game, index)
                 for name in notations:
-                    texts[name].append(write_move(board, text, name))
-                push_played(board, text)
+                    texts[name].append(write_move(board, text, name, reveal))
+                push_played(board, text, reveal)
         with self._lock:
             self._written[cache_key] = (played, texts)
             self._written.move_to_end(cache_key)

@@ -148,7 +148,7 @@ def positions(game: GameRecord) -> list[dict[str, Any]]:
         }
     ]
     for ply, text in enumerate(game.moves, start=1):
-        push_played(board, text)
+        push_played(board, text, rules_of.reveal_at(game, ply - 1))
         out.append(
             {
                 "ply": ply,
@@ -482,9 +482,12 @@ class AnalysisRunner:
             mover = (rules_of.first_turn(game.start_fen) + task.ply - 1) % 2
             played = moves[-1:] if task.ply and task.view == mover else ()
             board = rules_of.board_of(game, list(moves[: len(moves) - len(played)]))
-            view = board.view(task.view, game_over=False)  # type: ignore[attr-defined]
+            assert isinstance(board, JieqiBoard)
+            # A game kept from one player's view (a puzzle's, B9) knows only that (Z2).
+            knower = task.view if board.has_secret else board.viewer
+            view = board.view(knower, game_over=False)
             return AIJob("analysis", game.variant, view=view, moves=played, nodes=self.nodes)
-        fen = game.start_fen if game.variant == "xiangqi" else None
+        fen = rules_of.start_fen_of(game)
         options = rules_of.board_options(game)
         return AIJob(
             "analysis", game.variant, fen=fen, options=options, moves=moves, nodes=self.nodes

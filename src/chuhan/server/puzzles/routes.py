@@ -8,7 +8,8 @@
 - ``POST /api/puzzles/attempts/{id}/hint`` — ``hint``: the point of the piece to move.
 - ``POST /api/puzzles/attempts/{id}/solution`` — the line; before the end, a loss.
 - ``POST /api/puzzles/attempts/{id}/analysis`` — after the end: ``review``, the address of
-  the puzzle as a game of the player's own in the review (xiangqi).
+  the puzzle as a game of the player's own in the review (every variant; jieqi: as the
+  solver knew it, no secret).
 - ``GET /api/puzzles/daily`` — each variant's puzzle of the day (UTC), the same for everyone.
 - ``GET /api/puzzles/me`` — the player's puzzle rating and streak per variant.
 - ``GET /api/puzzles/history?variant=&before=&limit=`` — the player's attempts, newest first.

@@ -118,6 +118,38 @@ def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict
     return answer
 
 
+def analysis_record(puzzle: Puzzle, player: Player, now: datetime) -> GameRecord:
+    """The puzzle and its whole line as a finished game of kind ``imported`` of ``player``'s
+    (B9, B3): from the puzzle's FEN; janggi without a setup (the FEN is the start, J3's
+    setups are only the game's first position); jieqi from the solver's view (no secret,
+    Z2: the review and its analysis know only what the solver knew) with the line's
+    reveals."""
+    options: dict[str, Any] = {"record_tags": {"Event": f"Puzzle {puzzle.id}"}}
+    if puzzle.variant == "janggi":
+        options["bikjang"] = "off"
+    else:
+        options["rules"] = "casual"
+    if puzzle.variant == "jieqi":
+        assert puzzle.view is not None  # the catalog keeps no jieqi puzzle without one
+        options["rules"] = str(puzzle.view.get("rules", "casual"))
+        options["view"] = puzzle.view
+        options["reveals"] = list(puzzle.reveals or [None] * len(puzzle.moves))
+    return GameRecord(
+        id=new_id("g"),
+        kind="imported",
+        variant=puzzle.variant,
+        player_id=player.id,
+        options=options,
+        start_fen=solving.start_board(puzzle).fen(),
+        moves=list(puzzle.moves),
+        status="finished",
+        result={"winner": None, "reason": "unfinished", "points": None},
+        created_at=now,
+        expires_at=now,
+        updated_at=now,
+    )
+
+
 class PuzzleService:
     """Puzzles on the game service's database (its threads, its store)."""
 
@@ -344,29 +376,12 @@ class PuzzleService:
 
     async def analysis_game(self, player: Player, attempt_id: str) -> str:
         """After the attempt: the puzzle and its line as a game of the player's own to open
-        in the review (xiangqi; a janggi position without its setup and a jieqi one without
-        its arrangement cannot be kept as a game yet). Returns the game's id."""
+        in the review (:func:`analysis_record`). Returns the game's id."""
         attempt, puzzle = await self._owned(player, attempt_id)
         if not attempt.over:
             raise GameActionError("puzzle_ongoing", "finish the puzzle first")
-        if puzzle.variant != "xiangqi":
-            raise GameActionError("bad_request", f"{puzzle.variant} puzzles open in no review yet")
         await self.games.spend("imports", player.id)  # a new game row, as an import is
-        now = utcnow()
-        game = GameRecord(
-            id=new_id("g"),
-            kind="imported",
-            variant=puzzle.variant,
-            player_id=player.id,
-            options={"rules": "casual", "record_tags": {"Event": f"Puzzle {puzzle.id}"}},
-            start_fen=puzzle.fen,
-            moves=list(puzzle.moves),
-            status="finished",
-            result={"winner": None, "reason": "unfinished", "points": None},
-            created_at=now,
-            expires_at=now,
-            updated_at=now,
-        )
+        game = analysis_record(puzzle, player, utcnow())
         await self.games.db(self.games.store.insert_game, game, [event("start")])
         return game.id
 

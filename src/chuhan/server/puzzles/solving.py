@@ -20,6 +20,7 @@ from ...rules import Board, JieqiBoard, RulesError, make_board
 from ...rules.notation import write_move
 from ..db.puzzles import Puzzle
 from ..games.changes import NOTATIONS
+from ..views import captured_known
 
 FROM_POINT = re.compile(r"[a-i](?:10|[1-9])")
 
@@ -145,5 +146,5 @@ def position(puzzle: Puzzle, played: list[str], over: bool) -> dict[str, Any]:
         "notation": notations(puzzle, played),
     }
     if isinstance(board, JieqiBoard):
-        state["captured"] = board.view(names[solver])["captured"]
+        state["captured"] = captured_known(board, solver)
     return state
