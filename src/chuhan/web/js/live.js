@@ -48,6 +48,7 @@ class LiveBar {
   constructor() {
     this.games = [];
     this.offset = 0;
+    this.clocks = new Map(); // each online game's line, with its game
     this.bar = el("aside", { class: "live-bar", "data-live": "", hidden: "" });
     const anchor = document.querySelector("header.topbar");
     if (anchor) anchor.after(this.bar);
@@ -75,13 +76,18 @@ class LiveBar {
   /** The strings of the page's language (the learn pages load only their own). */
   async speak() {
     const wanted = document.documentElement.lang || "en";
-    if (language !== wanted || !hasText("live.go")) await setLanguage(wanted);
+    try {
+      if (language !== wanted || !hasText("live.go")) await setLanguage(wanted);
+    } catch {
+      // no strings (offline): the line says what it can, and is said again next time
+    }
     this.render();
   }
 
   render() {
     const shown = this.games.filter((game) => !isThisPage(game));
     this.bar.replaceChildren();
+    this.clocks.clear();
     this.bar.hidden = shown.length === 0;
     this.bar.setAttribute("aria-label", t("live.region"));
     this.bar.dataset.count = String(shown.length);
@@ -99,7 +105,7 @@ class LiveBar {
           el("strong", { class: "live-title" }, t("live.online", { variant, name })),
           el("span", { class: "live-clock", "data-live-clock": "" })),
         el("span", { class: "live-go" }, t("live.go")));
-      link._game = game;
+      this.clocks.set(link, game);
     } else {
       const title = game.kind === "ai"
         ? t("live.ai", { variant, level: t(`level.${game.level}`) })
@@ -112,8 +118,7 @@ class LiveBar {
 
   /** Each online game's line under its title: whose turn, and the time left for it. */
   tick() {
-    for (const link of this.bar.querySelectorAll("[data-live-game=online]")) {
-      const game = link._game;
+    for (const [link, game] of this.clocks) {
       const line = link.querySelector("[data-live-clock]");
       const left = Date.parse(game.deadline) - (Date.now() + this.offset);
       let text;
