@@ -12,7 +12,7 @@ PURE_TESTS := tests/test_rules_xiangqi.py tests/test_janggi.py tests/test_jieqi.
 	tests/test_engine.py tests/test_engine_tactics.py tests/test_engine_book.py \
 	tests/test_native.py tests/test_uci.py tests/test_wxf.py tests/test_engine_memory.py
 
-.PHONY: run test lint install services clean
+.PHONY: run test test-fast lint install services clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -42,6 +42,11 @@ test: $(STAMP) $(NATIVE) services
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --timeout 600
 	CHUHAN_PURE_PYTHON=1 $(VENV)/bin/pytest -n 2 --timeout 600 -q $(PURE_TESTS)
+
+# The fast tier: rules, engine, notation, records and the server's pure rules, with no service
+# and no other process (FAST_FILES in tests/conftest.py); seconds, for while you work.
+test-fast: $(STAMP) $(NATIVE)
+	$(VENV)/bin/pytest -n 2 -q -m fast
 
 clean:
 	rm -rf $(VENV) data

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chuhan.rules import make_board
+from test_wxf import CYCLE, PROTECTED_CHARIOT
 
 CHUHAN = Path(sys.executable).parent / "chuhan"
 
@@ -143,3 +144,14 @@ def test_a6_bad_input_is_reported_and_harms_nothing(uci: Session) -> None:
 def test_a6_no_move_in_a_finished_position(uci: Session) -> None:
     uci.send("position fen 3k4R/R8/9/9/9/9/9/9/9/4K4 b - - 0 1", "go depth 3")
     assert uci.until("bestmove")[-1] == "bestmove (none)"
+
+
+def test_a6_the_rules_option_wxf_makes_the_engine_claim_the_chase_E1(uci: Session) -> None:
+    """``setoption name Rules value wxf``: Black repeats the chase Red may not repeat, and wins."""
+    uci.send("uci")
+    assert any("option name Rules type combo default casual" in line
+               for line in uci.until("uciok"))
+    moves = " ".join([*CYCLE, "f2d2"])
+    uci.send("setoption name Rules value wxf",
+             f"position fen {PROTECTED_CHARIOT} - - 0 1 moves {moves}", "go depth 4")
+    assert uci.until("bestmove")[-1] == "bestmove d7f7"

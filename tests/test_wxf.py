@@ -323,24 +323,6 @@ def test_engine_claims_a_winning_repetition() -> None:
     assert (board.outcome().winner, board.outcome().reason) == (1, "perpetual_chase")  # type: ignore[union-attr]
 
 
-def test_uci_rules_option_makes_the_engine_claim_the_chase() -> None:
-    """A6 + issue 18: ``setoption name Rules value wxf`` and the engine claims the win."""
-    from test_uci import Session
-
-    session = Session()
-    try:
-        session.send("uci")
-        assert any("option name Rules type combo default casual" in line
-                   for line in session.until("uciok"))
-        moves = " ".join([*CYCLE, "f2d2"])
-        session.send("setoption name Rules value wxf",
-                     f"position fen {PROTECTED_CHARIOT} - - 0 1 moves {moves}", "go depth 4")
-        assert session.until("bestmove")[-1] == "bestmove d7f7"
-    finally:
-        session.send("quit")
-        session.proc.wait(timeout=30)
-
-
 def test_jieqi_engine_claims_the_chase_from_its_own_view() -> None:
     """A3 + issue 18: the jieqi search sees only its side's view, and the view keeps the rule
     set: Black repeats into Red's losing chase, and Red does not start it again."""

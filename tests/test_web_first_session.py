@@ -1,6 +1,5 @@
-"""What a new player from lichess or pychess noticed in one session (issue 28, "Also found in
-the same session"), each fixed with a real Chromium against a real server (SPEC P4, R6, U6,
-N1–N4, J8, R5, R7).
+"""What a new player from lichess or pychess noticed in a first session, each fixed and checked
+with a real Chromium against a real server (SPEC P4, R6, U6, N1–N4, J8, R5, R7).
 
 Screenshots of the screens changed go to /tmp/chuhan-polish-*.png.
 """
