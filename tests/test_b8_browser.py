@@ -28,7 +28,7 @@ from rooms_client import running_server
 from test_ratings import finished_game
 from web_fixtures import chromium, create_room, invite_link, open_page  # noqa: F401
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 SHOTS = Path("/tmp/chuhan-b8")
 SCREENS = {
