@@ -125,19 +125,29 @@ def hint_solve_then_fail(page: Page, variant: str, shots: str) -> None:
     page.screenshot(path=f"/tmp/chuhan-puzzles-{shots}-{variant}-failed.png")
 
 
+def analyse_in_the_review(page: Page, shots: str, variant: str) -> None:
+    """After the end, "Analyse" opens the puzzle and its line in the review, in every variant
+    (janggi from its FEN, jieqi as the solver knew it): the puzzle's position first, the
+    line's moves listed, the last position the line's end."""
+    line = [m.get_attribute("data-move") for m in page.locator("[data-puzzle-moves] li").all()]
+    puzzle = BY_ID[layout(page)["puzzle"]]
+    assert line == puzzle.moves
+    page.click('[data-action="analyse"]')
+    page.wait_for_url("**/review/game/*")
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".move-list .move")).to_have_count(len(line))
+    end = board_after(puzzle, puzzle.moves)
+    pieces = page.locator("svg.board [data-piece]")
+    expect(pieces).to_have_count(sum(1 for p in end.squares if p))
+    page.screenshot(path=f"/tmp/chuhan-puzzles-{shots}-{variant}-review.png")
+
+
 @pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
 def test_hint_solve_and_fail_on_the_board_B9(wide: Page, variant: str) -> None:
     hint_solve_then_fail(wide, variant, "1366")
     if variant == "xiangqi":
         expect(wide.locator("[data-credit]")).to_contain_text("CC BY 4.0")  # the CCPD's credit
-        # After the end, "Analyse" opens the puzzle and its line in the review.
-        line = [m.get_attribute("data-move") for m in wide.locator("[data-puzzle-moves] li").all()]
-        wide.click('[data-action="analyse"]')
-        wide.wait_for_url("**/review/game/*")
-        wide.wait_for_selector("body[data-ready=true]")
-        expect(wide.locator(".move-list .move")).to_have_count(len(line))
-    else:
-        expect(wide.locator('[data-action="analyse"]')).to_be_hidden()
+    analyse_in_the_review(wide, "1366", variant)
 
 
 def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Page) -> None:
@@ -145,6 +155,7 @@ def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Pag
     # The board fits the phone's width.
     box = phone.locator("svg.board").bounding_box()
     assert box is not None and box["width"] <= PHONE["width"]
+    analyse_in_the_review(phone, "390", "jieqi")
     open_page(phone, "/")
     expect(phone.locator("[data-daily-variant]")).to_have_count(3)
     phone.locator("[data-daily]").scroll_into_view_if_needed()

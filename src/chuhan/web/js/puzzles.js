@@ -396,7 +396,7 @@ class PuzzleScreen {
     this.solutionButton.hidden = over || !this.attempt;
     this.solutionButton.disabled = this.sending;
     this.nextButton.hidden = Boolean(this.attempt) && !over;
-    this.analyseButton.hidden = !over || this.variant !== "xiangqi";
+    this.analyseButton.hidden = !over;
   }
 
   renderMoves() {
