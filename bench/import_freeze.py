@@ -11,16 +11,7 @@ ratio to ``/health``'s median on the idle server (the anchor, measured in the sa
     .venv/bin/python bench/import_freeze.py                      # this checkout
     .venv/bin/python bench/import_freeze.py --src /work/wt/old/src --plies 1000 2000
 
-Measured on the 2-core machine, 2026-12-03, compiled build, the same session (other work
-running), the code before the fix (`346353e`) and after:
-
-    before  import 1000: 201 in 1.87 s, /health worst 1,282 ms (234x idle)
-            import 2000: 201 in 10.9 s, /health worst 7,601 ms (1,386x idle)
-            cold read 1000: 1.90 s, /health worst 1,865 ms; 2000: 4.06 s, worst 4,023 ms
-    after   import 1000: 201 in 0.14 s, /health worst 37 ms (18x idle), p99 14 ms
-            import 1002: 413 too_many_moves in 0.01 s, worst 8 ms
-            cold read 1000: 0.13 s, /health worst 75 ms
-    after, pure Python: import 1000 in 0.26 s, worst 53 ms; cold read 0.31 s, worst 44 ms
+Measured figures: bench/RESULTS.md, under "bench/import_freeze.py".
 """
 
 from __future__ import annotations

@@ -15,10 +15,7 @@ shared by them. We print wall and CPU seconds per decision (median, 95th percent
 the median depth reached, the load average (other processes on the cores lengthen the wall
 time) and which build ran (compiled or pure Python).
 
-Measured 2026-12-05 (``bf4dbf6``, compiled, ``--positions 40``, load 0.6-1.8): advanced wall
-median / p95 / max, xiangqi 2.018 / 2.081 / 2.084 s (median depth 12), janggi 2.017 / 2.046 /
-2.120 s (12), jieqi 2.015 / 2.031 / 2.032 s (11); p95 of intermediate 0.021 / 0.009 / 0.007 s
-and of beginner 0.004 / 0.005 / 0.003 s.
+Measured figures: bench/RESULTS.md, under "bench/latency.py".
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ median of each and their ratio, then the leaderboard again with the index droppe
 
     .venv/bin/python bench/leaderboard.py --players 30000
 
-Measured 2026-12-07 on this machine (2 shared cores): the anchor 0.13 ms; the leaderboard
-0.53 ms (4.1× the anchor); without the index 25.7 ms (200× the anchor).
+Measured figures: bench/RESULTS.md, under "bench/leaderboard.py".
 """
 
 from __future__ import annotations

@@ -33,16 +33,7 @@ than 100 ms beside the pauses of each process and PostgreSQL's checkpoints (from
     .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 39 --ramp 240 \
         --idle 15 --concurrency 32   # issue 15's goal: 10,000 sockets, 125 moves/s (~10 min)
 
-The goal run (2026-12-01 22:29, at afcd309, the machine to itself, load average 0.6 before,
-2.4 at the end): 10,000 sockets seated in 138.5 s, 5,000 games begun in 247.8 s, then
-127.0 moves/s, p50 5.3 ms, p99 30.4 ms (one game alone, same run: p50 5.0, p99 55.5 ms over 51
-samples), no pause over 50 ms and no move over 100 ms in the window, none lost or doubled;
-5.2 ms of server + PostgreSQL CPU per move. Beside a strength match started from another
-session (sched_autogroup_enabled=1: nice 19 does not lower it against this one, it competes at
-full weight for ~0.7 core): p99 106.2 ms; with this bench's processes at autogroup nice -5,
-59.1 ms. A benchmark needs the machine to itself. Think 39 s, not 40: 5,000 games
-at 40 s a move (and the move's way to the opponent) make just under 125 moves/s (124
-measured).
+Measured figures: bench/RESULTS.md, under "bench/load.py".
 """
 
 from __future__ import annotations

@@ -18,23 +18,7 @@ agrees).
 
     .venv/bin/python bench/pairing.py --players 2000
 
-Measured 2026-12-03 on this machine (2 cores shared with other sessions' tests, load average
-10–12 before each burst), ``--players 2000``:
-
-- per-address budget off (the default here: every simulated player shares 127.0.0.1):
-  anchor p50 21.3 ms, p99 38.2 ms; 998 pairs in 7.75 s, time to pair p50 5,363 ms, p99
-  6,693 ms, max 6,807 ms; 4 unpaired, one in each of four pools; checked. Again after the
-  last change (instances taken for dead as the rooms judge it), load average 13: anchor p50
-  98 ms; 998 pairs in 9.31 s, p50 6,693 ms, p99 8,353 ms; checked.
-- ``--limit 100000`` (the budget on: one bucket row serializes all 2,000 seeks): anchor p50
-  32.8 ms; 998 pairs in 17.8 s, p50 14,103 ms, p99 15,681 ms; checked.
-
-A burst is bound by throughput (~260 seeks/s over the two instances and PostgreSQL here): the
-time to pair grows with a seek's place in the queue, hence the large ratio to one pair alone.
-Before each pool's pairing ran once per instance at a time (every seek its own transaction
-queued on the pool's advisory lock), the same burst held every database thread on that lock,
-starved the per-seek refreshes and heartbeats (seeks taken for stale were dropped) and made
-only 642 of the 998 pairs in 120 s.
+Measured figures: bench/RESULTS.md, under "bench/pairing.py".
 """
 
 from __future__ import annotations

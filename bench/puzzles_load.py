@@ -20,15 +20,7 @@ at a random moment within S seconds instead (players solving, not a thundering h
     .venv/bin/python bench/puzzles_load.py
     .venv/bin/python bench/puzzles_load.py --spread 10
 
-Measured 2026-12-07 on this machine (2 cores shared with other sessions' test runs, load
-average 10-16 throughout), SQLite, 2,000 puzzles, 1,000 players, ``--rounds 3``: next puzzle
-p50 13.9 s, p99 18.0 s; /health in the same bursts p99 13.6 s; ratio p99 next/health 1.32
-(earlier runs 1.38, 1.38; PostgreSQL ``--database …/test --schema …``: 1.70). A burst of
-1,000 at once is served at the rate the server's share of the CPU allows (/health: ~80
-requests a second here), so its p99 is the time to serve the whole burst; the next puzzle
-costs about 1.3-1.7 of a /health under it. One at a time (300 players, 3 rounds, load 16):
-next puzzle p50 12.5-18.4 ms, p99 101-126 ms; /health p50 1.0-9.0 ms. The 50 ms p99 of the
-issue is not reached here for a burst of 1,000 at once.
+Measured figures: bench/RESULTS.md, under "bench/puzzles_load.py".
 """
 
 from __future__ import annotations

@@ -21,18 +21,7 @@ cookies count as practised (``--ai-games-first 0``: the attacker paid the AI gam
 
     .venv/bin/python bench/rating_farm.py --seconds 20 --baseline 13d3f03
 
-Measured 2026-12-07 on this machine (2 cores shared with other sessions' tests), ``--seconds
-20 --baseline 13d3f03`` (13d3f03: the last commit before the rules of Z8):
-
-    booster's rating      games  rated  after 10 s  after 20 s  projected hour
-    13d3f03, one address    113    113        2285        2388            3147
-    13d3f03, many addr.      87     87        2268        2337            2792
-    now, one address         76      0        1500        1500            1500  (same_network)
-    now, many addr.          52     10        1700        1700            1700  (new_opponent_limit)
-
-Before, every game counted (the issue's 2,278 after 78 games reproduces); now a farm of the
-booster's address gives nothing and one of a thousand addresses gives ``gain_per_hour``
-(200) once, then nothing more for the day's remaining new-opponent games.
+Measured figures: bench/RESULTS.md, under "bench/rating_farm.py".
 """
 
 from __future__ import annotations

@@ -17,17 +17,9 @@ many the sniper took, its refusals and longest wait, and when (if) it caught its
     .venv/bin/python bench/sniper.py --before /tmp/chuhan-before/src
 
 (69877e1^ names migration 0012 on top of 0011 before 0011 was committed: the copy lets it
-start; its code never reads the table.) Measured 2026-12-07 on this machine (2 cores shared
-with other sessions, load average 16), the defaults (40 s, an honest arrival every 1.2 s):
+start; its code never reads the table.)
 
-- before: honest seekers were paired 77 times, the sniper took 60 of them (78 %), never
-  refused, never waiting;
-- after: honest seekers were paired 19 times, the sniper took 2 (11 %), refused twice,
-  the second time for 30 s (15 s, doubled); honest players paired with each other 17 times
-  in both runs.
-
-(The target met an honest player first in both runs: who is paired with whom depends on
-who waits when it arrives.)
+Measured figures: bench/RESULTS.md, under "bench/sniper.py".
 """
 
 from __future__ import annotations

@@ -35,10 +35,7 @@ interval; the ladder line names the highest Skill Level scored at least 50 % aga
 Fairy-Stockfish (like Stockfish) plays Skill Level N below 20 from a ``MultiPV 4`` search,
 picking its move, at random and weighted towards the best, when iteration N + 1 completes:
 a Skill row is mostly a depth-(N + 1) opponent with noise, so the native and the WebAssembly
-builds play alike at a move time both reach that depth in. Measured here (native, 2 s a
-move, 20 games, 160 plies, load 2-5): advanced scored 57 % (10-3-7, +53 ± 151) at Skill 10
-after late-move pruning and a 0.6 time share (commit 0b5656f); before them it had 25 %
-(2-0-6) over 8 games.
+builds play alike at a move time both reach that depth in.
 With ``--baseline SRC`` (the ``src`` directory of another checkout, e.g. a ``git worktree``
 of an older commit) the level instead plays that checkout's same level, pure Python, at
 ``--fs-movetime`` seconds a move each, ``--versus-games`` games per variant: a before/after
@@ -48,89 +45,7 @@ match at equal time (jieqi included: each engine gets only its own side's view);
 starts at game N, so a later run adds new deals to an earlier one's; ``--versus-nodes N`` gives
 both N nodes a move with the clock off instead of the time (the same moves on any machine at
 any load: a screen of an evaluation change, not of its speed).
-Jieqi, measured against the advanced of ``dbc60ba`` (the issue's "today", pure Python) at 1 s a
-move, 2026-12-01/02: games 0-39 59 % (22-3-15), games 40-99 48 % (29-0-31); all 100: 52.5 %,
-Elo +17 ± 68, median depth 8 against 5. Screened against main's own compiled build at 0.25 s,
-60 games: drawing one identity at the root's reveals too (deeper) 33 %, a second full chance
-node on the line 48 %, a jieqi general-safety term 44 %, reveals estimated from depth 2 46 %.
-2026-12-02, after ``b15c760`` (each identity of a reveal searched in the window shifted by its
-material's distance from the mean; reveals below the line's first one estimated, not drawn): at
-1 s a move, games 0-99 (the same deals), 53 % (50-6-44), Elo +21 ± 67, median depth 8 against
-5, 2,768 s. Screens against ``dbc60ba`` at 0.5 s, 60 games: reveals below the first estimated
-64 %, shifted windows alone 62 %, both (landed) 56 %, both with a second chance node when 4
-plies remain 58 % (31 games): one result, about 60 %, within the ±90 Elo of 60 games.
-2026-12-02, games 0-99 at 1 s again: ``88d1a9a`` (jieqi's own time shares: new iterations up to
-85 % of the budget, none cut for a held best move; the 0.6 share stopped them near 40 %),
-compiled, 56.5 % (55-3-42), Elo +45 ± 69, median depth 11 against 6, 3,015 s; ``b747c19`` (a
-reveal below the first searched on for the identity nearest the average, moved to the average),
-pure Python, 62 % (60-4-36), Elo +85 ± 70, median depth 8 against 6, 2,950 s; the same
-commit compiled (``3cc528e``), 76 % (74-4-22), Elo +200 ± 80, median depth 9 against 6, 3,066 s.
-2026-12-04, after ``2290cbe`` (a face-down piece valued by its point, ``bench/jieqi_tune.py``):
-against ``dbc60ba`` at 0.5 s a move, games 0-99, compiled, 74 % (74-0-26), Elo +182 ± 80, median
-depth 8 against 5, 1,490 s at load 3 (a xiangqi match beside it). Screens at ``--versus-nodes
-6000``: the point bonuses against ``55e2288``, 400 games, 55 % (+36 ± 34); values fitted with
-them 52.5 % (262 games); two kinds of reveal exposure against the bonuses, 47 % (166) and
-50 % (260): not kept.
-Janggi against Fairy-Stockfish at 2 s a move (2026-12-04, after last session's janggi tuning,
-load 1-4): Skill 10, 35 % (7-0-13), every loss a mate, every win a repetition or double pass
-(18 % as janggicasual judges them).
-2026-12-04 (session 14), janggi screens against ``f64b170`` (compiled both) at 0.2 s a move,
-both cores busy: advanced keeping its tables for the game's next move (``3e055cf``) 66 %
-(53-0-27) over 80 games, Elo +117 ± 83, median depth 7 against 6; xiangqi, the same
-screen, 66 % (33-13-14) over 60 games, Elo +114 ± 83, median depth 7 against 7. Not kept:
-quiet checks exempt from futility and late-move pruning 30 % (10 games, stopped), with quiet
-checks in the first quiescence ply as well 37 % (27), the whole move time used (no early
-stop) 18 % (11), a mate-threat extension (the null move runs into a mate: one ply deeper) 38 %
-(60, -83 ± 93); ``f64b170`` against itself 49 % (39): the harness is even.
-Against Fairy-Stockfish at 2 s a move after ``3e055cf`` (20 games each, 2 at once): xiangqi
-Skill 13, 25 % (5-0-15, -191 ± 218; 5 % before: 2 wins by mate, 2 adjudicated, 1 stalemate),
-1,747 s beside a CI run; janggi Skill 10, 30 % (6-0-14, -147 ± 192; 15 % as janggicasual
-judges them), 1,635 s, every win a repetition or double pass, 13 of 14 losses mates.
-2026-12-04 (session 15), after ``9d8c392`` (advanced thinks its whole time when its tables
-carry), at 2 s a move, 2 games at once: xiangqi Skill 13 games 0-19 45 % (9-0-11, -35 ± 165),
-2,134 s, games 20-39 25 % (5-0-15, -191 ± 218), 2,076 s: all 40, 35 % (14-0-26); janggi Skill
-10, 35 % (7-0-13, -108 ± 178; 18 % as janggicasual judges them), 1,846 s, every win a
-repetition or double pass, every loss a mate; games 20-34 (stopped at the session's end)
-47 % (7-0-8): all 35, 40 % (14-0-21), 23 % as janggicasual judges them. Janggi screens at
-0.2 s, not kept: attacks on
-the palaces at the leaves (``tune.py``'s palace units, 96 x units**2 / 16) 26 % (6 of 23)
-against ``9d8c392``; internal iterative reduction with a deeper null move far above beta 50 %
-(18 of 36) against ``466ecaf``.
-2026-12-05 (session 16), after ``b7015ff`` (the table's move searched before any move is
-generated: 7 % more nodes/s), at 2 s a move, 2 games at once: janggi Skill 10 games 0-19 45 %
-(9-0-11, -35 ± 165; 25 % as janggicasual judges them), 1,828 s, every win a repetition (8) or
-a mate (1), every loss a mate: all 55 games of sessions 15 and 16, 42 % (23-0-32); xiangqi
-Skill 13 games 40-59 48 % (9-1-10, -17 ± 159), 2,381 s, losses 9 mates and a perpetual check:
-all 60 games of sessions 15 and 16, 39 % (23-1-36).
-Janggi screens at 0.2 s against ``b7015ff``, 60 games, not kept: the mate-threat extension
-again 50 % (30-0-30); quiet checks in the first quiescence ply on top of it 42 % (25-0-35;
-45-60 % more time to depth 7); reverse futility to depth 6, late-move pruning at depths 4-5
-and a null-move reduction of 2 + depth / 4 (+1 far above beta) 40 % (24-0-36).
-2026-12-05 (session 17), after the compiled search's speed-ups (``aea694d`` .. ``a9bc0c7``: the
-same tree at 2.3x the nodes per second, ``bench/depth_time.py``), at 2 s a move, 2 games at
-once: janggi Skill 10 games 40-59 45 % (9-0-11, -35 ± 165; 25 % as janggicasual judges them),
-2,001 s, every loss a mate: all 75 games of sessions 15-17, 43 % (32-0-43); xiangqi Skill 13
-games 60-79, 62 % (12-1-7, +89 ± 167; the last game beside a CI run), 2,577 s, losses all
-mates: ladder line 13, the issue's goal, in this run of 20 games.
-Janggi screens at 0.2 s against ``b0fad37``, 60 games, not kept: "improving" with history-scaled
-reductions and a bounded history 52 % (31-0-29); a follow-up history in ordering 50 % (30-0-30);
-captures searched before quiet moves are generated: 0.85-0.91x nodes/s, not screened.
-2026-12-05 (session 18), the same engine (``bf4dbf6``: only bench/ changed since), at 2 s a move,
-2 games at once: janggi Skill 10 games 60-79, 55 % (11-0-9, +35 ± 165; 28 % as janggicasual
-judges them: every win a repetition (7) or double pass (4), every loss a mate but one adjudicated
-at 200 plies), 941 s + 1,220 s: games 40-79 of this engine, 50 % (20-0-20, 0 ± 111), ladder line 10.
-Janggi screen at 0.2 s against ``bf4dbf6``, 60 games, not kept: a check extended only when the
-checking piece cannot be taken at a loss, with quiet moves that leave the moved piece hanging
-pruned in the last 3 plies (each alone about a quarter fewer nodes to depth 7), 48 % (29-0-31).
-Xiangqi Skill 13 games 80-99, the same engine, 2 s a move: 42 % (8-1-11, -53 ± 162), 2,528 s;
-losses 8 mates and 3 perpetual checks we gave, each from a position searched as lost (every
-other move mated: score -28,999, the perpetual's, at depth 11-48): games 60-99 of this engine,
-52.5 % (20-2-18, +17 ± 108), ladder line 13.
-Jieqi against ``dbc60ba`` (pure Python) at 0.5 s a move after last session's speed-ups, games
-0-99: 82.5 % (80-5-15), Elo +269 ± 90 (median depth 7 against 3 in games 61-99), beside CI
-runs (load 3-5). Games 0-60 ran on ``bf4dbf6``, whose search raised ``SearchAborted`` out of
-``choose_move`` when the clock ran out before the first node (fixed in ``0709364``); games 61-99
-ran on that fix.
+Measured figures: bench/RESULTS.md, under "bench/strength.py".
 Figures are scores (wins + draws / 2) as a share of the games, and latencies in seconds
 (median, 95th percentile) measured in the same run.
 """
