@@ -76,6 +76,11 @@ def test_a_janggi_puzzle_opens_in_the_review_from_its_fen_B9(tmp_path: Path) -> 
         assert positions[-1]["fen"] == after.fen() and positions[-1]["in_check"]
         record = client.get(f"/api/games/{game_id}/record", params={"notation": "korean"})
         assert record.status_code == 200 and JANGGI.fen in record.text
+        # Its record imports again (a janggi record from a FEN is kept from that FEN, N4).
+        again = client.post("/api/records", content=record.text.encode())
+        assert again.status_code == 201, again.text
+        assert again.json()["start_fen"] == JANGGI.fen and again.json()["fen"] == state["fen"]
+        assert again.json()["moves"] == JANGGI.moves
         plies = analysed(client, game_id)["plies"]
         assert [p["ply"] for p in plies] == [0, 1, 2, 3]
         assert plies[0]["mate"] == 2 and plies[-1]["mate"] == 0  # Cho mates in 2, then mated

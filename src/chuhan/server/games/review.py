@@ -170,14 +170,11 @@ def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameReco
     options: dict[str, Any] = {}
     secret: dict[str, Any] | None = None
     if record.variant == "janggi":
-        start = make_board("janggi", record.start_fen)
-        setup = getattr(start, "setup", None)
-        if setup is None:
-            raise GameActionError(
-                "bad_record", "janggi records that start from a FEN cannot be kept yet"
-            )
-        cho, han = setup.split(":")
-        options = {"setup": {"cho": cho, "han": han}, "bikjang": getattr(board, "bikjang", "off")}
+        options = {"bikjang": getattr(board, "bikjang", "off")}
+        setup = getattr(make_board("janggi", record.start_fen), "setup", None)
+        if setup is not None:  # else the game starts from the record's FEN (B9: a puzzle's)
+            cho, han = setup.split(":")
+            options["setup"] = {"cho": cho, "han": han}
     else:
         options["rules"] = board.rules  # [Rules "rules=wxf"]: how repetitions are judged (E1)
     if record.variant == "jieqi":
