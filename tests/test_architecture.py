@@ -168,6 +168,32 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
     return out
 
 
+SERVER = "chuhan.server"
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The server's part of the module graph folded to packages: ``chuhan.server.rooms.core``
+    counts as ``rooms``, a top-level module such as ``chuhan.server.records`` as ``records``
+    (and the package's own ``__init__`` as ``server``). Imports inside one package and imports
+    of modules outside the server (the engine, the rules) are left out."""
+
+    def fold(module: str) -> str | None:
+        if module == SERVER:
+            return "server"
+        if not module.startswith(SERVER + "."):
+            return None
+        return module[len(SERVER) + 1 :].split(".")[0]
+
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = fold(module)
+        if source is None:
+            continue
+        edges = packages.setdefault(source, set())
+        edges.update(t for t in map(fold, targets) if t is not None and t != source)
+    return packages
+
+
 def test_issue29_no_import_cycle_in_src() -> None:
     """Issue 29: dependencies point one way (server -> engine -> rules; inside a package, no
     two modules that need each other), except the cycles listed in KNOWN_CYCLES."""
@@ -176,6 +202,23 @@ def test_issue29_no_import_cycle_in_src() -> None:
     cycles = [frozenset(c) for c in strongly_connected(graph)]
     unexpected = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
     assert not unexpected, f"import cycles: {unexpected}"
+
+
+# The server packages still in one import cycle (tools/package_cycles.py prints it). A package
+# joining it, or a second cycle, fails the test; drop a name once its package leaves the cycle.
+KNOWN_PACKAGE_CYCLE = frozenset({
+    "ai", "app", "db", "games", "http", "hub", "limits", "ops", "pairing", "players", "puzzles",
+    "records", "rooms", "settings", "sockets", "views",
+})
+
+
+def test_server_package_cycle_only_shrinks() -> None:
+    """The server read as packages: the one cycle left holds no package beyond the known ones
+    (and none of the packages that left it come back)."""
+    packages = package_graph(import_graph())
+    assert "records" in packages and "rooms" in packages["app"]  # the fold sees packages
+    grown = [sorted(c) for c in strongly_connected(packages) if not c <= KNOWN_PACKAGE_CYCLE]
+    assert not grown, f"server package cycles beyond the known one: {grown}"
 
 
 def test_issue29_dependencies_point_inward() -> None:
