@@ -21,6 +21,7 @@ from chuhan.server.games import changes as rules_of
 from chuhan.server.hub.local import News
 from chuhan.server.protocol import encode
 from chuhan.server.records import GameRecord, StoredEvent
+from chuhan.server.refusal import GameActionError
 from client_events import EVENTS
 from rooms_client import Player, RoomSocket, running_server
 from test_server_support import create, game_socket, server
@@ -82,7 +83,7 @@ def test_folding_the_events_gives_the_full_state_after_every_change_P5_Z2(varian
         if kind == "local" and step in (21, 40):
             try:
                 change = rules_of.undo(game, None)
-            except rules_of.GameActionError:
+            except GameActionError:
                 assert variant == "jieqi"  # a reveal is final (issue 16: undo_reveals)
         if change is None:
             move = rng.choice(sorted(board.legal_move_texts()))

@@ -24,8 +24,8 @@ from chuhan.server.pairing.rules import (
     cooling_until,
     pairs,
 )
-from chuhan.server.protocol import GameActionError
 from chuhan.server.records import ManualClock, Player, SeekState
+from chuhan.server.refusal import GameActionError
 from test_pairing import Site
 
 T0 = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)

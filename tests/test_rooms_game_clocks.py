@@ -16,11 +16,11 @@ import pytest
 
 from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.store import Store
-from chuhan.server.games.changes import GameActionError
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
 from chuhan.server.pairing.rules import SeekError, wish
 from chuhan.server.records import ManualClock
+from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks, timecontrols
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings

@@ -15,7 +15,6 @@ import pytest
 from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
-from chuhan.server.games.changes import GameActionError
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
 from chuhan.server.records import (
@@ -25,6 +24,7 @@ from chuhan.server.records import (
     PasswordTakenError,
     StaleRoomError,
 )
+from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password

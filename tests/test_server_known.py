@@ -14,10 +14,10 @@ import pytest
 
 from chuhan.server.ai.pool import AIPool
 from chuhan.server.db.store import Store
-from chuhan.server.games.changes import GameActionError
 from chuhan.server.games.service import GameService, NewGame
 from chuhan.server.hub.local import LocalHub
 from chuhan.server.records import utcnow
+from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings

@@ -11,9 +11,9 @@ e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
 :func:`state_event` are the short forms of the two sent from outside the sockets too), from
 which the message tables of docs/protocol.md are generated (``python -m
 chuhan.server.protocol --write``; a test checks that the file matches). The HTTP API's
-request bodies are here too, and its errors: the one refusal (:class:`GameActionError`), the
-status of each code (:data:`HTTP_ERRORS`, the docs' HTTP errors table) and the one answer
-(:func:`error_body`). Nothing here touches a game.
+request bodies are here too, and its errors: the status of each code of the one refusal,
+:class:`.refusal.GameActionError` (:data:`HTTP_ERRORS`, the docs' HTTP errors table), and the
+one answer (:func:`error_body`). Nothing here touches a game.
 """
 
 from __future__ import annotations
@@ -800,29 +800,6 @@ def http_status(code: str) -> int:
     """The HTTP status of a refusal with this code."""
     known = HTTP_ERRORS.get(code)
     return known.status if known is not None else REFUSED
-
-
-class GameActionError(Exception):
-    """A client action refused, the one kind of refusal of the HTTP API and the sockets:
-    ``code`` is the protocol's error code, ``message`` English for developers, ``extra`` the
-    answer's other fields (``tries_left``, ``retry_after``, ``line``…). Over HTTP its status
-    is its code's (:data:`HTTP_ERRORS`, issue 29). Here, beside the table, so that every
-    module may raise it without importing more than this one (``games`` re-exports it)."""
-
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.extra = extra
-
-    @property
-    def status(self) -> int:
-        """The HTTP status of this refusal."""
-        return http_status(self.code)
-
-    def with_fields(self, **fields: Any) -> GameActionError:
-        """The same refusal with more answer fields."""
-        return GameActionError(self.code, self.message, **{**self.extra, **fields})
 
 
 # ---------------------------------------------------------------------- docs/protocol.md

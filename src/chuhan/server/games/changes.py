@@ -19,8 +19,8 @@ from ...rules import VARIANTS, Board, RulesError, make_board
 from ...rules.jieqi import JieqiBoard
 from ...rules.notation import write_move
 from ...rules.record import push_played
-from ..protocol import GameActionError as GameActionError  # the rules' refusal
 from ..records import Award, Change, GameRecord
+from ..refusal import GameActionError
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
 LEVELS = tuple(LEVEL_POINTS)

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from ..hub.local import News
 from ..records import GameRecord
-from .changes import GameActionError
+from ..refusal import GameActionError
 
 State = TypeVar("State")
 Decision = TypeVar("Decision")

@@ -58,9 +58,9 @@ from ..http.identity import Me
 from ..limits.budget import TooManyError
 from ..players.names import BadText, readable
 from ..records import GameRecord, Player, StoredAnalysis, utcnow
+from ..refusal import GameActionError
 from ..views import viewer_of
 from . import changes as rules_of
-from .changes import GameActionError
 from .service import GameService, new_id
 
 log = logging.getLogger("chuhan.review")

@@ -37,10 +37,10 @@ from ..players.names import display_name
 from ..players.ratings import rateable
 from ..protocol import BusyNotice
 from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
+from ..refusal import GameActionError
 from ..settings import Settings
 from ..views import viewer_of
 from . import changes as rules_of
-from .changes import GameActionError
 from .known import KnownGames, decide_and_commit
 
 log = logging.getLogger("chuhan.games")

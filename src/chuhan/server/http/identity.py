@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from fastapi import Depends, Request, Response
 
-from ..games.changes import GameActionError
 from ..records import Player
+from ..refusal import GameActionError
 from .guard import CLIENT_HEADER, foreign_request, same_site
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""How the HTTP API says no: one exception (:class:`~.games.changes.GameActionError`), one handler,
+"""How the HTTP API says no: one exception (:class:`~.refusal.GameActionError`), one handler,
 one JSON shape (issue 29; docs/protocol.md, HTTP errors).
 
 Every refusal is ``{"error": {"code", "message", …fields}}`` with its code's status
@@ -15,8 +15,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..games.changes import GameActionError
 from ..protocol import error_body
+from ..refusal import GameActionError
 
 
 def error_response(exc: GameActionError, status: int | None = None) -> JSONResponse:

@@ -12,11 +12,11 @@ from fastapi.responses import JSONResponse
 
 from ...rules import RulesError, make_board
 from ..ai.pool import AIPool
-from ..games.changes import GameActionError
 from ..games.service import GameService, NewGame
 from ..hub.redis import RedisHub
 from ..ops.metrics import CONTENT_TYPE, Metrics
 from ..protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
+from ..refusal import GameActionError
 from ..sockets.game import game_socket
 from .identity import Me
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..games.changes import GameActionError
+from ..refusal import GameActionError
 
 
 @dataclass(frozen=True)

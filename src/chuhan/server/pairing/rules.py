@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..protocol import GameActionError
+from ..refusal import GameActionError
 from ..rooms import timecontrols
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")

@@ -40,12 +40,13 @@ from .. import views
 from ..db.archive import ArchiveStore
 from ..db.live import LiveStore
 from ..db.store import Store
-from ..games.changes import GameActionError, side_names
+from ..games.changes import side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
 from ..http.connections import CLIENT_BLOCK
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
+from ..refusal import GameActionError
 from .downloads import DownloadRunner
 from .live import room_of_game, rooms_of_games
 

@@ -29,13 +29,13 @@ from fastapi import APIRouter, Request, Response
 from .. import views
 from ..db.devices import DeviceStore
 from ..db.limits import Limiter
-from ..games.changes import GameActionError
 from ..games.service import GameService, hash_token, new_id
 from ..http.connections import CLIENT_BLOCK
 from ..http.identity import COOKIE, COOKIE_MAX_AGE, Known
 from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..protocol import SignInBody
 from ..records import utcnow
+from ..refusal import GameActionError
 from .devices import (
     LINK_MINUTES,
     DeviceLimits,

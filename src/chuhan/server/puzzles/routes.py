@@ -26,10 +26,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from ..games.changes import GameActionError
 from ..games.service import GameService
 from ..http.identity import Me
 from ..records import aware
+from ..refusal import GameActionError
 from .limits import PuzzleSettings
 from .service import PuzzleService
 

@@ -31,12 +31,13 @@ from typing import Any
 from ...rules import RulesError
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
-from ..games.changes import GameActionError, event
+from ..games.changes import event
 from ..games.service import GameService, new_id
 from ..http.connections import CLIENT_BLOCK
 from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..players import glicko2
 from ..records import GameRecord, Player, is_provisional, utcnow
+from ..refusal import GameActionError
 from . import solving
 from .catalog import VARIANTS, load_puzzles, usable_puzzles
 from .limits import PuzzleSettings

@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..db.instances import InstanceStore
-from ..games.changes import GameActionError
 from ..hub.local import RESYNC_SEQ
 from ..records import Instance, RoomRecord
+from ..refusal import GameActionError
 from . import clocks, rules
 from .core import RoomCore, room_key
 from .presence import without_instances

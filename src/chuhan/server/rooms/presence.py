@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from ..games.changes import GameActionError
 from ..records import Change, GameRecord, Player, RoomRecord
+from ..refusal import GameActionError
 from . import rules
 from .core import RETRIES, RoomCore
 from .rules import RoomError

@@ -12,11 +12,11 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 
 from .. import views
-from ..games.changes import GameActionError
 from ..games.service import GameService
 from ..http.identity import Known, known_player, no_player
 from ..protocol import CreateRoomBody, JoinBody, encode, error_reply
 from ..records import Player, RoomRecord
+from ..refusal import GameActionError
 from ..settings import RoomSettings
 from .connection import RoomConnection
 from .service import RoomService

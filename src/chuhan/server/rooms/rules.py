@@ -15,8 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..games import changes as rules_of
-from ..games.changes import GameActionError
 from ..records import Change, GameRecord, RoomRecord
+from ..refusal import GameActionError
 from . import clocks
 from .clocks import ClockRules
 from .scoring import costs_nothing, scored

@@ -29,10 +29,10 @@ from typing import Any
 from ...rules.janggi import SETUPS
 from ..db.instances import InstanceStore
 from ..games import changes as rules_of
-from ..games.changes import GameActionError
 from ..games.service import GameService, new_id
 from ..limits.budget import Budget, LimitExceeded
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
+from ..refusal import GameActionError
 from ..settings import RoomSettings
 from . import rules
 from .clocks import ClockRules

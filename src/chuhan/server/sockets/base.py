@@ -28,7 +28,6 @@ from ..db.store import iter_events
 from ..games.service import GameService
 from ..hub.local import News
 from ..protocol import (
-    GameActionError,
     MessageSet,
     ProtocolError,
     ServerModel,
@@ -38,6 +37,7 @@ from ..protocol import (
     state_event,
 )
 from ..records import GameRecord, StoredEvent
+from ..refusal import GameActionError
 
 log = logging.getLogger("chuhan.sockets")
 # More missed events than this and a reconnecting client gets the full state instead: one

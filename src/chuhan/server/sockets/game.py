@@ -14,7 +14,6 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from .. import views
-from ..games.changes import GameActionError
 from ..games.service import GameService
 from ..http.identity import known_player
 from ..protocol import (
@@ -29,6 +28,7 @@ from ..protocol import (
     error_reply,
 )
 from ..records import GameRecord
+from ..refusal import GameActionError
 from .base import GameFollower
 
 NOT_FOUND_CLOSE = 4404
