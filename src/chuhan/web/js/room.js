@@ -9,10 +9,11 @@ import { api, ApiError, PlaySocket } from "./connection.js";
 import { apiErrorText, refusal } from "./errors.js";
 import { t } from "./i18n.js";
 import { PlayView } from "./play.js";
+import { QuickMessages } from "./quick.js";
 import { ratingText } from "./archive.js";
 import { sideNames } from "./position.js";
 import { setupChoice, VARIANTS } from "./screens.js";
-import { announce, confirmDialog, el } from "./ui.js";
+import { announce, confirmDialog, el, showDialog } from "./ui.js";
 
 const DRAW_OFFER_GAP = 10; // SPEC R5: half-moves between one player's offers
 
@@ -207,6 +208,7 @@ export class RoomScreen {
         ? t("room.points_won", { points: s.points_awarded }) : ""),
       heading: () => t("room.heading", { variant: t(`variant.${this.room.variant}`) }),
       onRender: () => this.renderRoom(),
+      onEnd: () => this.showEnd(),
       placeholder: () => this.setupPreview(),
     });
     this.build();
@@ -259,6 +261,7 @@ export class RoomScreen {
   render() {
     this.lobbyKey = null;
     this.leaveButton.textContent = t("room.leave");
+    this.quick.render();
     this.view.render();
   }
 
@@ -278,7 +281,9 @@ export class RoomScreen {
     this.offerBar = el("div", { class: "confirm-bar room-offer", "data-offer": "", hidden: "", role: "alert" });
     this.seatBox = el("div", { class: "room-board-slot", "data-seat-box": "" });
     this.setupBox = el("div", { class: "room-board-slot", "data-setup-box": "" });
-    view.boardBox.after(this.seatBox, this.offerBar, this.setupBox);
+    // B8: a word across the board, under it, on phones too.
+    this.quick = new QuickMessages({ send: (type, fields) => this.act(type, fields), opponentName: () => this.opponentName() });
+    view.boardBox.after(this.seatBox, this.offerBar, this.setupBox, this.quick.box);
     this.drawButton = view.button("action.draw", () => this.act("draw_offer"), { "data-action": "draw" });
     view.addControls(this.drawButton);
   }
@@ -364,6 +369,9 @@ export class RoomScreen {
 
   tick() {
     const left = this.secondsLeft();
+    if (this.setupClock?.isConnected && left) {
+      this.setupClock.textContent = left.paused ? t("room.clock_paused") : t("room.setup_time", { seconds: left.seconds });
+    }
     const sides = this.state ? sideNames(this.room.variant) : [];
     const text = [left ? `${left.seconds}|${left.paused}` : "", ...sides.map((side) => this.clockText(side))].join("|");
     this.announceThreshold();
@@ -400,6 +408,8 @@ export class RoomScreen {
     this.renderShare();
     this.renderLobby();
     this.renderDraw(draw);
+    this.renderEndDialog();
+    this.quick.setActive(this.room.seats.length === 2 && this.holds && !this.detached);
     this.tick();
   }
 
@@ -529,6 +539,41 @@ export class RoomScreen {
     this.setupBox.append(box); // below the board, in view when the game ends (phone too)
   }
 
+  /** U6: a room game ends as an AI game does, in a dialog: the result, its reason, the
+   * points and the rating change (B2), all in view on a phone, with what comes next beside
+   * them: the rematch and, after a paired game, a new opponent (B4, B5), as under the board. */
+  async showEnd() {
+    this.endBody = el("div", { "data-room-end": "" }, this.view.endSummary({ title: false }));
+    this.endRated = JSON.stringify(this.state.options?.rated ?? null);
+    const actions = [];
+    if (this.rematchable) {
+      actions.push({ label: t("room.rematch"), value: "rematch", primary: true, attributes: { "data-action": "end-rematch" } });
+    }
+    if (this.room.options?.paired) {
+      actions.push({ label: t("room.new_opponent"), value: "new-opponent", primary: !actions.length, attributes: { "data-action": "end-new-opponent" } });
+    }
+    actions.push({ label: t("end.review"), value: "close", attributes: { "data-action": "end-close" } });
+    const choice = await showDialog({ title: this.view.result().title, body: this.endBody, attributes: { "data-end-dialog": "" }, actions });
+    this.endBody = null;
+    if (choice === "rematch") this.act("rematch", { action: "offer" }); // accepts one already made
+    else if (choice === "new-opponent") this.leaveFor(this.seekAddress());
+  }
+
+  /** The open result dialog follows the room: the rating change once it comes (a "rated"
+   * event after the end), closed when the next game begins. */
+  renderEndDialog() {
+    const body = this.endBody;
+    if (!body) return;
+    if (this.ongoing || this.room.setup) {
+      body.closest("dialog")?.querySelector("[data-action=end-close]")?.click();
+      return;
+    }
+    const rated = JSON.stringify(this.state?.options?.rated ?? null);
+    if (rated === this.endRated) return;
+    this.endRated = rated;
+    body.replaceChildren(this.view.endSummary({ title: false }));
+  }
+
   /** B5: a game was played here and the opponent has gone (R8): nobody to rematch. */
   get opponentLeft() {
     return Boolean(this.state) && !this.room.setup && this.room.seats.length < 2;
@@ -599,7 +644,11 @@ export class RoomScreen {
     const [cho] = sideNames("janggi");
     const choice = setupChoice("room-setup", "room.setup_heading", "room", this.room.you === cho);
     choice.dataset.setup = "";
-    form.append(choice, el("button", { type: "submit", class: "button primary", "data-action": "choose-setup" }, t("room.choose_setup")));
+    // The turn's countdown beside the button: the status line above the board is scrolled
+    // off a phone's screen while the choice is in view.
+    this.setupClock = el("p", { class: "room-setup-clock", "data-setup-clock": "" });
+    form.append(choice, this.setupClock,
+      el("button", { type: "submit", class: "button primary", "data-action": "choose-setup" }, t("room.choose_setup")));
     form.addEventListener("change", () => this.view.board.setPieces(this.setupPreview()));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -744,6 +793,9 @@ export class RoomScreen {
       case "left":
         this.socket.stop();
         break;
+      case "said": // B8: a quick message, in this page's language
+        this.quick.heard(message);
+        return;
       default:
         return;
     }
