@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from chuhan.server.http.connections import address_block, network_block
+from chuhan.server.addresses import address_block, network_block
 from rooms_client import Player, running_server
 
 LIMITS = {

@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..http.connections import CLIENT_BLOCK
+from ..addresses import CLIENT_BLOCK
 
 log = logging.getLogger("chuhan.ai")
 OVER_SHARE_WAIT_SECONDS = 1.0

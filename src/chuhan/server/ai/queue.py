@@ -55,7 +55,7 @@ from saq.job import TERMINAL_STATUSES
 from saq.queue.redis import RedisQueue
 from saq.types import Context
 
-from ..http.connections import CLIENT_BLOCK
+from ..addresses import CLIENT_BLOCK
 from ..settings import Settings
 from .pool import (
     OVER_SHARE_WAIT_SECONDS,

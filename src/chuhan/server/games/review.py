@@ -50,10 +50,10 @@ from ...rules.record import (
     write_record,
 )
 from .. import views
+from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, FairTurns
 from ..background import cancel_all, release
 from ..db.reviews import ReviewStore
-from ..http.connections import CLIENT_BLOCK
 from ..http.identity import Me
 from ..limits.budget import TooManyError
 from ..players.names import BadText, readable

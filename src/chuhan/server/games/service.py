@@ -26,11 +26,11 @@ from typing import Any, TypeVar
 
 from ...rules.janggi import SETUPS
 from .. import views
+from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, AIPool
 from ..background import cancel_all, release
 from ..db.ratings import RatingStore
 from ..db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
-from ..http.connections import CLIENT_BLOCK
 from ..hub.local import Hub, News
 from ..limits.budgets import CreationBudgets
 from ..players.names import display_name

@@ -45,8 +45,9 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..addresses import CLIENT_BLOCK, address_block
 from ..protocol import error_body, http_status
-from .connections import CLIENT_BLOCK, ConnectionGuard, address_block
+from .connections import ConnectionGuard
 
 CSP = "; ".join(
     (

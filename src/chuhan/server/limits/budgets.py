@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..addresses import network_of_block
 from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.store import Store
-from ..http.connections import network_of_block
 from .budget import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0

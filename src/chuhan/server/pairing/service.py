@@ -47,10 +47,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from ..addresses import address_block, network_block
 from ..db.limits import Limiter
 from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
-from ..http.connections import address_block, network_block
 from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, SeekState

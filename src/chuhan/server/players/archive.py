@@ -37,13 +37,13 @@ from starlette.background import BackgroundTask
 
 from ...rules import RulesError
 from .. import views
+from ..addresses import CLIENT_BLOCK
 from ..db.archive import ArchiveStore
 from ..db.live import LiveStore
 from ..db.store import Store
 from ..games.changes import side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
-from ..http.connections import CLIENT_BLOCK
 from ..http.identity import Me
 from ..records import ArchivedGame, GameRecord, aware
 from ..refusal import GameActionError

@@ -27,10 +27,10 @@ import segno
 from fastapi import APIRouter, Request, Response
 
 from .. import views
+from ..addresses import CLIENT_BLOCK
 from ..db.devices import DeviceStore
 from ..db.limits import Limiter
 from ..games.service import GameService, hash_token, new_id
-from ..http.connections import CLIENT_BLOCK
 from ..http.identity import COOKIE, COOKIE_MAX_AGE, Known
 from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..protocol import SignInBody

@@ -161,7 +161,7 @@ def counts_as_ai_practice(game: GameRecord) -> bool:
 def network_keys(address: str) -> list[str]:
     """Keys of the address blocks ``address`` is in, as stored to tell whether two players
     share one (Z8): an IPv4 address; an IPv6 address's /64 and /48 (``address`` may be the
-    block already, as :data:`.http.connections.CLIENT_BLOCK` holds it). Hashed, so that the
+    block already, as :data:`.addresses.CLIENT_BLOCK` holds it). Hashed, so that the
     table keeping them holds no address in clear; no key ever leaves the server."""
     try:
         network = ipaddress.ip_network(address.strip(), strict=False)

@@ -14,8 +14,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..addresses import CLIENT_BLOCK
 from ..games.service import new_id
-from ..http.connections import CLIENT_BLOCK
 from ..records import PasswordTakenError, Player, RoomRecord
 from . import timecontrols
 from .core import RoomCore

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..addresses import address_block, network_block
 from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.rooms import RoomStore
-from ..http.connections import address_block, network_block
 from ..limits.budget import Budget, LimitExceeded, Reservation
 
 
