@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from chuhan.rules.record import read_records
-from chuhan.server.players import glicko2
+from chuhan.server import glicko2
 from chuhan.server.players.ratings import rated
 from test_pairing_browser import paired_pages, seek
 from test_record import PLAYED_ON

@@ -18,9 +18,9 @@ from chuhan.server.db.store import Store
 from chuhan.server.games import changes as rules_of
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
-from chuhan.server.pairing.rules import Seek, SeekError, compatible, nearest, pairs, wish
+from chuhan.server.pairing.rules import SeekError, compatible, nearest, pairs, wish
 from chuhan.server.pairing.service import GONE_SECONDS, PairingService
-from chuhan.server.records import Player
+from chuhan.server.records import Player, Seek
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from chuhan.server import glicko2
 from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import player_networks, rating_changes
 from chuhan.server.db.tables import ratings as ratings_table
-from chuhan.server.players import glicko2
 from chuhan.server.players.ratings import AI_GAME_PLIES, MIN_PLIES, RatingRules, rated
 from chuhan.server.records import PROVISIONAL_DEVIATION, GameRecord, utcnow
 

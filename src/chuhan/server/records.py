@@ -12,9 +12,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from .pairing.rules import Seek
-from .players.glicko2 import Rating
-from .rooms.clocks import parse_iso
+from .glicko2 import Rating
 
 # ---------------------------------------------------------------------------------- time
 
@@ -27,6 +25,10 @@ def utcnow() -> datetime:
 def aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes; every stored moment is UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 class Clock(Protocol):
@@ -220,6 +222,17 @@ class RoomRecord:
 
 
 ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
+
+
+@dataclass(frozen=True)
+class Seek:
+    """A waiting player: who, for which pool, their rating in the variant, since when (the
+    pairing rules, :mod:`.pairing.rules`, pair these)."""
+
+    player_id: str
+    pool: str
+    rating: float
+    since: datetime
 
 
 @dataclass(frozen=True)

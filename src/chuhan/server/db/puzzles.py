@@ -26,7 +26,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from ..players import glicko2
+from .. import glicko2
 from ..records import aware
 from .store import Store, update_unless_moved
 from .tables import puzzle_attempts, puzzle_ratings, puzzles

@@ -13,8 +13,8 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from .. import glicko2
 from ..games.changes import event, side_names
-from ..players import glicko2
 from ..players.ratings import (
     GAIN_WINDOW,
     NEW_OPPONENT_WINDOW,

@@ -45,18 +45,17 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from ..glicko2 import DEFAULT_RATING
 from ..pairing.rules import (
     BLOCK_MEMORY,
     PAIR_APART,
     PLAYER_MEMORY,
-    Seek,
     SeekError,
     Wish,
     cooling_until,
     pairs,
 )
-from ..players.glicko2 import DEFAULT_RATING
-from ..records import Pairing, RoomRecord, SeekState, aware
+from ..records import Pairing, RoomRecord, Seek, SeekState, aware
 from .rooms import room_values
 from .store import Store, seated_in_ongoing_game
 from .tables import games, ratings, rooms, seek_aborts, seeks, server_instances

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..records import Seek
 from ..refusal import GameActionError
 from ..rooms import timecontrols
 
@@ -77,16 +78,6 @@ def wish(variant: Any, options: Mapping[str, Any] | None) -> Wish:
     except timecontrols.TimeControlError as exc:
         raise SeekError("bad_seek", str(exc)) from None
     return Wish(variant, {name: value, "clock": clock} if clock else {name: value})
-
-
-@dataclass(frozen=True)
-class Seek:
-    """A waiting player: who, for which pool, their rating in the variant, since when."""
-
-    player_id: str
-    pool: str
-    rating: float
-    since: datetime
 
 
 def compatible(a: Seek, b: Seek, apart: Collection[frozenset[str]] = ()) -> bool:

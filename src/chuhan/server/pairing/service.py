@@ -53,11 +53,11 @@ from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
 from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
-from ..records import Pairing, Player, RoomRecord, SeekState
+from ..records import Pairing, Player, RoomRecord, Seek, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
-from .rules import Seek, SeekError, wish
+from .rules import SeekError, wish
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0

@@ -44,9 +44,9 @@ import ipaddress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from .. import glicko2
 from ..games.changes import side_names
 from ..records import GameRecord, is_provisional
-from . import glicko2
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 MIN_PLIES = 2  # both players moved at least once

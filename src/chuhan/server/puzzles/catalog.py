@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ...rules import RulesError
+from .. import glicko2
 from ..db.puzzles import Puzzle, PuzzleStore
-from ..players import glicko2
 from . import solving
 
 log = logging.getLogger("chuhan.puzzles")

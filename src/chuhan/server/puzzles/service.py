@@ -29,13 +29,13 @@ from datetime import date, datetime
 from typing import Any
 
 from ...rules import RulesError
+from .. import glicko2
 from ..addresses import CLIENT_BLOCK
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
 from ..games.changes import event
 from ..games.service import GameService, new_id
 from ..limits.budget import Budget, LimitExceeded, TooManyError
-from ..players import glicko2
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
 from . import solving

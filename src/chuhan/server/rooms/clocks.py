@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..records import parse_iso
 from .timecontrols import TimeControl
 
 
@@ -41,10 +42,6 @@ class ClockRules:
 
 def iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
-
-
-def parse_iso(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def new_clock(

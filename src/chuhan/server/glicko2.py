@@ -1,7 +1,8 @@
 """The Glicko-2 rating system (Mark Glickman, "Example of the Glicko-2 system", 2013): one
 rating period's update of a player's rating, deviation and volatility from their results.
 
-Pure arithmetic, no I/O. :mod:`.players.ratings` decides which games count and stores the result
+Pure arithmetic, no I/O, a core module (records, storage and the rating rules use it).
+:mod:`.players.ratings` decides which games count and stores the result
 (SPEC B2). Checked against the paper's worked example in ``tests/test_ratings.py``.
 """
 
