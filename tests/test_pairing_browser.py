@@ -83,8 +83,8 @@ def test_two_strangers_are_paired_play_and_rematch_B1_B4(chromium: Browser, serv
         seek(first, waits=True)
         first.wait_for_selector("[data-seek-clock]:has-text('0:0')")
         assert "Xiangqi" in first.inner_text("[data-seek-choice]")
-        first.wait_for_function(
-            "() => /Xiangqi 1/.test(document.querySelector('[data-seek-counts]').textContent)"
+        first.wait_for_function(  # the player is not counted among those waiting
+            "() => /Xiangqi 0/.test(document.querySelector('[data-seek-counts]').textContent)"
         )
         first.screenshot(path=str(SHOTS / "chuhan-pairing-waiting-desktop.png"))
         seek(second)
@@ -130,7 +130,7 @@ def test_the_waiting_panel_on_a_phone_offers_the_computer_after_30_seconds_B1(
         answer_naming(page)  # B7: the first pairing asks for a name
         page.wait_for_selector("[data-seek-wait]:not([hidden])")
         assert "bikjang por puntos" in page.inner_text("[data-seek-choice]")
-        page.wait_for_selector("[data-seek-counts]:has-text('Janggi 1')")  # oneself counted
+        page.wait_for_selector("[data-seek-counts]:has-text('Janggi 0')")  # not oneself
         assert page.is_hidden("[data-seek-ai]")
         page.clock.run_for(29_000)
         assert page.is_hidden("[data-seek-ai]")  # not before 30 s

@@ -205,10 +205,13 @@ class SeekConnection(Connection):
             self.sought = True
         else:
             # Z7: only a socket that sought, or was shown a seek, reaches the database to
-            # withdraw (a flood of cancels from any other costs nothing); seeks are limited
-            # per address.
-            shown = self.sought or self._shown is not None
-            state = await self.pairing.cancel(self.player) if shown else None
+            # withdraw, once (a flood of cancels costs nothing more); seeks are limited per
+            # address.
+            if not (self.sought or self._shown is not None):
+                await self.send(AckReply(reply_to=message.id))
+                return
+            self._shown = None  # this answer says "cancelled", not the topic's ring as well
+            state = await self.pairing.cancel(self.player)
             self.sought = False
         await self.send(AckReply(reply_to=message.id))
         if state is None:  # withdrawn: the counts without this player, then "cancelled"

@@ -10,7 +10,9 @@
 // socket; a seek made, changed or cancelled in one tab is shown so in all of them ("seeking",
 // "cancelled"). The seek belongs to the page, not to the card: a language switch draws the
 // card again around the same live seek. While waiting the page pings as often as the server
-// says ("seeking".heartbeat): a page that stops answering (a phone asleep) loses its seek
+// says ("seeking".heartbeat), and answers the server's own notices with a ping too (a
+// background tab's timers may be slowed to one a minute; its messages still arrive): a page
+// that stops answering (a phone asleep) loses its seek
 // instead of being paired. The counts never include the player and are for the rule option
 // and clock chosen (WaitingNotice.pools).
 import { clockChoice, clockLabel, syncClockChoice } from "./clocks.js";
@@ -225,9 +227,16 @@ export function seekCard(aiForm) {
     },
   };
 
+  // A ping at most every half heartbeat: on the page's own timer, and on the server's notices.
+  const ping = (mine) => {
+    if (Date.now() - (mine.pinged || 0) < (mine.every * 1000) / 2) return;
+    mine.pinged = Date.now();
+    send(mine.socket, { id: `p${Date.now()}`, type: "ping" });
+  };
   const heartbeat = (mine, seconds) => {
     clearInterval(mine.pinger);
-    mine.pinger = setInterval(() => send(mine.socket, { id: `p${Date.now()}`, type: "ping" }), seconds * 1000);
+    mine.every = seconds;
+    mine.pinger = setInterval(() => ping(mine), seconds * 1000);
   };
 
   const connect = () => {
@@ -243,6 +252,7 @@ export function seekCard(aiForm) {
     socket.addEventListener("message", (frame) => {
       const message = JSON.parse(frame.data);
       const current = live === mine;
+      if (mine.every) ping(mine);
       if (message.type === "waiting") {
         if (current && mine.attached && !mine.told) {
           stop(); // the seek followed is gone already
