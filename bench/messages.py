@@ -27,9 +27,9 @@ from typing import Any
 from sqlalchemy import text
 
 from chuhan.rules import make_board
-from chuhan.server import views
 from chuhan.server.db.store import Store
 from chuhan.server.games import changes as rules_of
+from chuhan.server.games import views
 from chuhan.server.hub.local import News
 from chuhan.server.protocol import encode
 from chuhan.server.records import GameRecord, RoomRecord

@@ -22,8 +22,7 @@ from fastapi.routing import APIRoute
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server import views
-from chuhan.server.games import changes, review
+from chuhan.server.games import changes, review, views
 from chuhan.server.players import archive
 from test_server_support import create, server
 

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 
 from chuhan.rules.record import MAX_RECORD_PLIES, read_record
-from chuhan.server import views
 from chuhan.server.games import changes as rules_of
-from chuhan.server.games import review
+from chuhan.server.games import review, views
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(300)

@@ -1,4 +1,4 @@
-"""views.py is the one per-viewer projection (SPEC Z2): what a player may see of a game is
+"""games/views.py is the one per-viewer projection (SPEC Z2): what a player may see of a game is
 built there and nowhere else, so a secret cannot leak through a second, forgotten copy."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chuhan.server import views
+from chuhan.server.games import views
 from test_server_support import create, server
 
 SERVER = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "server"
@@ -29,7 +29,7 @@ def test_no_server_module_but_views_projects_a_game_for_a_player_Z2() -> None:
             where = path.relative_to(SERVER).as_posix()
             if PROJECTING.search(line) and (where, line.split("#")[0].strip()) not in NOT_SENT:
                 found.append(f"{path.relative_to(SERVER)}: {line.strip()}")
-    assert found == [], "build what a player sees in server/views.py"
+    assert found == [], "build what a player sees in server/games/views.py"
 
 
 def test_the_http_answers_are_the_projection_of_the_socket_Z2(tmp_path) -> None:

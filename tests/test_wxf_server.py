@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server import views
 from chuhan.server.games import changes as rules_of
+from chuhan.server.games import views
 from chuhan.server.rooms import rules
 from chuhan.server.rooms.rules import GameStart
 from test_rooms_rules import CLOCK, T0, room

@@ -49,7 +49,6 @@ from ...rules.record import (
     write_gib,
     write_record,
 )
-from .. import views
 from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, FairTurns
 from ..background import cancel_all, release
@@ -59,9 +58,10 @@ from ..limits.budget import TooManyError
 from ..players.names import BadText, readable
 from ..records import GameRecord, Player, StoredAnalysis, utcnow
 from ..refusal import GameActionError
-from ..views import viewer_of
 from . import changes as rules_of
+from . import views
 from .service import GameService, new_id
+from .views import viewer_of
 
 log = logging.getLogger("chuhan.review")
 UNDECIDED_REASONS = ("abandoned", "expired", "interrupted", "unfinished")

@@ -25,7 +25,6 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from ...rules.janggi import SETUPS
-from .. import views
 from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, AIPool
 from ..background import cancel_all, release
@@ -39,9 +38,10 @@ from ..protocol import BusyNotice
 from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
 from ..refusal import GameActionError
 from ..settings import Settings
-from ..views import viewer_of
 from . import changes as rules_of
+from . import views
 from .known import KnownGames, decide_and_commit
+from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
 T = TypeVar("T")

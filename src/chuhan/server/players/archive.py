@@ -36,11 +36,11 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from starlette.background import BackgroundTask
 
 from ...rules import RulesError
-from .. import views
 from ..addresses import CLIENT_BLOCK
 from ..db.archive import ArchiveStore
 from ..db.live import LiveStore
 from ..db.store import Store
+from ..games import views
 from ..games.changes import side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService

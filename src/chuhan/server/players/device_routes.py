@@ -26,10 +26,10 @@ from typing import Any
 import segno
 from fastapi import APIRouter, Request, Response
 
-from .. import views
 from ..addresses import CLIENT_BLOCK
 from ..db.devices import DeviceStore
 from ..db.limits import Limiter
+from ..games import views
 from ..games.service import GameService, hash_token, new_id
 from ..http.identity import COOKIE, COOKIE_MAX_AGE, Known
 from ..limits.budget import Budget, LimitExceeded, TooManyError

@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 
-from .. import views
 from ..db.live import LiveStore
+from ..games import views
 from ..games.changes import side_names, turn_of
 from ..games.service import GameService
 from ..http.identity import known_player

@@ -20,7 +20,7 @@ from ...rules import Board, JieqiBoard, RulesError, make_board
 from ...rules.notation import write_move
 from ..db.puzzles import Puzzle
 from ..games.changes import NOTATIONS
-from ..views import captured_known
+from ..games.views import captured_known
 
 FROM_POINT = re.compile(r"[a-i](?:10|[1-9])")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from .. import views
+from ..games import views
 from ..games.service import new_id
 from ..hub.local import News
 from ..protocol import (

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 
-from .. import views
+from ..games import views
 from ..games.service import GameService
 from ..http.identity import Known, known_player, no_player
 from ..protocol import CreateRoomBody, JoinBody, encode, error_reply

@@ -23,8 +23,8 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .. import views
 from ..db.store import iter_events
+from ..games import views
 from ..games.service import GameService
 from ..hub.local import News
 from ..protocol import (
@@ -64,7 +64,7 @@ class Connection:
 
     async def _send(self, message: ServerModel | dict[str, Any]) -> None:
         """Send one message; the caller holds the lock. A message is built from its model
-        (a game event comes rendered as a dict by :mod:`.views`)."""
+        (a game event comes rendered as a dict by :mod:`.games.views`)."""
         if self.closed:
             return
         if isinstance(message, ServerModel):

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from .. import views
+from ..games import views
 from ..games.service import GameService
 from ..http.identity import known_player
 from ..protocol import (

@@ -13,11 +13,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..rules import Board
-from ..rules.jieqi import JieqiBoard
-from .games.changes import NOTATIONS, ai_to_move, board_of, side_names
-from .protocol import state_event
-from .records import (
+from ...rules import Board
+from ...rules.jieqi import JieqiBoard
+from ..protocol import state_event
+from ..records import (
     GameRecord,
     PlayedGame,
     Player,
@@ -26,6 +25,7 @@ from .records import (
     StoredEvent,
     utcnow,
 )
+from .changes import NOTATIONS, ai_to_move, board_of, side_names
 
 
 def viewer_of(game: GameRecord) -> int | None:
