@@ -137,6 +137,16 @@ def new_players(schema: str, count: int) -> list[tuple[str, str]]:
             ),
             [{"id": pid, "hash": hash_token(token), "now": now} for token, pid in made],
         )
+        conn.execute(  # B6: the cookie is the player's first device, as a first visit makes it
+            text(
+                "INSERT INTO player_devices (id, player_id, token_hash, label, created_at) "
+                "VALUES (:device, :id, :hash, '', :now)"
+            ),
+            [
+                {"device": f"d{pid[1:]}", "id": pid, "hash": hash_token(token), "now": now}
+                for token, pid in made
+            ],
+        )
     engine.dispose()
     return made
 
