@@ -20,7 +20,7 @@ from test_server_support import create, server
 
 pytestmark = pytest.mark.timeout(120)
 SRC = Path(__file__).resolve().parents[1] / "src"
-ENTRY_POINTS = {"chuhan.server", "chuhan.server.ops.run"}  # the modules that build the app
+ENTRY_POINTS = {"chuhan.server", "chuhan.server.run"}  # the modules that build the app
 
 
 def _check_shape(answer: Any, status: int, code: str) -> dict[str, Any]:

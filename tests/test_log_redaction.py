@@ -11,7 +11,7 @@ import ssl
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from chuhan.server.ops.logs import redact_path
+from chuhan.server.logs import redact_path
 from rooms_client import free_port, running_server
 from test_proxy import ProxiedPlayer, make_certificate, nginx, site_config
 

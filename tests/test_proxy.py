@@ -393,7 +393,7 @@ def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
 def test_the_proxys_access_log_holds_no_share_or_invite_token_issue27_11(tmp_path: Path) -> None:
     """Issue 27 hole 11: whoever reads nginx's access log can neither open a shared game nor
     join a room: the tokens in paths are logged as "..." and query strings not at all, as in
-    the app's own log (src/chuhan/server/ops/logs.py)."""
+    the app's own log (src/chuhan/server/logs.py)."""
     cert, key = make_certificate(tmp_path)
     listen = free_port()
     (tmp_path / "app").mkdir()

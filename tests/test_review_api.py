@@ -486,7 +486,7 @@ def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders
 
 
 def test_a_share_token_in_the_review_page_address_is_kept_out_of_the_logs_z3():
-    from chuhan.server.ops.logs import redact_path
+    from chuhan.server.logs import redact_path
 
     assert redact_path("/review/AbC-123_tok") == "/review/…"
     assert redact_path("/api/shared/AbC-123_tok") == "/api/shared/…"

@@ -358,7 +358,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     Serve the API, the game WebSocket and the front end. SQLite in --data-dir unless
     DATABASE_URL names another database; JSON-lines logs on stderr.
     """
-    from .server.ops.run import serve
+    from .server.run import serve
 
     return serve(args.host, args.port, args.data_dir)
 

@@ -416,7 +416,7 @@ def work(
 
 def _configure_logs() -> None:
     """JSON lines on stderr, as ``chuhan serve`` writes them; saq's own only from warnings."""
-    from ..ops.logs import log_config
+    from ..logs import log_config
 
     config = log_config()
     config["loggers"]["saq"] = {"handlers": ["stderr"], "level": "WARNING", "propagate": False}

@@ -31,7 +31,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..addresses import CLIENT_BLOCK as CLIENT_BLOCK  # for pairing/routes.py, until it moves
 from ..addresses import address_block, trusts
 
 

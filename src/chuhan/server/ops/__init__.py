@@ -1,4 +1,5 @@
-"""Running the server and watching it: ``run`` starts uvicorn with its connection guard,
-``logs`` is the log format, ``metrics`` the Prometheus figures, ``collector`` the garbage
+"""Watching the server: ``metrics`` the Prometheus figures, ``collector`` the garbage
 collector's schedule, ``stalls`` the event-loop pause log, and ``retention`` the job that
-deletes what is kept no longer."""
+deletes what is kept no longer. Starting it (``server/run.py``) and the log format
+(``server/logs.py``) live outside: the one sits above the app it runs, the other below
+everything that logs."""

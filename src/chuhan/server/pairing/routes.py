@@ -20,8 +20,8 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from ..addresses import CLIENT_BLOCK
 from ..games.service import GameService, new_id
-from ..http.connections import CLIENT_BLOCK
 from ..http.identity import known_player, no_player
 from ..hub.local import News
 from ..protocol import (

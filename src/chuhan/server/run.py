@@ -9,11 +9,11 @@ from pathlib import Path
 
 import uvicorn
 
-from ..app import create_app
-from ..http.connections import ConnectionGuard, default_http_protocol, guarded_http_protocol
-from ..settings import Settings
-from .collector import Collector
+from .app import create_app
+from .http.connections import ConnectionGuard, default_http_protocol, guarded_http_protocol
 from .logs import log_config
+from .ops.collector import Collector
+from .settings import Settings
 
 MAX_WEBSOCKET_FRAME = 64 * 1024  # larger frames close the socket; smaller ones over 4 KiB
 # get a protocol error (SPEC Z5)
