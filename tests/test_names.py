@@ -14,7 +14,7 @@ import re
 import pytest
 
 from chuhan.rules.record import read_records
-from chuhan.server.players.names import DEFAULT_ANIMALS, default_name, display_name
+from chuhan.server.names import DEFAULT_ANIMALS, default_name, display_name
 from test_archive import CANNON_MATE, _as, _identity, _online, _play_local
 from test_server_support import server
 

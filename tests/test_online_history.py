@@ -16,7 +16,7 @@ from sqlalchemy import insert
 
 from chuhan.server.db.store import MIGRATIONS_DIR, Store
 from chuhan.server.db.tables import games, players, rooms
-from chuhan.server.players.names import default_name
+from chuhan.server.names import default_name
 from chuhan.server.records import GameRecord, utcnow
 from rooms_client import Player, running_server
 from test_rooms_protocol import QUIET, end_of, new_game, play, ready_both

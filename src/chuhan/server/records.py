@@ -83,7 +83,7 @@ class PasswordTakenError(Exception):
 @dataclass(frozen=True)
 class Player:
     id: str
-    name: str | None  # B7: the default name (players/names.py) until one is chosen
+    name: str | None  # B7: the default name (names.py) until one is chosen
     ai_points: int
     online_points: int
     created_at: datetime

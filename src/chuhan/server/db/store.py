@@ -39,7 +39,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from ..players.names import default_name
+from ..names import default_name
 from ..records import (
     GAME_FIELDS,
     Award,

@@ -55,7 +55,7 @@ from ..background import cancel_all, release
 from ..db.reviews import ReviewStore
 from ..http.identity import Me
 from ..limits.budget import TooManyError
-from ..players.names import BadText, readable
+from ..names import BadText, readable
 from ..records import GameRecord, Player, StoredAnalysis, utcnow
 from ..refusal import GameActionError
 from . import changes as rules_of

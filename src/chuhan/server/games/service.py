@@ -32,7 +32,7 @@ from ..db.ratings import RatingStore
 from ..db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
 from ..hub.local import Hub, News
 from ..limits.budgets import CreationBudgets
-from ..players.names import display_name
+from ..names import display_name
 from ..players.ratings import rateable
 from ..protocol import BusyNotice
 from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
@@ -158,7 +158,7 @@ class GameService:
         return player, token
 
     async def rename(self, player: Player, name: str | None) -> Player:
-        """Set the display name (blank: none); raises :class:`~.players.names.BadText` for a name a
+        """Set the display name (blank: none); raises :class:`~.names.BadText` for a name a
         reader could be fooled by (issue 27: invisible, look-alike, reserved)."""
         if name is not None:
             name = display_name(name)

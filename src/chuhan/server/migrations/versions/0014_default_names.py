@@ -1,5 +1,5 @@
 """Every player has a readable name (SPEC B7): ``players.name_chosen``, and the default name
-(``server/players/names.py``) for every player who had none.
+(``server/names.py``) for every player who had none.
 
 Revision ID: 0014_default_names
 Revises: 0013_player_networks
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from chuhan.server.players.names import default_name
+from chuhan.server.names import default_name
 
 revision = "0014_default_names"
 down_revision = "0013_player_networks"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
-from ..refusal import GameActionError
+from .refusal import GameActionError
 
 MAX_NAME_LENGTH = 40
 MAX_MARKS = 3  # combining marks on one character (Hebrew points, Thai vowels and tones fit)
