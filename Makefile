@@ -31,6 +31,7 @@ run: $(STAMP) $(NATIVE)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports  # the server's layers (pyproject.toml, [tool.importlinter])
 
 # Chromium, CJK fonts, nginx, PostgreSQL and Redis: installed and started when missing (as
 # root), or one message naming the command to run.
@@ -40,6 +41,7 @@ services:
 test: $(STAMP) $(NATIVE) services
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -n 2 --timeout 600
 	CHUHAN_PURE_PYTHON=1 $(VENV)/bin/pytest -n 2 --timeout 600 -q $(PURE_TESTS)
 

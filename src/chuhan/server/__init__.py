@@ -1,6 +1,26 @@
-"""The Chu-Han server: players, saved games against the AI and on one device (issue 7).
+"""The Chu-Han server: players, games against the AI, on one device and online, rooms,
+pairing, ratings and puzzles.
 
 ``create_app(settings)`` gives the ASGI app; ``chuhan serve`` runs it under uvicorn.
+
+Its layers, top to bottom: a module imports the layers below its own, never one above, and
+packages on one line do not import each other (``lint-imports`` checks it in ``make test``;
+the contract in ``pyproject.toml`` lists the upward imports still left, each with its reason):
+
+- ``run`` (``chuhan serve``) and ``app`` (``create_app``, which wires everything);
+- ``http``: the guard, who is asking, the one refusal's answer, the game routes;
+- ``pairing``, ``puzzles``: strangers paired into rooms; puzzles and their ratings;
+- ``rooms``: online rooms, their sockets, clocks and rules;
+- ``sockets``: the socket base and the game socket;
+- ``players``, ``ops``: archive, devices, leaderboard, live and the rating rules; metrics,
+  retention, stalls;
+- ``games``: a game's changes (pure), what each player may see of it (``games/views.py``,
+  Z2), the game service and the review;
+- ``ai``, ``hub``, ``limits``: the AI pool and queue, the news between instances, budgets;
+- ``db``: the tables and the stores that read and write them;
+- ``settings``;
+- the core: ``records``, ``names``, ``addresses``, ``logs``; ``refusal``, ``glicko2``,
+  ``background``; ``protocol``.
 """
 
 from .app import create_app
