@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
+from rooms_client import running_server
 from web_fixtures import open_page
 
 pytest_plugins = ["web_fixtures"]  # its server and Chromium
@@ -134,3 +135,39 @@ def test_a_language_switch_keeps_the_live_seek_on_screen_and_it_still_pairs_B1_U
     stranger.wait_for_url("**/room/*")
     assert page.url.split("/room/")[1] == stranger.url.split("/room/")[1]
     assert not errors and not other_errors, errors + other_errors
+
+
+def test_leaving_a_paired_game_unbegun_makes_the_next_seek_wait_with_the_seconds_shown_Z8(
+    chromium: Browser, tmp_path: Path
+) -> None:
+    """Its own server: the wait falls on the address block, and every browser here is
+    127.0.0.1 (the session's server would make other tests wait)."""
+    with running_server(tmp_path) as url:
+        made: list[BrowserContext] = []
+        try:
+            leaver_context, errors = new_context(chromium, url, made, PHONE, "es-ES")
+            stayer_context, other_errors = new_context(chromium, url, made, DESKTOP, "en-US")
+            leaver, stayer = leaver_context.new_page(), stayer_context.new_page()
+            for page in (leaver, stayer):
+                open_page(page, "/")
+            seek(leaver)
+            seek(stayer)
+            for page in (leaver, stayer):
+                page.wait_for_selector("[data-room][data-phase=playing]")
+            leaver.click("[data-action=leave]")
+            question = leaver.inner_text("dialog")
+            assert "tendrás que esperar un poco" in question  # no longer "no te cuesta nada"
+            leaver.click("dialog [data-action=confirm]")
+            leaver.wait_for_url(f"{url}/")
+            leaver.wait_for_selector("body[data-ready=true]")
+            leaver.click("[data-action=seek]")
+            refusal = leaver.wait_for_selector("[data-seek-error]:not([hidden])").inner_text()
+            assert "Podrás volver a jugar con alguien en" in refusal
+            seconds = int(refusal.split(" en ")[1].split(" s")[0])
+            assert 1 <= seconds <= 15
+            assert leaver.is_visible("[data-form=seek]")  # the form again, nothing waiting
+            leaver.screenshot(path=str(SHOTS / "chuhan-seek-abort-cooldown-phone.png"))
+            assert not errors and not other_errors, errors + other_errors
+        finally:
+            for context in made:
+                context.close()

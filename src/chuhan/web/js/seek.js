@@ -223,7 +223,8 @@ export function seekCard(aiForm) {
       const link = message.code === "already_playing" && message.room
         ? el("a", { href: `/room/${encodeURIComponent(message.room)}`, "data-action": "go-to-game" }, t("seek.go_to_game"))
         : null;
-      showError(errorText(message), link);
+      const text = errorText(message); // a sentence of its own here
+      showError(text.charAt(0).toUpperCase() + text.slice(1), link);
     },
   };
 
