@@ -196,7 +196,7 @@ def test_two_strangers_on_two_instances_are_paired_and_play_B1(
         assert not errors, errors
 
 
-def test_leaving_a_paired_game_before_ones_first_move_says_it_costs_nothing_B1(
+def test_leaving_a_paired_game_before_ones_first_move_says_it_ends_unrated_and_costs_a_wait_B1_Z8(
     chromium: Browser, server: str
 ) -> None:
     strangers = Friends(chromium, server, viewport=PHONE)
@@ -208,11 +208,12 @@ def test_leaving_a_paired_game_before_ones_first_move_says_it_costs_nothing_B1(
         move(pages["red"], "h3e3")
         pages["black"].click("[data-action=leave]")
         dialog = pages["black"].locator("dialog[data-confirm-dialog]")
-        assert "costs you nothing" in dialog.inner_text()
+        assert "without a result" in dialog.inner_text()
+        assert "you will have to wait a little" in dialog.inner_text()  # Z8: no longer free
         pages["black"].screenshot(path=str(SHOTS / "chuhan-pairing-leave-phone.png"))
         dialog.locator("[data-action=confirm]").click()
         pages["black"].wait_for_url(lambda url: "/room" not in url)
-        ended = wait_end(pages["red"], "abandoned")  # no winner: it cost Black nothing
+        ended = wait_end(pages["red"], "abandoned")  # no winner, no rating: Black waits instead
         assert ended["reason"] == "abandoned"
     finally:
         strangers.close()
