@@ -222,3 +222,23 @@ def test_leaving_a_paired_janggi_room_during_the_setup_choice_costs_too_Z8(
         await site.stop()
 
     asyncio.run(scenario())
+
+
+def test_an_ipv6_abort_makes_its_whole_slash_48_wait_not_its_neighbours_Z8(
+    moving: Moving,
+) -> None:
+    async def scenario() -> None:
+        site = moving.site
+        await moving.start()
+        sniper, next_door, elsewhere = await site.player(), await site.player(), await site.player()
+        honest = await site.player()
+        await moving.seek(sniper, "2001:db8:7:1::1")
+        paired = await moving.seek(honest, "198.51.100.1", on=1)
+        await moving.rooms.leave(sniper, str(paired.room_id))
+        # Another /64 of the same /48 (one holder of many /64s) waits as well...
+        assert (await moving.refused(next_door, "2001:db8:7:2::1")).code == "abort_cooldown"
+        # ...another /48 does not.
+        assert (await moving.seek(elsewhere, "2001:db8:8:1::1")).status == "waiting"
+        await site.stop()
+
+    asyncio.run(scenario())
