@@ -8,7 +8,7 @@ packages on one line do not import each other (``lint-imports`` checks it in ``m
 the contract in ``pyproject.toml`` lists the upward imports still left, each with its reason):
 
 - ``run`` (``chuhan serve``) and ``app`` (``create_app``, which wires everything);
-- ``http``: the guard, who is asking, the one refusal's answer, the game routes;
+- ``http``: the guard, the one refusal's answer, the game routes, the front end;
 - ``pairing``, ``puzzles``: strangers paired into rooms; puzzles and their ratings;
 - ``rooms``: online rooms, their sockets, clocks and rules;
 - ``sockets``: the socket base and the game socket;
@@ -19,8 +19,9 @@ the contract in ``pyproject.toml`` lists the upward imports still left, each wit
 - ``ai``, ``hub``, ``limits``: the AI pool and queue, the news between instances, budgets;
 - ``db``: the tables and the stores that read and write them;
 - ``settings``;
-- the core: ``records``, ``names``, ``addresses``, ``logs``; ``refusal``, ``glicko2``,
-  ``background``; ``protocol``.
+- ``identity``: who is asking (the player cookie), for every router and socket;
+- the core: ``records``, ``names``, ``addresses``, ``logs``, ``origins``; ``refusal``,
+  ``glicko2``, ``background``; ``protocol``.
 """
 
 from .app import create_app
