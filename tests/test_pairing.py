@@ -446,3 +446,30 @@ def test_a_paired_janggi_room_begins_with_the_setup_choice_at_once_B1_R3_R4(site
         await site.stop()
 
     asyncio.run(scenario())
+
+
+def test_the_waiting_counts_are_per_rule_option_and_clock_and_leave_the_player_out_B1(
+    site: Site,
+) -> None:
+    async def scenario() -> None:
+        await site.start()
+        quick, slow, casual = await site.player(), await site.player(), await site.player()
+        wxf_quick = {"rules": "wxf", "clock": "5+3"}
+        await site.pairing[0].seek(quick, "xiangqi", wxf_quick, "c1", "10.0.0.1")
+        await site.pairing[1].seek(slow, "xiangqi", {"rules": "wxf"}, "c2", "10.0.0.2")
+        await site.pairing[0].seek(casual, "xiangqi", {}, "c3", "10.0.0.3")
+        counted = await site.pairing[0].fresh_counts()
+        assert counted.counts == {"xiangqi": 3}  # three games asked for: nobody paired
+        pools = {
+            (pool["options"].get("rules"), pool["options"].get("clock")): pool["waiting"]
+            for pool in counted.pools
+        }
+        assert pools == {("wxf", "5+3"): 1, ("wxf", None): 1, ("casual", None): 1}
+        # The quick player is not among those they see waiting.
+        own = await site.pairing[0].own_pool(quick)
+        theirs = site.pairing[0].counts(own)
+        assert theirs.counts == {"xiangqi": 2}
+        assert all(p["options"].get("clock") != "5+3" for p in theirs.pools)
+        await site.stop()
+
+    asyncio.run(scenario())
