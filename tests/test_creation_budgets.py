@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server.http.identity import COOKIE
+from chuhan.server.identity import COOKIE
 from chuhan.server.limits.budgets import CreationLimits
 from test_review_api import AnalysingAI
 from test_server_support import create, server

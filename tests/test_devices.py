@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 
 from chuhan.server.db.store import MIGRATIONS_DIR, Store
 from chuhan.server.games.service import hash_token
-from chuhan.server.http.identity import COOKIE
+from chuhan.server.identity import COOKIE
 from chuhan.server.players.devices import device_label, recovery_code
 from test_server_support import create, server
 

@@ -4,7 +4,7 @@
 can run several apps side by side with their own database and AI pool. It defines no route
 itself (issue 29): each router lives in its own module (:mod:`.http.routes` for the players'
 games and the operators', :mod:`.rooms.routes`, :mod:`.pairing.routes`, :mod:`.games.review`,
-:mod:`.players.archive`, :mod:`.http.front_end`), the player comes from :mod:`.http.identity`, and
+:mod:`.players.archive`, :mod:`.http.front_end`), the player comes from :mod:`.identity`, and
 refusals are answered by :mod:`.http.refusals`.
 """
 

@@ -53,7 +53,7 @@ from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, FairTurns
 from ..background import cancel_all, release
 from ..db.reviews import ReviewStore
-from ..http.identity import Me
+from ..identity import Me
 from ..limits.budget import TooManyError
 from ..names import BadText, readable
 from ..records import GameRecord, Player, StoredAnalysis, utcnow

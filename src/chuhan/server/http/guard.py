@@ -38,14 +38,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..addresses import CLIENT_BLOCK, address_block
+from ..origins import foreign_request, form_body, header, same_site
 from ..protocol import error_body, http_status
 from .connections import ConnectionGuard
 
@@ -74,10 +74,6 @@ SECURITY_HEADERS = [
 ]
 OPS_PATHS = ("/metrics", "/docs", "/redoc", "/openapi.json")
 UNSAFE_METHODS = frozenset(("POST", "PUT", "PATCH", "DELETE"))
-FORM_BODY_TYPES = frozenset(
-    ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
-)  # what an HTML form can send
-CLIENT_HEADER = b"x-chuhan-client"  # a header no form and no no-cors fetch can send (Z6)
 IDLE_CLOSE = 4408  # the socket said nothing for too long
 ORIGIN_CLOSE = 4403
 TOO_MANY_CLOSE = 4429  # more open sockets than the client's address may have
@@ -97,53 +93,6 @@ class GuardSettings:
 # Which seat of a running game the socket asked for is its player's, as a key ("room:player"),
 # or None (Z8; :mod:`.seats`).
 SeatOf = Callable[[Scope], Awaitable[str | None]]
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def _netloc(scheme: str, host: str) -> str:
-    """``host[:port]`` lower-cased, without the scheme's default port."""
-    host = host.strip().lower()
-    default = {"http": ":80", "https": ":443", "ws": ":80", "wss": ":443"}.get(scheme)
-    if default and host.endswith(default):
-        host = host[: -len(default)]
-    return host
-
-
-def same_site(origin: str, host: str | None, scope_scheme: str, allowed: Iterable[str]) -> bool:
-    """Whether a WebSocket's ``Origin`` is this site: the Host it asked for, or allowed."""
-    if origin.rstrip("/").lower() in {o.rstrip("/").lower() for o in allowed}:
-        return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc or host is None:
-        return False
-    host_scheme = "https" if scope_scheme in ("https", "wss") else "http"
-    return _netloc(parts.scheme, parts.netloc) in (
-        _netloc(parts.scheme, host),
-        _netloc(host_scheme, host),
-    )
-
-
-def foreign_request(scope: Scope, allowed: Iterable[str]) -> bool:
-    """SPEC Z6: whether a browser says this request comes from a page of another origin. The
-    ``Origin`` decides when there is one (``null``, e.g. a sandboxed frame, is foreign), else
-    ``Sec-Fetch-Site``; a client that sends neither (not a browser) is not foreign."""
-    origin = _header(scope, b"origin")
-    if origin is not None:
-        return not same_site(origin, _header(scope, b"host"), scope.get("scheme", "http"), allowed)
-    fetch_site = _header(scope, b"sec-fetch-site")
-    return fetch_site is not None and fetch_site not in ("same-origin", "none")
-
-
-def form_body(scope: Scope) -> bool:
-    """SPEC Z6: a body type an HTML form can send, without the header a form cannot add."""
-    content_type = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
-    return content_type in FORM_BODY_TYPES and _header(scope, CLIENT_HEADER) is None
 
 
 def _is_ops_path(path: str) -> bool:
@@ -199,7 +148,7 @@ class Guard:
                 await _plain(send_with_headers, "form_body", message)
                 return
         limit = self.settings.max_body_bytes
-        length = _header(scope, b"content-length")
+        length = header(scope, b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             await _plain(send_with_headers, "too_large", f"the body exceeds {limit} bytes")
             return
@@ -233,8 +182,8 @@ class Guard:
         await self.app(scope, limited_receive, guarded_send)
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        origin = _header(scope, b"origin")
-        host = _header(scope, b"host")
+        origin = header(scope, b"origin")
+        host = header(scope, b"host")
         scheme = scope.get("scheme", "ws")
         allowed = self.settings.allowed_origins
         if origin is not None and not same_site(origin, host, scheme, allowed):

@@ -1,6 +1,6 @@
 """The JSON API of players and their games (SPEC S1, P1–P6; docs/protocol.md, HTTP JSON API),
 the game socket, and the operators' health and metrics. Routers only: the player comes from
-:mod:`.http.identity`, a refusal is raised and answered by :mod:`.http.refusals`, bodies are
+:mod:`.identity`, a refusal is raised and answered by :mod:`.http.refusals`, bodies are
 :mod:`.protocol`'s."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from ...rules import RulesError, make_board
 from ..ai.pool import AIPool
 from ..games.service import GameService, NewGame
 from ..hub.redis import RedisHub
+from ..identity import Me
 from ..ops.metrics import CONTENT_TYPE, Metrics
 from ..protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
 from ..refusal import GameActionError
 from ..sockets.game import game_socket
-from .identity import Me
 
 
 def ops_router(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from starlette.types import Scope
 
 from ..db.rooms import RoomStore
-from .identity import COOKIE
+from ..identity import COOKIE
 
 if TYPE_CHECKING:
     from ..games.service import GameService

@@ -7,7 +7,7 @@ school behind one address (150 first visits, 100 students × 6 one-device games,
 
 - new players (identities) per address block: 300, per IPv6 /48: 600 — a school of 150 all
   get in at once; a cookie-less flood gets 300 and then one more every 12 s (and only the
-  site's own pages make players, Z6: ``http/identity.py``);
+  site's own pages make players, Z6: ``identity.py``);
 - games against the AI or on one device: 100 per player, 1,000 per address block, 2,000
   per /48;
 - record imports: 60 per player, 240 per address block, 480 per /48;

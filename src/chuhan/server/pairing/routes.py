@@ -22,8 +22,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..addresses import CLIENT_BLOCK
 from ..games.service import GameService, new_id
-from ..http.identity import known_player, no_player
 from ..hub.local import News
+from ..identity import known_player, no_player
 from ..protocol import (
     SEEK_MESSAGES,
     AckReply,

@@ -44,7 +44,7 @@ from ..games import views
 from ..games.changes import side_names
 from ..games.review import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
-from ..http.identity import Me
+from ..identity import Me
 from ..records import ArchivedGame, GameRecord, aware
 from ..refusal import GameActionError
 from .downloads import DownloadRunner

@@ -31,7 +31,7 @@ from ..db.devices import DeviceStore
 from ..db.limits import Limiter
 from ..games import views
 from ..games.service import GameService, hash_token, new_id
-from ..http.identity import COOKIE, COOKIE_MAX_AGE, Known
+from ..identity import COOKIE, COOKIE_MAX_AGE, Known
 from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..protocol import SignInBody
 from ..records import utcnow
@@ -172,7 +172,7 @@ def _browser(request: Request) -> tuple[str | None, str]:
 
 
 def set_cookie(request: Request, response: Response, token: str) -> None:
-    """The player cookie, as :func:`~.http.identity.current_player` sets it."""
+    """The player cookie, as :func:`~.identity.current_player` sets it."""
     response.set_cookie(
         COOKIE,
         token,

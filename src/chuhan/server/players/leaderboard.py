@@ -20,7 +20,7 @@ from fastapi import APIRouter, Request
 from ..db.leaderboard import LeaderboardStore, RatingPoint
 from ..games.service import GameService
 from ..games.views import iso_time
-from ..http.identity import Me, known_player
+from ..identity import Me, known_player
 
 LEADERBOARD_SIZE = 50
 # A rating is established once its deviation is at most 110 (B2), which takes a dozen games

@@ -24,7 +24,7 @@ from ..db.live import LiveStore
 from ..games import views
 from ..games.changes import side_names, turn_of
 from ..games.service import GameService
-from ..http.identity import known_player
+from ..identity import known_player
 from ..records import GameRecord, RoomRecord, utcnow
 
 

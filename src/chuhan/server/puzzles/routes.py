@@ -27,7 +27,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from ..games.service import GameService
-from ..http.identity import Me
+from ..identity import Me
 from ..records import aware
 from ..refusal import GameActionError
 from .limits import PuzzleSettings

@@ -13,7 +13,7 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 
 from ..games import views
 from ..games.service import GameService
-from ..http.identity import Known, known_player, no_player
+from ..identity import Known, known_player, no_player
 from ..protocol import CreateRoomBody, JoinBody, encode, error_reply
 from ..records import Player, RoomRecord
 from ..refusal import GameActionError

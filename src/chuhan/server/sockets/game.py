@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket
 
 from ..games import views
 from ..games.service import GameService
-from ..http.identity import known_player
+from ..identity import known_player
 from ..protocol import (
     GAME_MESSAGES,
     AckReply,

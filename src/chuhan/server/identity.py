@@ -15,17 +15,23 @@ never anyone's first page).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Protocol
 from urllib.parse import urlsplit
 
 from fastapi import Depends, Request, Response
 
-from ..records import Player
-from ..refusal import GameActionError
-from .guard import CLIENT_HEADER, foreign_request, same_site
+from .origins import CLIENT_HEADER, foreign_request, same_site
+from .records import Player
+from .refusal import GameActionError
 
-if TYPE_CHECKING:
-    from ..games.service import GameService
+
+class Players(Protocol):
+    """Where players are found and made (the app's game service)."""
+
+    async def player_for_token(self, token: str | None) -> Player | None: ...
+
+    async def new_player(self) -> tuple[Player, str]: ...
+
 
 COOKIE = "chuhan_player"
 COOKIE_MAX_AGE = 365 * 24 * 60 * 60
@@ -33,7 +39,7 @@ SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
 NO_PLAYER_MESSAGE = "open the home page first to get a player identity"
 
 
-async def known_player(service: GameService, cookies: Mapping[str, str]) -> Player | None:
+async def known_player(service: Players, cookies: Mapping[str, str]) -> Player | None:
     """The cookie's player, or None (no cookie, or one the server does not know)."""
     return await service.player_for_token(cookies.get(COOKIE))
 
@@ -75,7 +81,7 @@ async def current_player(request: Request, response: Response) -> Player:
     unsafe request without a valid cookie, or another site's (an image, a link), is refused
     (401 ``no_player``) before anything is spent, so no request another site sends replaces
     the visitor's cookie or uses up the address's new players."""
-    service: GameService = request.app.state.service
+    service: Players = request.app.state.service
     player = await known_player(service, request.cookies)
     if player is not None:
         return player
