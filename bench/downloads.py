@@ -17,6 +17,19 @@ after.
 
     .venv/bin/python bench/downloads.py                        # this checkout
     .venv/bin/python bench/downloads.py --src /tmp/old/src     # another one, the same way
+
+Measured on the 2-core machine, 2026-12-07, one after the other, with other work running
+(load average 10–16: /health alone had a worst of 109–228 ms), the download in a thread
+(``f325b31``) and in a process of its own at a lower priority (``5d7a4ac``):
+
+    before  /health alone: median 5.85 ms, worst 228 ms, p99 76.5 ms
+            4 downloads: 200 in 70-71 s each, 4.3 MB
+            /health during: worst 2,582 ms (442x the anchor), p99 1,234 ms (211x)
+            server memory: 105 MB before, 602 MB at peak, 602 MB after
+    after   /health alone: median 2.82 ms, worst 109 ms, p99 24.2 ms
+            4 downloads: 200 in 82-166 s (2 at a time, below the server's priority)
+            /health during: worst 286 ms (101x the anchor), p99 62 ms (22x)
+            server memory: 104 MB before, 107 MB at peak, 107 MB after
 """
 
 from __future__ import annotations
