@@ -15,8 +15,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from chuhan.server.budget import TooManyError
 from chuhan.server.db.store import Store
-from chuhan.server.limits.budget import TooManyError
 from chuhan.server.limits.budgets import CreationBudgets, CreationLimits
 from rooms_client import WAIT, running_server
 

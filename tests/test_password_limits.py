@@ -1,5 +1,5 @@
 """Room passwords cannot be found by guessing (SPEC Z3, R2): the limits layer
-(``server/limits/budget.py``, ``rooms/ratelimit.py``) against a hostile client.
+(``server/budget.py``, ``rooms/ratelimit.py``) against a hostile client.
 
 Each test runs a real ``chuhan serve``; addresses other than loopback come through
 ``X-Forwarded-For`` from a proxy the server was told to trust (as behind nginx).

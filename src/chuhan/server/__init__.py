@@ -20,7 +20,7 @@ the contract in ``pyproject.toml`` lists the upward imports still left, each wit
 - ``db``: the tables and the stores that read and write them;
 - ``settings``;
 - ``identity``: who is asking (the player cookie), for every router and socket;
-- the core: ``records``, ``names``, ``addresses``, ``logs``, ``origins``; ``refusal``,
+- the core: ``records``, ``names``, ``addresses``, ``logs``, ``origins``, ``budget``; ``refusal``,
   ``glicko2``, ``background``; ``protocol``.
 """
 

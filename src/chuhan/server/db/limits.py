@@ -1,5 +1,5 @@
 """The limiter's buckets in the database (issue 16; the budgets and how they count:
-``server/limits/budget.py``): one row per key, its theoretical arrival time, for every instance."""
+``server/budget.py``): one row per key, its theoretical arrival time, for every instance."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
-from ..limits.budget import Budget, LimitExceeded, Reservation
+from ..budget import Budget, LimitExceeded, Reservation
 from .tables import limit_buckets
 
 # How long a use may wait for its turn in a slowing budget before it is refused instead.

@@ -213,7 +213,7 @@ server_instances = _table(
     Column("hub", JSON(none_as_null=True), nullable=True),
 )
 
-# The limits layer (issue 16): one row per budget key (server/limits/budget.py).
+# The limits layer (issue 16): one row per budget key (server/budget.py).
 limit_buckets = _table(
     "limit_buckets",
     Column("key", String(120), primary_key=True),

@@ -52,9 +52,9 @@ from ...rules.record import (
 from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, FairTurns
 from ..background import cancel_all, release
+from ..budget import TooManyError
 from ..db.reviews import ReviewStore
 from ..identity import Me
-from ..limits.budget import TooManyError
 from ..names import BadText, readable
 from ..records import GameRecord, Player, StoredAnalysis, utcnow
 from ..refusal import GameActionError

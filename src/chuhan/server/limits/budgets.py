@@ -1,7 +1,7 @@
 """What one client may create (issue 27 #8, SPEC Z5, Z7): identities, games, imports, analyses.
 
 Every one of these is a database row (an analysis is also engine time), so each has a budget
-(:mod:`.limits.budget`: so many per window, spent and regained evenly, counted in the database for
+(:mod:`..budget`: so many per window, spent and regained evenly, counted in the database for
 every instance). Defaults per hour, far above what a person does by hand, and sized for a
 school behind one address (150 first visits, 100 students × 6 one-device games, Z5):
 
@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..addresses import network_of_block
+from ..budget import Budget, LimitExceeded, Reservation, TooManyError
 from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.store import Store
-from .budget import Budget, LimitExceeded, Reservation, TooManyError
 
 HOUR = 3600.0
 

@@ -48,10 +48,10 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ..addresses import address_block, network_block
+from ..budget import Budget, LimitExceeded
 from ..db.limits import Limiter
 from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
-from ..limits.budget import Budget, LimitExceeded
 from ..protocol import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, Seek, SeekState
 from ..rooms import rules as room_rules

@@ -27,12 +27,12 @@ import segno
 from fastapi import APIRouter, Request, Response
 
 from ..addresses import CLIENT_BLOCK
+from ..budget import Budget, LimitExceeded, TooManyError
 from ..db.devices import DeviceStore
 from ..db.limits import Limiter
 from ..games import views
 from ..games.service import GameService, hash_token, new_id
 from ..identity import COOKIE, COOKIE_MAX_AGE, Known
-from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..protocol import SignInBody
 from ..records import utcnow
 from ..refusal import GameActionError

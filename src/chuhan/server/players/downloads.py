@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..limits.budget import TooManyError
+from ..budget import TooManyError
 
 T = TypeVar("T")
 WORKERS = 2  # processes writing downloads at once (the machine's cores); others wait

@@ -1,4 +1,4 @@
-"""What the puzzles may cost (SPEC B9, Z5, Z8): budgets of :mod:`..limits.budget` for every
+"""What the puzzles may cost (SPEC B9, Z5, Z8): budgets of :mod:`..budget` for every
 puzzle begun and every move, hint or solution asked for, per player (refused when spent) and
 per address block (slowed), as other writes are; and where the puzzles are read from."""
 

@@ -31,11 +31,11 @@ from typing import Any
 from ...rules import RulesError
 from .. import glicko2
 from ..addresses import CLIENT_BLOCK
+from ..budget import Budget, LimitExceeded, TooManyError
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
 from ..games.changes import event
 from ..games.service import GameService, new_id
-from ..limits.budget import Budget, LimitExceeded, TooManyError
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
 from . import solving

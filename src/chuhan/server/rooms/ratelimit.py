@@ -31,9 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..addresses import address_block, network_block
+from ..budget import Budget, LimitExceeded, Reservation
 from ..db.limits import MAX_WAIT_SECONDS, Limiter
 from ..db.rooms import RoomStore
-from ..limits.budget import Budget, LimitExceeded, Reservation
 
 
 @dataclass(frozen=True)

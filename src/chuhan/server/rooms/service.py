@@ -27,10 +27,10 @@ from datetime import datetime
 from typing import Any
 
 from ...rules.janggi import SETUPS
+from ..budget import Budget, LimitExceeded
 from ..db.instances import InstanceStore
 from ..games import changes as rules_of
 from ..games.service import GameService, new_id
-from ..limits.budget import Budget, LimitExceeded
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
 from ..refusal import GameActionError
 from ..settings import RoomSettings

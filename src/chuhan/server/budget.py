@@ -1,4 +1,5 @@
-"""The limits layer: one design for every "so many per so long" rule (SPEC Z3, Z5).
+"""One design for every "so many per so long" rule (SPEC Z3, Z5): a core module, the
+vocabulary of the limits that storage (``db/limits.py``) and every package that limits use.
 
 A :class:`Budget` is ``limit`` uses per ``window_seconds``, spent and regained evenly: a
 bucket with room for ``limit`` uses that gains one back every ``window_seconds / limit``
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..refusal import GameActionError
+from .refusal import GameActionError
 
 
 @dataclass(frozen=True)
