@@ -122,10 +122,11 @@ def _watched(function: Callable[..., Any], calls: list[str]) -> Callable[..., An
 
 
 def test_the_file_is_written_by_another_process_than_the_servers_Z7(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database: tuple[str, str | None]
 ) -> None:
     """The server's own process (its loop and its threads) writes no record of the download:
-    the work that held the interpreter lock is done in a process of its own."""
+    the work that held the interpreter lock is done in a process of its own, which reads the
+    games itself (SQLite and PostgreSQL alike)."""
     from chuhan.server.games import review
 
     calls: list[str] = []
@@ -133,7 +134,7 @@ def test_the_file_is_written_by_another_process_than_the_servers_Z7(
     for name, module in list(sys.modules.items()):
         if name.startswith("chuhan.server") and getattr(module, "record_text", None) is original:
             monkeypatch.setattr(module, "record_text", _watched(original, calls))
-    with server(tmp_path) as (client, _, store):
+    with server(tmp_path, database=database) as (client, _, store):
         me = client.get("/api/me").json()["id"]
         seed_archive(store, me, 5, 40)
         answer = client.get("/api/archive/records", params={"notation": "wxf"})
