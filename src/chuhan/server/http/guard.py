@@ -77,7 +77,10 @@ UNSAFE_METHODS = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 IDLE_CLOSE = 4408  # the socket said nothing for too long
 ORIGIN_CLOSE = 4403
 TOO_MANY_CLOSE = 4429  # more open sockets than the client's address may have
-SUPERSEDED_CLOSE = 4409  # a newer socket of the same seat took this one's place (Z8)
+# A newer socket of the same seat took this one's place (Z8): the code of a seat moved to
+# another device (R7, rooms/connection.py), after which the front end does not reconnect, so
+# two tabs of one seat on a full address do not take the place from each other in turn.
+SUPERSEDED_CLOSE = 4409
 
 
 @dataclass(frozen=True)
