@@ -5,18 +5,29 @@ prefix (bench/load.py's :class:`Servers`), gives ``--players`` visitors a cookie
 as a first visit stores them, in one transaction: pairing is timed, not sign-up), opens
 their seek sockets (``/ws/seek``, half on each instance, every player on the instance
 opposite the previous one) and, once every socket is open, sends every seek at once: each
-player picks one of the six pools (three variants × two rule options) at random. Each one
-pings while it waits, as often as "seeking" says (a silent seek is withdrawn, Z8).
+player picks one of the pools at random. Each one pings while it waits, as often as
+"seeking" says (a silent seek is withdrawn, Z8).
 
-Measured: the time from sending a seek to receiving ``paired`` (p50, p99, max), against an
-anchor measured first in the same run: one pair alone (two players, two instances), ten
-times. Checked (the run fails otherwise): no player was paired twice or with themselves
-(every room of the run holds two different players of one pool, each player is in at most
-one room, in the database and in what the sockets were told), and nobody was left waiting
-while a compatible player waited (at most one unpaired player per pool, and the seeks table
-agrees).
+The pools (``--pools``, B1/B7: one per variant, rule option and game clock): ``rules``, the
+default, the six of three variants × two rule options on R4's turn clock; ``mixed``, rules and
+clocks side by side (xiangqi casual and wxf, janggi bikjang off, jieqi casual, xiangqi 5+3,
+janggi 5m+3x30s byoyomi); or a comma-separated list of pool keys as the server names them,
+``xiangqi:rules=casual:clock=5+3,janggi:bikjang=off``. ``--per-pool N`` seeks exactly N
+players in every pool instead of ``--players`` at random.
+
+Measured: the time from sending a seek to receiving ``paired`` (p50, p99, max), overall and
+per pool (seekers, pairs, unpaired, p50, p99, each percentile as a ratio to the anchor's),
+against an anchor measured first in the same run: one pair alone (two players, two
+instances) in the first pool, ten times. Checked (the run fails otherwise): no player was
+paired twice or with themselves (every room of the run holds two different players of one
+pool, each player is in at most one room, in the database and in what the sockets were
+told; every stored room has its pool's options, clock included), and nobody was left
+waiting while a compatible player waited (at most one unpaired player per pool, and the
+seeks table agrees). Loopback only; at most ``MAX_PLAYERS`` players, and the burst gives up
+after ``--timeout`` seconds.
 
     .venv/bin/python bench/pairing.py --players 2000
+    .venv/bin/python bench/pairing.py --pools mixed --per-pool 20 --anchor 10
 
 Measured figures: bench/RESULTS.md, under "bench/pairing.py".
 """
@@ -43,22 +54,56 @@ from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chuhan.server.games.service import hash_token, new_id  # noqa: E402
+from chuhan.server.pairing.rules import SeekError, wish  # noqa: E402
 from load import POSTGRES_URL, Servers, _percentile, raise_open_files  # noqa: E402
 
 COOKIE = "chuhan_player"
-POOLS = [
-    ("xiangqi", {"rules": "casual"}),
-    ("xiangqi", {"rules": "wxf"}),
-    ("janggi", {"bikjang": "off"}),
-    ("janggi", {"bikjang": "points"}),
-    ("jieqi", {"rules": "casual"}),
-    ("jieqi", {"rules": "wxf"}),
-]
+MAX_PLAYERS = 10_000  # one run's bound: sockets, rows and time stay finite
+Pool = tuple[str, dict[str, str]]  # a seek's variant and options, as a page sends them
+PRESETS: dict[str, list[Pool]] = {
+    "rules": [  # three variants × two rule options, R4's turn clock
+        ("xiangqi", {"rules": "casual"}),
+        ("xiangqi", {"rules": "wxf"}),
+        ("janggi", {"bikjang": "off"}),
+        ("janggi", {"bikjang": "points"}),
+        ("jieqi", {"rules": "casual"}),
+        ("jieqi", {"rules": "wxf"}),
+    ],
+    "mixed": [  # rule options and game clocks (B7) side by side
+        ("xiangqi", {"rules": "casual"}),
+        ("xiangqi", {"rules": "wxf"}),
+        ("janggi", {"bikjang": "off"}),
+        ("jieqi", {"rules": "casual"}),
+        ("xiangqi", {"rules": "casual", "clock": "5+3"}),
+        ("janggi", {"bikjang": "off", "clock": "5m+3x30s"}),
+    ],
+}
 
 
-def pool_name(pool: int) -> str:
-    variant, options = POOLS[pool]
-    return f"{variant}:{','.join(f'{k}={v}' for k, v in options.items())}"
+def parse_pools(given: str) -> list[Pool]:
+    """A preset's pools, or a comma-separated list of pool keys (``variant:opt=value`` with
+    an optional ``:clock=id``), each checked as the server checks a seek."""
+    if given in PRESETS:
+        return PRESETS[given]
+    pools: list[Pool] = []
+    for key in given.split(","):
+        variant, *parts = key.strip().split(":")
+        options = dict(part.split("=", 1) for part in parts if "=" in part)
+        if len(options) != len(parts):
+            raise ValueError(f"{key!r}: each part after the variant is name=value")
+        try:
+            wish(variant, options)
+        except SeekError as exc:
+            raise ValueError(f"{key!r}: {exc}") from None
+        pools.append((variant, options))
+    if len({pool_name(pool) for pool in pools}) != len(pools):
+        raise ValueError("a pool is named twice")
+    return pools
+
+
+def pool_name(pool: Pool) -> str:
+    """The pool's key as the server names it (``rules.Wish.pool``)."""
+    return wish(*pool).pool
 
 
 @dataclass
@@ -68,7 +113,7 @@ class Seeker:
     url: str
     cookie: str
     player_id: str
-    pool: int
+    pool: Pool
     socket: ClientConnection | None = None
     sent_at: float = 0.0
     paired_at: float | None = None
@@ -111,7 +156,7 @@ class Seeker:
 
     async def seek(self) -> None:
         assert self.socket is not None
-        variant, options = POOLS[self.pool]
+        variant, options = self.pool
         self.sent_at = time.perf_counter()
         await self.socket.send(
             json.dumps({"id": "s1", "type": "seek", "variant": variant, "options": options})
@@ -151,7 +196,7 @@ def new_players(schema: str, count: int) -> list[tuple[str, str]]:
     return made
 
 
-def seekers(urls: list[str], schema: str, pools: list[int]) -> list[Seeker]:
+def seekers(urls: list[str], schema: str, pools: list[Pool]) -> list[Seeker]:
     made = new_players(schema, len(pools))
     return [
         Seeker(urls[i % len(urls)], cookie, player_id, pools[i])
@@ -173,7 +218,7 @@ async def open_all(players: list[Seeker]) -> list[asyncio.Task[None]]:
 async def burst(players: list[Seeker], timeout: float) -> float:
     """Every seek sent at once; returns the seconds until every pairing was told (or the
     timeout): at most one player per pool is left to wait for no one."""
-    per_pool = Counter(p.pool for p in players)
+    per_pool = Counter(pool_name(p.pool) for p in players)
     expected = sum(count - count % 2 for count in per_pool.values())
     started = time.perf_counter()
     await asyncio.gather(*(p.seek() for p in players))
@@ -215,10 +260,10 @@ def verify(schema: str, players: list[Seeker]) -> list[str]:
             problems.append(f"room {room} told to {len(members)} players ({len(ids)} distinct)")
         elif members[0].pool != members[1].pool:
             problems.append(f"room {room} pairs two different pools")
-    left = Counter(p.pool for p in players if not p.rooms)
+    left = Counter(pool_name(p.pool) for p in players if not p.rooms)
     for pool, count in left.items():
         if count > 1:
-            problems.append(f"pool {POOLS[pool]}: {count} left waiting beside each other")
+            problems.append(f"pool {pool}: {count} left waiting beside each other")
     engine = create_engine(POSTGRES_URL)
     with engine.connect() as conn:
         conn.execute(text(f'SET search_path TO "{schema}"'))
@@ -234,6 +279,11 @@ def verify(schema: str, players: list[Seeker]) -> list[str]:
     engine.dispose()
     ours = {p.player_id for p in players}
     rows = [row for row in rows if any(seat["player"] in ours for seat in row[1])]
+    asked = {room: wish(*members[0].pool).options for room, members in by_room.items()}
+    for room_id, _, options in rows:
+        wanted = asked.get(room_id)
+        if wanted is not None and {k: options.get(k) for k in wanted} != wanted:
+            problems.append(f"room {room_id} stored {options}, its pool asks {wanted}")
     seated = Counter(seat["player"] for _, seats, _ in rows for seat in seats)
     twice = [player for player, count in seated.items() if count > 1]
     if twice:
@@ -247,11 +297,12 @@ def verify(schema: str, players: list[Seeker]) -> list[str]:
     return problems
 
 
-async def anchor(urls: list[str], schema: str, rounds: int) -> list[float]:
-    """One pair alone, ``rounds`` times: the time to pair when nothing else goes on."""
+async def anchor(urls: list[str], schema: str, rounds: int, pool: Pool) -> list[float]:
+    """One pair alone in ``pool``, ``rounds`` times: the time to pair when nothing else goes
+    on."""
     times: list[float] = []
     for _ in range(rounds):
-        players = seekers(urls, schema, [0, 0])
+        players = seekers(urls, schema, [pool, pool])
         listeners = await open_all(players)
         await burst(players, 10)
         times.extend(p.waited for p in players if p.waited is not None)
@@ -259,17 +310,46 @@ async def anchor(urls: list[str], schema: str, rounds: int) -> list[float]:
     return times
 
 
+def ratio(value: float, anchor: float) -> str:
+    return f"{value / anchor:.0f}×" if anchor > 0 and value == value else "-"
+
+
+def pool_table(players: list[Seeker], pools: list[Pool], a50: float, a99: float) -> list[str]:
+    """One line per pool, in the order given: seekers, pairs, unpaired, time to pair."""
+    width = max(len(pool_name(pool)) for pool in pools)
+    lines = [
+        f"{'pool':<{width}}  seekers  pairs  unpaired   p50 ms   p99 ms  p50/anchor  p99/anchor"
+    ]
+    for pool in pools:
+        name = pool_name(pool)
+        mine = [p for p in players if pool_name(p.pool) == name]
+        waits = [p.waited for p in mine if p.waited is not None]
+        pairs = len({room for p in mine for room in p.rooms})
+        p50, p99 = _percentile(waits, 0.5), _percentile(waits, 0.99)
+        lines.append(
+            f"{name:<{width}}  {len(mine):>7}  {pairs:>5}  {len(mine) - len(waits):>8}  "
+            f"{p50 * 1000:>7.0f}  {p99 * 1000:>7.0f}  {ratio(p50, a50):>10}  {ratio(p99, a99):>10}"
+        )
+    return lines
+
+
 async def run(args: argparse.Namespace, urls: list[str], schema: str) -> int:
-    anchor_times = await anchor(urls, schema, args.anchor)
+    pools: list[Pool] = args.pools
+    anchor_times = await anchor(urls, schema, args.anchor, pools[0])
     rng = random.Random(args.seed)
-    pools = [rng.randrange(len(POOLS)) for _ in range(args.players)]
+    if args.per_pool:
+        chosen = [pool for pool in pools for _ in range(args.per_pool)]
+        rng.shuffle(chosen)  # the pools' seeks interleaved in the burst, not one after another
+    else:
+        chosen = [rng.choice(pools) for _ in range(args.players)]
+    count = len(chosen)
     began = time.perf_counter()
-    players = seekers(urls, schema, pools)
-    print(f"{args.players} players with a cookie in {time.perf_counter() - began:.1f} s")
+    players = seekers(urls, schema, chosen)
+    print(f"{count} players with a cookie in {time.perf_counter() - began:.1f} s")
     began = time.perf_counter()
     listeners = await open_all(players)
-    print(f"{args.players} seek sockets open in {time.perf_counter() - began:.1f} s")
-    load_before = os.getloadavg()[0]
+    print(f"{count} seek sockets open in {time.perf_counter() - began:.1f} s")
+    load_before = os.getloadavg()
     elapsed = await burst(players, args.timeout)
     await asyncio.sleep(1.0)  # a late second "paired" (told twice) would show now
     waits = [p.waited for p in players if p.waited is not None]
@@ -278,31 +358,50 @@ async def run(args: argparse.Namespace, urls: list[str], schema: str) -> int:
     pairs = len({room for p in players for room in p.rooms})
     a50, a99 = _percentile(anchor_times, 0.5), _percentile(anchor_times, 0.99)
     p50, p99 = _percentile(waits, 0.5), _percentile(waits, 0.99)
+    longest = max(waits, default=float("nan"))
     print(
-        f"anchor, one pair alone ({len(anchor_times)} samples): p50 {a50 * 1000:.1f} ms, "
-        f"p99 {a99 * 1000:.1f} ms"
+        f"anchor, one pair alone in {pool_name(pools[0])} ({len(anchor_times)} samples): "
+        f"p50 {a50 * 1000:.1f} ms, p99 {a99 * 1000:.1f} ms"
     )
     print(
-        f"{args.players} seeking at once: {pairs} pairs in {elapsed:.2f} s; time to pair "
-        f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms "
-        f"({p50 / a50:.0f}× / {p99 / a99:.0f}× the anchor)"
+        f"{count} seeking at once in {len(pools)} pools: {pairs} pairs in {elapsed:.2f} s; "
+        f"time to pair p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max "
+        f"{longest * 1000:.0f} ms ({ratio(p50, a50)} / {ratio(p99, a99)} the anchor)"
     )
+    print(*pool_table(players, pools, a50, a99), sep="\n")
     unpaired = Counter(pool_name(p.pool) for p in players if not p.rooms)
-    print(f"unpaired: {args.players - len(waits)} ({dict(unpaired)})")
-    print(f"load average {load_before:.1f} before the burst, {os.getloadavg()[0]:.1f} after")
+    print(f"unpaired: {count - len(waits)} ({dict(unpaired)})")
+    print(
+        "load average (1/5/15 min) before the burst "
+        + "/".join(f"{x:.1f}" for x in load_before)
+        + ", after "
+        + "/".join(f"{x:.1f}" for x in os.getloadavg())
+    )
     if problems:
         print("PROBLEMS:", *problems[:20], sep="\n  ")
         return 1
     print(
-        "checked: nobody paired twice or with themselves; nobody left waiting beside a "
-        "compatible player (sockets and database agree)"
+        "checked: nobody paired twice or with themselves; every room has its pool's options; "
+        "nobody left waiting beside a compatible player (sockets and database agree)"
     )
     return 0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=2000)
+    parser.add_argument("--players", type=int, default=2000, help="seekers, pools at random")
+    parser.add_argument(
+        "--pools",
+        default="rules",
+        help=f"a preset ({', '.join(PRESETS)}) or pool keys, comma-separated, e.g. "
+        "xiangqi:rules=casual:clock=5+3,janggi:bikjang=off (the anchor pairs in the first)",
+    )
+    parser.add_argument(
+        "--per-pool",
+        type=int,
+        default=0,
+        help="exactly this many seekers in every pool (instead of --players)",
+    )
     parser.add_argument("--anchor", type=int, default=10, help="pairs measured alone first")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=28)
@@ -314,6 +413,13 @@ def main() -> None:
         "serializes every seek of the run)",
     )
     args = parser.parse_args()
+    try:
+        args.pools = parse_pools(args.pools)
+    except ValueError as exc:
+        parser.error(f"--pools: {exc}")
+    count = args.per_pool * len(args.pools) if args.per_pool else args.players
+    if not 2 <= count <= MAX_PLAYERS or args.per_pool < 0 or args.anchor < 1:
+        parser.error(f"between 2 and {MAX_PLAYERS} seekers in all, and --anchor at least 1")
     raise_open_files()
     folder = Path(tempfile.mkdtemp(prefix="chuhan-pairing-"))
     servers = Servers(2, folder, CHUHAN_SEEKS_PER_ADDRESS=args.limit)
