@@ -1,4 +1,4 @@
-"""AI capacity: moves per second per level with the worker pool saturated (issue 11).
+"""AI capacity: moves per second per level with the worker pool saturated.
 
 For each level, the anchor is one search at a time in this process (the same jobs, the same
 seeds); then ``--jobs`` jobs are submitted at once to the server's :class:`AIPool` with

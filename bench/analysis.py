@@ -1,4 +1,4 @@
-"""Engine analysis (issue 17): how long a 100-ply xiangqi game takes to analyse, and how much
+"""Engine analysis (N4): how long a 100-ply xiangqi game takes to analyse, and how much
 running analyses delay a live game's AI reply.
 
 1. In this process, the same 101 positions of one 100-ply game (engine self-play, seeded)

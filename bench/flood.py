@@ -1,4 +1,4 @@
-"""What one client can make the server do (issue 27 #7, #8): a benchmark, not a test.
+"""What one client can make the server do: a benchmark, not a test.
 
 Runs a real ``chuhan serve`` of the checkout on ``PYTHONPATH`` (SQLite in a temporary folder,
 two AI workers, analyses at the default 8000 nodes per position) and, from one address:

@@ -1,5 +1,5 @@
 """Quiet positions from real xiangqi games, labelled by the game's result: the data of
-``bench/tune.py`` (issue 19), written to ``bench/data/xiangqi_positions.txt.gz``.
+``bench/tune.py`` (A1), written to ``bench/data/xiangqi_positions.txt.gz``.
 
     git clone https://github.com/Yvonne761/Chinese-Chess-Practical-Dataset /tmp/ccpd
     git -C /tmp/ccpd checkout 368a47a947773dd8692c026e286dd19b6277b993

@@ -1,4 +1,4 @@
-"""Does one record import freeze the server? (issue 27, hole 1; SPEC Z7)
+"""Does one record import freeze the server? (SPEC Z7)
 
 Starts a real ``chuhan serve`` (SQLite in a temporary folder) from ``--src`` (default: this
 checkout; give another checkout's ``src`` to measure it the same way), then, for each record

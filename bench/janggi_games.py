@@ -1,5 +1,5 @@
 """Quiet janggi positions from Fairy-Stockfish self-play, labelled by the game's result: the data
-of ``bench/tune.py --variant janggi`` (issue 30), written to ``bench/data/janggi_positions.txt.gz``.
+of ``bench/tune.py --variant janggi`` (A1), written to ``bench/data/janggi_positions.txt.gz``.
 
     .venv/bin/python bench/janggi_games.py      # the committed file (about 20 min, 2 cores)
     .venv/bin/python bench/janggi_games.py --games 20 --output /tmp/j.txt.gz   # a quick look

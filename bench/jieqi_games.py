@@ -1,5 +1,5 @@
 """Quiet jieqi positions from our own self-play, labelled by the game's result: the data of
-``bench/jieqi_tune.py`` (issue 30), written to ``bench/data/jieqi_positions.txt.gz``.
+``bench/jieqi_tune.py`` (A1), written to ``bench/data/jieqi_positions.txt.gz``.
 
     .venv/bin/python bench/jieqi_games.py      # the committed file (about 20 min on one core)
     .venv/bin/python bench/jieqi_games.py --games 10 --output /tmp/q.txt.gz   # a quick look

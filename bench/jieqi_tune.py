@@ -1,5 +1,5 @@
 """Texel tuning of jieqi's piece values and of what a face-down piece is worth by the point it
-stands on (issue 30), on the self-play positions of ``bench/jieqi_games.py``
+stands on (A1), on the self-play positions of ``bench/jieqi_games.py``
 (``bench/data/jieqi_positions.txt.gz``).
 
     .venv/bin/python bench/jieqi_tune.py               # fit, print the held-out loss before/after

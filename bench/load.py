@@ -1,4 +1,4 @@
-"""Load: many concurrent online games on two ``chuhan serve`` instances (issue 11).
+"""Load: many concurrent online games on two ``chuhan serve`` instances.
 
 Starts two instances sharing a fresh PostgreSQL schema and a fresh Redis channel prefix (or
 uses ``--urls``), seats ``--games`` pairs of simulated players in rooms, always one player
@@ -31,7 +31,7 @@ than 100 ms beside the pauses of each process and PostgreSQL's checkpoints (from
 
     .venv/bin/python bench/load.py --games 1000 --seconds 60
     .venv/bin/python bench/load.py --games 5000 --seconds 60 --think 39 --ramp 240 \
-        --idle 15 --concurrency 32   # issue 15's goal: 10,000 sockets, 125 moves/s (~10 min)
+        --idle 15 --concurrency 32   # the scale goal: 10,000 sockets, 125 moves/s (~10 min)
 
 Measured figures: bench/RESULTS.md, under "bench/load.py".
 """

@@ -1,5 +1,5 @@
 """Replay games against Fairy-Stockfish and compare, at each of our moves, what our search
-and a full-strength Fairy-Stockfish think of the position (issue 30).
+and a full-strength Fairy-Stockfish think of the position (A1).
 
     .venv/bin/python bench/losses.py RECORD [--games 1,4] [--window 24] [--movetime 2]
 

@@ -1,5 +1,5 @@
 """Bytes per move message and stored bytes per game: events that carry the change against
-events that carry a snapshot (issue 15), measured on the same games in the same run.
+events that carry a snapshot, measured on the same games in the same run.
 
 For an online game (clock and draw options, as in a room) of 200 plies in xiangqi and in
 jieqi, red's view:

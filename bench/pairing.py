@@ -1,4 +1,4 @@
-"""Pairing under load (SPEC B1, issue 28): thousands of players seek at once on two instances.
+"""Pairing under load (SPEC B1): thousands of players seek at once on two instances.
 
 Starts two ``chuhan serve`` sharing a fresh PostgreSQL schema and a fresh Redis channel
 prefix (bench/load.py's :class:`Servers`), gives ``--players`` visitors a cookie each (stored

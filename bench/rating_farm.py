@@ -6,7 +6,7 @@ Starts ``chuhan serve`` (SQLite, one AI worker) trusting this process's ``X-Forw
 seek and room sockets, one paired game after another, the cookie resigning after one move
 each):
 
-- ``one address``: the booster and every cookie on 203.0.113.7 (issue 40's attacker);
+- ``one address``: the booster and every cookie on 203.0.113.7 (one attacker);
 - ``many addresses``: every cookie on an address of its own (a botnet, a VPN's exits).
 
 Printed per farm: games played, rated games, the booster's rating after 10 s and at the end,

@@ -1,5 +1,5 @@
-"""Texel tuning of the xiangqi evaluation on quiet positions from master games (issue 19), and
-of the janggi evaluation on positions from Fairy-Stockfish self-play (issue 30).
+"""Texel tuning of the xiangqi evaluation on quiet positions from master games (A1), and
+of the janggi evaluation on positions from Fairy-Stockfish self-play (A1).
 
     .venv/bin/python bench/tune.py --freeze-shared          # fit, print held-out loss before/after
     .venv/bin/python bench/tune.py --freeze-shared --write  # ... and rewrite the weights
@@ -118,7 +118,7 @@ CANDIDATES = (
     "cannon facing the general, no screen", "cannon facing the general, one screen",
     "chariot on an open palace file",
 )
-# Attack units on the enemy palace (issue 30's "king safety from attack units near the palace"),
+# Attack units on the enemy palace ("king safety from attack units near the palace"),
 # for both variants: each point of the enemy palace a chariot, horse or cannon attacks is a unit
 # (``palace_units``); fitted as the balance of units, of units squared (/ 10) and of units
 # where the defender has lost an advisor; the same three for check threats (``check_threats``:
@@ -126,7 +126,7 @@ CANDIDATES = (
 PALACE_CANDIDATES = ("palace attack units", "palace attack units squared / 10",
                      "palace attack units x missing advisors", "check threats",
                      "check threats squared / 10", "check threats x missing advisors")
-# Janggi (issue 30): no river, so every kind but the general and the advisors (the palace's
+# Janggi (A1): no river, so every kind but the general and the advisors (the palace's
 # nine points, folded to six) may stand anywhere; a soldier never steps back from its rank 3.
 _JANGGI_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
 _JANGGI_SOLDIER = [(f, r) for r in range(3, 10) for f in range(5)]

@@ -6,7 +6,7 @@ For each cycle (a 4-move chase, a 4-move idle walk, the 12-move cycle of WXF dia
 time, in the same run, the search's question (``wxf.cycle_loser``: who loses this cycle) and
 the game's full verdict with its per-move marks (``wxf.judge(..., explain=True)``), and divide
 by the time of one ``legal_moves`` generation of the same position (the anchor), in CPU time,
-rounds taking turns. Issue 18 asks for a few generations at most, so that the search can
+rounds taking turns. The WXF verdict should cost a few generations at most, so that the search can
 afford to call it. The compiled build (``chuhan.native``) speeds the anchor up; the status
 line says which build ran. Not a test.
 """

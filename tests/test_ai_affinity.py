@@ -1,4 +1,4 @@
-"""A game's moves go to the AI worker that made its last one (issue 30; SPEC A1, A2).
+"""A game's moves go to the AI worker that made its last one (SPEC A1, A2).
 
 Advanced keeps what its search learned for the same game's next move, in the memory of the
 worker process that searched (``engine/ai.py``). With two workers, a pool that hands jobs to

@@ -1,4 +1,4 @@
-"""The shared AI queue (issue 11): web instances with ``CHUHAN_AI_SHARED=1`` and no engine of
+"""The shared AI queue: web instances with ``CHUHAN_AI_SHARED=1`` and no engine of
 their own, and ``chuhan ai-worker`` processes that run the searches, meeting in Redis.
 
 Real processes on the real Redis and PostgreSQL, each test on its own Redis prefix (so its own

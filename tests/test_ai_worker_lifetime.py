@@ -1,4 +1,4 @@
-"""AI workers never outlive their server (issue 27 #12, SPEC Z7).
+"""AI workers never outlive their server (SPEC Z7).
 
 A real ``chuhan serve`` (subprocess, SQLite, one AI worker): killed with SIGKILL, its worker
 processes end with it; stopped with SIGTERM while an analysis computes, it stops at once and
@@ -95,7 +95,7 @@ def _started_workers(process: ServerProcess, workers: set[int]) -> set[int]:
     return workers
 
 
-def test_a_sigkilled_server_takes_its_ai_workers_with_it_issue27_12_z7(tmp_path):
+def test_a_sigkilled_server_takes_its_ai_workers_with_it_z7(tmp_path):
     with _server(tmp_path) as (process, workers), httpx.Client(base_url=process.url) as client:
         client.get("/api/me").raise_for_status()  # the first visit: the identity (Z6)
         body = {"kind": "ai", "level": "beginner", "color": "black"}
@@ -112,7 +112,7 @@ def test_a_sigkilled_server_takes_its_ai_workers_with_it_issue27_12_z7(tmp_path)
         )
 
 
-def test_sigterm_during_an_analysis_stops_the_server_and_its_workers_issue27_12_z7(tmp_path):
+def test_sigterm_during_an_analysis_stops_the_server_and_its_workers_z7(tmp_path):
     # Each position of this analysis takes the worker minutes: it must be stopped, not awaited.
     slow = {"CHUHAN_ANALYSIS_NODES": "50000000"}
     with (

@@ -1,4 +1,4 @@
-"""Engine analysis of single positions (issue 17): our engine in process and any UCI engine
+"""Engine analysis of single positions (N4): our engine in process and any UCI engine
 process give a score for the side to move and a legal best move; moves are judged by the
 centipawns they lost.
 
@@ -67,10 +67,10 @@ def test_a_uci_engine_analyses_janggi_with_passes_in_the_moves(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("kind", [None, UCI])
-def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n_issue30(
+def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n(
     kind: str | None, tmp_path: Path
 ) -> None:
-    """Issue 29: the engine's line (at most five moves, each legal in turn, from its best
+    """The engine's line (at most five moves, each legal in turn, from its best
     move) in coordinates, WXF and Chinese, and a mate counted in moves for the side to move."""
     from chuhan.rules.notation import write_moves
 
@@ -92,7 +92,7 @@ def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n_issue30
 
 
 def test_a_jieqi_line_ends_at_the_first_piece_turned_up_and_never_names_it_z2() -> None:
-    """Issue 29, Z2: on a player's view the line stops at a move that turns a piece face up,
+    """Z2: on a player's view the line stops at a move that turns a piece face up,
     written without what it turns into (the full board would name it)."""
     from chuhan.rules.jieqi import JieqiBoard
     from chuhan.rules.notation import write_move

@@ -1,4 +1,4 @@
-"""Analyses share the AI fairly (issue 27 #7, SPEC Z7): a player's queued analyses are
+"""Analyses share the AI fairly (SPEC Z7): a player's queued analyses are
 capped (and an address block's), and positions are handed out round-robin over address
 blocks and their players, as AI moves are, so one player's flood never holds back another's
 analysis.
@@ -92,7 +92,7 @@ def _wait_done(client: TestClient, game_id: str) -> None:
     _wait_until(lambda: _status(client, game_id) == "done")
 
 
-def test_another_players_analysis_is_not_held_behind_a_flood_issue27_7_z7(tmp_path):
+def test_another_players_analysis_is_not_held_behind_a_flood_z7(tmp_path):
     ai = HeldAnalyses()
     with server(tmp_path, ai=ai) as (client, _, _):
         flood = [_imported_game(client, 20) for _ in range(3)]
@@ -116,7 +116,7 @@ def test_another_players_analysis_is_not_held_behind_a_flood_issue27_7_z7(tmp_pa
             _wait_done(client, game_id)  # the flood is served too, after its turns
 
 
-def test_queued_analyses_are_capped_per_player_and_per_address_issue27_7_z7(tmp_path):
+def test_queued_analyses_are_capped_per_player_and_per_address_z7(tmp_path):
     ai = HeldAnalyses()
     with server(tmp_path, ai=ai, analyses_queued_per_address=4) as (client, _, _):
         games = [_finished_game(client) for _ in range(4)]

@@ -1,4 +1,4 @@
-"""The shape of the sources (issue 29): dependencies point one way, the board is used through
+"""The shape of the sources: dependencies point one way, the board is used through
 its public API.
 
 Both checks read the sources with :mod:`ast`, so they hold for every module, including ones no
@@ -17,7 +17,7 @@ RULES = PACKAGE / "rules"
 # The classes whose private members stay inside rules/: the board and its variants.
 BOARD_CLASSES = ("Board", "JanggiBoard", "JieqiBoard")
 
-# Today's import cycles in the server, which issue 29 items 1-3 remove. Listed so that any
+# Today's import cycles in the server, kept to be removed. Listed so that any
 # other cycle, or a module joining one of these, fails the test at once; delete an entry when
 # its cycle is gone (the test then keeps it gone).
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -78,8 +78,8 @@ def own_private_members(tree: ast.Module) -> set[str]:
     return names
 
 
-def test_issue29_no_private_board_member_used_outside_rules() -> None:
-    """Issue 29 item 4: the engine, the server and the tools use the board's public move-code
+def test_no_private_board_member_used_outside_rules() -> None:
+    """The engine, the server and the tools use the board's public move-code
     API; its private members may change without breaking them."""
     private = board_private_members()
     assert private, "no private member found: the scan of rules/ is broken"
@@ -194,8 +194,8 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return packages
 
 
-def test_issue29_no_import_cycle_in_src() -> None:
-    """Issue 29: dependencies point one way (server -> engine -> rules; inside a package, no
+def test_no_import_cycle_in_src() -> None:
+    """Dependencies point one way (server -> engine -> rules; inside a package, no
     two modules that need each other), except the cycles listed in KNOWN_CYCLES."""
     graph = import_graph()
     assert "chuhan.rules.geometry" in graph["chuhan.rules.board"]  # the graph sees imports
@@ -220,7 +220,7 @@ def test_server_package_cycle_only_shrinks() -> None:
     assert not grown, f"server package cycles beyond the known one: {grown}"
 
 
-def test_issue29_dependencies_point_inward() -> None:
+def test_dependencies_point_inward() -> None:
     """STYLE: server -> engine -> rules; rules import neither, the engine not the server."""
     graph = import_graph()
     wrong = [
@@ -240,9 +240,9 @@ def test_issue29_dependencies_point_inward() -> None:
 ENVIRONMENT_READERS = {"chuhan/server/settings.py", "chuhan/native.py"}
 
 
-def test_issue29_the_environment_is_read_by_settings_only() -> None:
-    """Issue 29 item 5: one way to configure: a variable read anywhere else is a setting the
-    README's Settings list does not show and tests cannot override."""
+def test_the_environment_is_read_by_settings_only() -> None:
+    """One way to configure: a variable read anywhere else is a setting the
+    settings.py does not list and tests cannot override."""
     readers: list[str] = []
     for path in source_files():
         name = str(path.relative_to(SRC))
@@ -258,8 +258,8 @@ def test_issue29_the_environment_is_read_by_settings_only() -> None:
     assert not readers, f"the environment read outside settings.py: {readers}"
 
 
-def test_issue29_the_janggi_setups_are_listed_once() -> None:
-    """Issue 29 item 5 (J3): the four horse/elephant orders are defined in rules/janggi.py
+def test_the_janggi_setups_are_listed_once() -> None:
+    """J3: the four horse/elephant orders are defined in rules/janggi.py
     only (the server's models, the AI, the CLI and the rooms use it); the web client's one
     copy, in screens.js, is the same list in the same order (the first is its default)."""
     from chuhan.rules.janggi import SETUPS
@@ -281,8 +281,8 @@ def test_issue29_the_janggi_setups_are_listed_once() -> None:
     assert tuple(re.findall(r'"(\w+)"', match.group(1))) == SETUPS
 
 
-def test_issue29_the_learn_pages_reuse_the_clients_helpers() -> None:
-    """Issue 29 item 5 (U8): the learn pages take languages, placeholders, elements and
+def test_the_learn_pages_reuse_the_clients_helpers() -> None:
+    """U8: the learn pages take languages, placeholders, elements and
     announcements from the web client's i18n.js and ui.js instead of keeping copies."""
     web = PACKAGE / "web"
     shared = set()

@@ -1,4 +1,4 @@
-"""A player's archive over HTTP (SPEC B3, issue 28): every kind of game, newest first, with
+"""A player's archive over HTTP (SPEC B3): every kind of game, newest first, with
 filters and pages, each opening its review; all of them as one PGN file that re-imports;
 only public facts (Z2). A real app (lifespan, migrations, SQLite) with a scripted AI."""
 
@@ -108,7 +108,7 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
         local = _play_local(client, CANNON_MATE)["id"]
         imported = client.post("/api/records", content=PLAYED_ON.encode()).json()["id"]
         ai = create(client, kind="ai", variant="janggi", level="beginner", color="cho")["id"]
-        # Last: while a room game is on, imports are refused (no engine help, issue 27).
+        # Last: while a room game is on, imports are refused (no engine help).
         live_room = _online(store, me, friend, paired=False, status="ongoing", minutes_ago=15)
 
         games = _archive(client)["games"]

@@ -1,4 +1,4 @@
-"""My games and ratings in a real browser (SPEC B2, B3, issue 28).
+"""My games and ratings in a real browser (SPEC B2, B3).
 
 A player plays the AI, a game on one device and imports a record, then finds them all in
 "My games", filters, pages, opens a review and downloads everything as one PGN file that

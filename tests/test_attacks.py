@@ -1,4 +1,4 @@
-"""Attacks on two real instances sharing PostgreSQL and Redis (issue 11; SPEC Z1, Z2, Z3, Z5).
+"""Attacks on two real instances sharing PostgreSQL and Redis (SPEC Z1, Z2, Z3, Z5).
 
 A client fuzzing every message type of the room and game sockets, moving for the other seat,
 replaying an old message, reading someone else's room or game, guessing room passwords, and

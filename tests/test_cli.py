@@ -1,4 +1,4 @@
-"""The `chuhan` command line contract (issue 2): moves, perft, game, --help."""
+"""The `chuhan` command line contract (X1–X5): moves, perft, game, --help."""
 
 from __future__ import annotations
 

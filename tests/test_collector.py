@@ -1,4 +1,4 @@
-"""``chuhan serve``'s garbage collector schedule (server/ops/collector.py, issue 15): the objects
+"""``chuhan serve``'s garbage collector schedule (server/ops/collector.py): the objects
 that survive are frozen out of the collector's walks, and the garbage cycles frozen with them
 (a closed socket leaves some) are still freed, by a full pass once the frozen objects have
 grown by a quarter in memory."""

@@ -1,4 +1,4 @@
-"""What one client may create (issue 27 #8, SPEC Z5, Z7): identities per address block, games,
+"""What one client may create (SPEC Z5, Z7): identities per address block, games,
 imports and analyses per player, each a clear ``429`` with ``retry_after`` once spent, while a
 player with a budget left (or another player) goes on as before.
 """
@@ -26,7 +26,7 @@ def _too_many(answer: object, code: str) -> None:
     assert body["error"]["retry_after"] >= 1 and int(answer.headers["retry-after"]) >= 1  # type: ignore[attr-defined]
 
 
-def test_a_cookieless_flood_gets_100_new_players_per_address_then_429_issue27_8(tmp_path):
+def test_a_cookieless_flood_gets_100_new_players_per_address_then_429(tmp_path):
     hundred = CreationLimits(players_per_address=100)  # the default, 300, fits a school
     with server(tmp_path, visit=False, creation=hundred) as (client, _, _):
         known = dict(client.cookies)
@@ -42,7 +42,7 @@ def test_a_cookieless_flood_gets_100_new_players_per_address_then_429_issue27_8(
         assert client.post("/api/games", json={"kind": "local"}).status_code == 201
 
 
-def test_a_player_starts_at_most_100_games_an_hour_issue27_8(tmp_path):
+def test_a_player_starts_at_most_100_games_an_hour(tmp_path):
     with server(tmp_path) as (client, _, _):
         for _ in range(100):
             create(client, kind="local")
@@ -69,7 +69,7 @@ def _finished(client: TestClient) -> str:
     return str(game["id"])
 
 
-def test_imports_and_new_analyses_have_budgets_per_player_issue27_8(tmp_path):
+def test_imports_and_new_analyses_have_budgets_per_player(tmp_path):
     from chuhan.server.limits.budgets import CreationLimits
 
     limits = CreationLimits(imports_per_player=2, analyses_per_player=2)
@@ -92,7 +92,7 @@ def test_imports_and_new_analyses_have_budgets_per_player_issue27_8(tmp_path):
         assert client.post("/api/records", content=_record(5)).status_code == 201
 
 
-def test_a_refused_new_ai_game_leaves_the_pending_one_alone_issue27_8_p2(tmp_path):
+def test_a_refused_new_ai_game_leaves_the_pending_one_alone_p2(tmp_path):
     from chuhan.server.limits.budgets import CreationLimits
 
     with server(tmp_path, creation=CreationLimits(games_per_player=1)) as (client, _, _):

@@ -125,7 +125,7 @@ CHARIOT_BOXED_RIGHT = "2bakab2/9/9/4p4/9/9/4P4/2p3p2/N7N/2BAKAB1R w - - 0 1"
 def test_a1_of_two_equal_captures_the_one_that_frees_the_chariot_is_preferred(
     fen: str, freeing_capture: str, depth: int
 ) -> None:
-    """Mobility (issue 6): even a search too short to see the chariot come out prefers it
+    """Mobility (A1): even a search too short to see the chariot come out prefers it
     free, on either wing, so the choice is not an accident of move order."""
     result = search(Board(fen), Limits(depth=depth))
     assert str(result.move) == freeing_capture
@@ -352,7 +352,7 @@ def test_a3_jieqi_a_reveal_is_judged_by_its_average_whatever_the_bar(seed: int) 
 
 
 def test_a3_jieqi_a_face_down_piece_is_valued_by_the_point_it_stands_on() -> None:
-    """Issue 30: a face-down piece moves as the piece of its point (Q3), and the search values it
+    """A face-down piece moves as the piece of its point (Q3), and the search values it
     at its pool's average plus the fitted bonus of that point's kind (bench/jieqi_tune.py):
     losing the one in the chariot's corner costs what that bonus says against losing the one
     on an advisor's or a soldier's point, from either side's view, the pool being the same."""

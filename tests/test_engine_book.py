@@ -1,4 +1,4 @@
-"""The opening books (issue 19; janggi's, issue 30): advanced opens from them, varied by the
+"""The opening books (SPEC A1; xiangqi's and janggi's): advanced opens from them, varied by the
 seed; intermediate uses them only part of the time; every book move is legal where it is
 listed; the janggi book opens every pair of setups (J3)."""
 

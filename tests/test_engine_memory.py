@@ -1,4 +1,4 @@
-"""Advanced remembers what it learned from one move of a game to the next (issue 30; SPEC A1:
+"""Advanced remembers what it learned from one move of a game to the next (SPEC A1:
 advanced reads ahead, A2: it answers promptly on a small machine, so the memory is bounded,
 A3: jieqi's search knows only what its side may know, A6: the UCI front end).
 

@@ -1,4 +1,4 @@
-"""Tactics per level (SPEC A1, issue 19): a mate in three, a capture that loses to a mate in
+"""Tactics per level (SPEC A1): a mate in three, a capture that loses to a mate in
 one, a known drawn ending judged as drawn, and the beginner who still falls for it.
 
 Positions were found by a search over few-piece positions and every claim about them is

@@ -1,4 +1,4 @@
-"""The xiangqi evaluation as a player meets it (issue 19): fair to both colours, aware of the
+"""The xiangqi evaluation as a player meets it (A1): fair to both colours, aware of the
 known drawn endings, of a general stripped of its defenders, and of what the pieces are worth.
 
 The weights are tuned on master games (``bench/tune.py``); these tests hold for any sound set

@@ -84,7 +84,7 @@ def test_folding_the_events_gives_the_full_state_after_every_change_P5_Z2(varian
             try:
                 change = rules_of.undo(game, None)
             except GameActionError:
-                assert variant == "jieqi"  # a reveal is final (issue 16: undo_reveals)
+                assert variant == "jieqi"  # a reveal is final (undo_reveals)
         if change is None:
             move = rng.choice(sorted(board.legal_move_texts()))
             change = rules_of.play_move(game, game.ply, move, board.turn)  # type: ignore[assignment]
@@ -193,7 +193,7 @@ def test_over_the_game_socket_the_folded_events_equal_a_fresh_hello_through_undo
                 state = sock.state_after_ply(ply + 2)
             undone = sock.request("undo")
             if variant == "jieqi" and undone.get("code") == "undo_reveals":
-                pass  # the AI's reply turned a piece face up: final (issue 16)
+                pass  # the AI's reply turned a piece face up: final
             else:
                 assert undone["type"] == "ack"
                 sock.wait_event(lambda e: e["type"] == "undo")

@@ -164,7 +164,7 @@ def test_connections_per_address_are_limited_Z5(tmp_path: Path) -> None:
 def test_sockets_behind_a_trusted_proxy_are_counted_per_forwarded_client_Z5_Z7(
     tmp_path: Path,
 ) -> None:
-    """Issue 27 #2: through the trusted proxy (127.0.0.1) each client's sockets are counted
+    """Through the trusted proxy (127.0.0.1) each client's sockets are counted
     by the address it forwards, not against the proxy; a peer that is no trusted proxy
     (127.0.0.2) is counted by its own address whatever header it forges."""
     settings = {"CHUHAN_CONNECTIONS_PER_ADDRESS": "3", "CHUHAN_TRUSTED_PROXIES": "127.0.0.1"}

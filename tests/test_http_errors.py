@@ -1,4 +1,4 @@
-"""Issue 29 item 1: the HTTP API says no in one shape (SPEC Z5; docs/protocol.md, HTTP errors).
+"""The HTTP API says no in one shape (SPEC Z5; docs/protocol.md, HTTP errors).
 
 Whichever router, dependency or guard refuses, the answer is ``{"error": {"code",
 "message", …fields}}`` with its code's status (``protocol.HTTP_ERRORS``) and the fields the
@@ -41,7 +41,7 @@ def _check_shape(answer: Any, status: int, code: str) -> dict[str, Any]:
     return dict(error)
 
 
-def test_every_refusal_of_every_router_has_the_one_error_shape_issue29(tmp_path: Path) -> None:
+def test_every_refusal_of_every_router_has_the_one_error_shape(tmp_path: Path) -> None:
     one_new_player = CreationLimits(players_per_address=1)
     with server(tmp_path, max_body_bytes=4096, creation=one_new_player) as (client, _, _):
         game = create(client, kind="local", variant="xiangqi")
@@ -120,7 +120,7 @@ def test_every_refusal_of_every_router_has_the_one_error_shape_issue29(tmp_path:
         assert _check_shape(refused, 429, "too_many_players")["retry_after"] >= 1
 
 
-def test_no_module_imports_the_app_but_the_entry_points_issue29() -> None:
+def test_no_module_imports_the_app_but_the_entry_points() -> None:
     """create_app only wires: routers, dependencies and handlers live in their own modules,
     so nothing imports app.py back (the app ↔ review cycle was one)."""
     importers = set()

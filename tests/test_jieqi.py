@@ -1,4 +1,4 @@
-"""Jieqi rules (SPEC Q1–Q7), what each player may know (Z2), and the CLI contract of issue 4."""
+"""Jieqi rules (SPEC Q1–Q7), what each player may know (Z2), and the jieqi command line."""
 
 from __future__ import annotations
 

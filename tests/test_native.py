@@ -1,4 +1,4 @@
-"""The compiled rules core and search (chuhan.native, issue 19): used when built, never stale.
+"""The compiled rules core and search (chuhan.native): used when built, never stale.
 
 `make` builds the mypyc modules outside src/; these tests check that a process really runs
 them when they match their sources, falls back to the pure-Python modules when a source has

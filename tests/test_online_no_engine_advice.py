@@ -1,4 +1,4 @@
-"""No engine advice for a player seated in an ongoing online game (issue 27 #9, SPEC Z7):
+"""No engine advice for a player seated in an ongoing online game (SPEC Z7):
 while their online game is on, analyses, hints and record imports (a way to analyse any
 position) are refused with ``409 playing_online``, for both players; once it is over they
 work again.
@@ -54,7 +54,7 @@ def _refused(answer: object) -> None:
     assert error["code"] == "playing_online" and "online game" in error["message"]
 
 
-def test_no_analysis_hint_or_import_while_seated_in_an_online_game_issue27_9(tmp_path):
+def test_no_analysis_hint_or_import_while_seated_in_an_online_game(tmp_path):
     position = make_board("xiangqi")
     position.push("h3e3")
     record = write_record(position, "iccs", result="*")  # the online game's position

@@ -38,7 +38,7 @@ def test_address_blocks_are_ipv4_addresses_and_ipv6_slash_64s_Z3() -> None:
     assert address_block("2001:db8:1:2::1") != address_block("2001:db8:1:3::1")
     assert address_block("::ffff:203.0.113.7") == address_block("203.0.113.7") == "203.0.113.7"
     assert address_block("203.0.113.7") != address_block("203.0.113.8")
-    # Issue 27 #6: IPv6 is counted per /48 as well; IPv4 has no wider block.
+    # IPv6 is counted per /48 as well; IPv4 has no wider block.
     assert network_block("2001:db8:1:2::1") == network_block("2001:db8:1:ff00::1")
     assert network_block("2001:db8:1::1") != network_block("2001:db8:2::1")
     assert network_block("203.0.113.7") is None
@@ -46,7 +46,7 @@ def test_address_blocks_are_ipv4_addresses_and_ipv6_slash_64s_Z3() -> None:
 
 
 def test_one_ipv6_slash_48_shares_one_budget_also_under_attack_Z3(tmp_path: Path) -> None:
-    """Issue 27 #6: the /64s of one /48 share its budget (8 here), and once the site's
+    """The /64s of one /48 share its budget (8 here), and once the site's
     budget (9) is spent, its under-attack budget (6) however many /64s it guesses from."""
     settings = {
         **LIMITS,
@@ -115,7 +115,7 @@ def guesses_until_refused(url: str, address: str, most: int = 10) -> int:
 def test_a_distributed_flood_slows_guessers_but_never_shuts_out_the_right_password_Z3(
     tmp_path: Path,
 ) -> None:
-    """Issue 27 #6: a site-wide budget of 8 spent by guessers from 20 addresses. Each address
+    """A site-wide budget of 8 spent by guessers from 20 addresses. Each address
     then has only its under-attack budget (3), so the flood is held to 8 + 3 per address;
     friends with the right password and a fresh creator, each from a new address and
     cookie, still get in."""

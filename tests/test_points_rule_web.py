@@ -1,5 +1,5 @@
 """The home screen says the rule behind the online points where it shows them (SPEC R6,
-S1, U8; issue 16: a pair of players scores for at most three games a day)."""
+S1, U8: a pair of players scores for at most three games a day)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The deployment guide's reverse proxy, run for real (README "Deploying several instances"):
+"""The deployment guide's reverse proxy, run for real (docs/operations.md, "Deploying"):
 Debian's nginx with ``deploy/nginx-chuhan.conf`` on loopback, TLS with a certificate this
 test makes, instances on PostgreSQL + Redis behind it; a room game is played through it
 over HTTPS and WSS (SPEC R1, R3, R6, Z5, Z7).
@@ -338,7 +338,7 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
 def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
     tmp_path: Path,
 ) -> None:
-    """Issue 27 #2: behind the shipped proxy each instance counts connections per client
+    """Behind the shipped proxy each instance counts connections per client
     (the address nginx forwards), not per nginx. One client holds as many WebSockets as
     the instance lets one client address have (64 here), all on one instance; other
     clients still reach that instance and play, and the holder's next socket is refused
@@ -390,8 +390,8 @@ def test_one_client_holding_many_sockets_through_nginx_locks_nobody_out_Z7_Z5(
                     sock.close()
 
 
-def test_the_proxys_access_log_holds_no_share_or_invite_token_issue27_11(tmp_path: Path) -> None:
-    """Issue 27 hole 11: whoever reads nginx's access log can neither open a shared game nor
+def test_the_proxys_access_log_holds_no_share_or_invite_token(tmp_path: Path) -> None:
+    """Whoever reads nginx's access log can neither open a shared game nor
     join a room: the tokens in paths are logged as "..." and query strings not at all, as in
     the app's own log (src/chuhan/server/logs.py)."""
     cert, key = make_certificate(tmp_path)

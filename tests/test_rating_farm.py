@@ -1,4 +1,4 @@
-"""A rating cannot be bought (SPEC Z8, B2), tried as issue 40's attacker tried it: a booster
+"""A rating cannot be bought (SPEC Z8, B2), tried as a rating farm tries it: a booster
 and fresh cookies that lose to it on purpose, over a real server's seek and room sockets.
 
 Before the rules of ``server/players/ratings.py`` the booster went from 1500 to 2278 in 78

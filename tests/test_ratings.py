@@ -1,4 +1,4 @@
-"""Ratings (SPEC B2, issue 28): Glicko-2 per variant from paired games, once per game, with
+"""Ratings (SPEC B2): Glicko-2 per variant from paired games, once per game, with
 the limits against manipulation. The storage tests run on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_an_established_rating_moves_half_as_far_against_a_new_identity_B2() -> 
 
 
 def test_a_provisional_rating_gains_only_half_against_a_new_identity_too_Z8() -> None:
-    """Issue 40: the booster stayed provisional, so the half-change rule never applied."""
+    """The booster stayed provisional, so the half-change rule never applied."""
     booster = glicko2.Rating(1900, 200, 0.2)
     cookie = glicko2.Rating()
     plain = glicko2.update(booster, [glicko2.Result(cookie, 1)])
@@ -87,7 +87,7 @@ def test_a_gain_is_cut_to_what_is_left_of_the_hour_Z8() -> None:
 
 
 def test_the_deviation_never_exceeds_glickmans_350_Z8() -> None:
-    """Issue 40: a farm left the booster at a deviation of 528 after 7,500 games."""
+    """A farm left the booster at a deviation of 528 after 7,500 games."""
     pumped = glicko2.Rating(2400, 528, 0.9)  # as stored before the cap
     assert glicko2.update(pumped, []).deviation == 350
     after = glicko2.update(pumped, [glicko2.Result(glicko2.Rating(), 1)])

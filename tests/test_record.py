@@ -319,7 +319,7 @@ def test_a_file_of_several_games_reads_game_by_game_n4() -> None:
 
 
 # ---------------------------------------------------------------- records found in the wild
-# Each is a record of the form real sites, clubs and programs write (issue 17).
+# Each is a record of the form real sites, clubs and programs write (N4).
 
 CLUB_GIB = """\
 [대회명 "제5회 동호회 리그"]

@@ -1,4 +1,4 @@
-"""A record import never freezes the server (issue 27, hole 1; SPEC Z7, N4, Z5).
+"""A record import never freezes the server (SPEC Z7, N4, Z5).
 
 The audit's attack: one anonymous ``POST /api/records`` of a cycling xiangqi record
 (``h1g3 h10g8 g3h1 g8h10`` over and over) held the event loop for minutes, because replay

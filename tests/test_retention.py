@@ -1,4 +1,4 @@
-"""The retention job (issue 27 #8): what nobody can reach is deleted, nothing anyone can reach
+"""The retention job: what nobody can reach is deleted, nothing anyone can reach
 is, on SQLite and PostgreSQL alike; a pass is idempotent, two at once (two instances) agree,
 and the server runs it by itself.
 """
@@ -215,7 +215,7 @@ def _check(
     assert orphan_events == [] and set(orphan_analyses) & gone == set()
 
 
-def test_retention_deletes_only_what_nobody_can_reach_issue27_8(tmp_path, database):
+def test_retention_deletes_only_what_nobody_can_reach(tmp_path, database):
     url, schema = database
     store = Store(url, schema)
     store.migrate()
@@ -244,7 +244,7 @@ async def _blocking(fn: Any, *args: Any) -> Any:
     return await asyncio.to_thread(fn, *args)
 
 
-def test_two_instances_purging_at_once_agree_issue27_8(postgres_schema):
+def test_two_instances_purging_at_once_agree(postgres_schema):
     """PostgreSQL (several instances share one; a SQLite database has one instance)."""
     url, schema = postgres_schema
     store = Store(url, schema)
@@ -274,7 +274,7 @@ def test_two_instances_purging_at_once_agree_issue27_8(postgres_schema):
         store.dispose()
 
 
-def test_the_server_runs_the_retention_job_by_itself_issue27_8(tmp_path):
+def test_the_server_runs_the_retention_job_by_itself(tmp_path):
     with server(tmp_path, retention_interval_seconds=0.2) as (client, _, store):
         forgotten = World(store).player(DAYS + 1)
         assert client.get("/api/me").status_code == 200  # a fresh player: kept

@@ -1,4 +1,4 @@
-"""After the game over HTTP (issue 17): records (N4), imports, share links and engine analysis,
+"""After the game over HTTP: records (N4), imports, share links and engine analysis,
 for the game's players, strangers (404) and share-link holders, never showing a jieqi secret
 before the end (Z2, Q5, Q7).
 
@@ -320,8 +320,8 @@ def _check_lines(variant: str, moves: list[str], plies: list[dict[str, Any]]) ->
             board.push(move)
 
 
-def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue30(tmp_path):
-    """Issue 29: every position's evaluation in pawns (first mover), mate in N signed for the
+def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move(tmp_path):
+    """Every position's evaluation in pawns (first mover), mate in N signed for the
     first mover, the engine's line in each notation, and for a marked move the better move
     and what it keeps."""
     with server(tmp_path, ai=AnalysingAI(), analysis_nodes=600) as (client, _, _):
@@ -350,8 +350,8 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move_issue30(
         assert black[5]["class"] == "blunder" and black[5]["better"]["coords"] != "c4-c5"
 
 
-def test_older_stored_analyses_without_lines_still_answer_issue30():
-    """An analysis stored before issue 30 (score and best only) is read as before, with
+def test_older_stored_analyses_without_lines_still_answer():
+    """An analysis stored before lines were kept (score and best only) is read as before, with
     empty lines and no better move."""
     from chuhan.server.games.review import analysis_plies
 
@@ -396,8 +396,8 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
             assert "arrangement" not in job.view and "hidden" not in job.view
 
 
-def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_issue30_z2(tmp_path):
-    """Issue 29, Z2: each jieqi line is the mover's view's: legal there, ending at the first
+def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_z2(tmp_path):
+    """Z2: each jieqi line is the mover's view's: legal there, ending at the first
     piece it turns up, never naming what a face-down piece is (the arrangement would)."""
     from chuhan.rules.jieqi import JieqiBoard
     from chuhan.rules.notation import write_move
@@ -442,11 +442,11 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path):
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
         assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
-        _check_lines("xiangqi", CANNON_MATE, done["plies"])  # issue 30: its line too
+        _check_lines("xiangqi", CANNON_MATE, done["plies"])  # Its line too
         assert done["plies"][4]["mate"] == 1 and done["plies"][4]["line"]["wxf"] == ["C3+5"]
 
 
-def test_issue29_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(
+def test_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(
     tmp_path, monkeypatch
 ):
     """CHUHAN_ANALYSIS_ENGINE is read by Settings (the one place that reads the environment)
@@ -547,7 +547,7 @@ def _stored_evaluations(store: Store, game_id: str) -> list[dict[str, Any]]:
 
 
 def test_a_move_is_written_in_the_games_notations_before_it_is_played_U4_N2_N3_Z2(tmp_path):
-    """The confirm bar's "Play C2.5?" (issue 28): the server writes a legal move of the
+    """The confirm bar's "Play C2.5?": the server writes a legal move of the
     position now; an illegal one is refused, a stranger learns nothing, a finished game has
     no move to write, and a jieqi face-down piece stays face down (Z2)."""
     with server(tmp_path) as (client, _, _):

@@ -1,4 +1,4 @@
-"""The review in a real browser (issue 17; SPEC U6, U9, N1–N4, Q5, Q7, Z2): stepping through a
+"""The review in a real browser (SPEC U6, U9, N1–N4, Q5, Q7, Z2): stepping through a
 game by keyboard and mouse in each variant, the FEN of the position shown, the downloaded
 record, the share link in a fresh browser, the engine analysis, and a jieqi game that shows
 nothing hidden before its end. One server for the module (its analysis node budget small).
@@ -284,8 +284,8 @@ def analysed(page: Page, game_id: str) -> dict:
     raise AssertionError("the analysis did not finish")
 
 
-def test_the_review_explains_each_position_as_the_analysis_api_says_issue30(page: Page) -> None:
-    """Issue 29: stepping through an analysed game shows each position's evaluation (pawns
+def test_the_review_explains_each_position_as_the_analysis_api_says(page: Page) -> None:
+    """Stepping through an analysed game shows each position's evaluation (pawns
     for Red, or mate in N), the engine's line in the player's notation (WXF here) and for a
     marked move the better move, what it keeps and its line: the numbers the analysis API
     gives; the graph's y-axis labels sit on its gridlines, and its points on that scale."""

@@ -350,7 +350,7 @@ def test_resignation_scores_50_online_points_for_the_winner_R6(server: tuple[str
 def test_the_same_two_players_score_for_at_most_three_games_a_day_R6(
     server: tuple[str, Path],
 ) -> None:
-    """Against farming (issue 16): a friend who resigns at once feeds 50 points three times,
+    """Against farming: a friend who resigns at once feeds 50 points three times,
     then the pair's games say before the first move that they score nothing."""
     url, _ = server
     creator, friend, room = seated_pair(url)
@@ -471,7 +471,7 @@ def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Pa
 def test_a_room_replay_ends_with_an_ack_naming_the_last_event_as_on_the_game_socket_P5(
     server: tuple[str, Path],
 ) -> None:
-    """Issue 29 (one socket base): a reconnecting room client learns it is in sync exactly as
+    """One socket base: a reconnecting room client learns it is in sync exactly as
     on the game socket: the missed events, then an ``ack`` whose ``last_seq`` is the last of
     them. A hello that names no game gets the game's full state and a plain ``ack``."""
     url, _ = server

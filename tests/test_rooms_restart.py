@@ -229,7 +229,7 @@ class Rings:
 def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R4_R7_Z4(
     tmp_path: Path,
 ) -> None:
-    """Issue 27 item 5, the janggi setup choice: Han's seat on one instance, Cho's on
+    """The janggi setup choice: Han's seat on one instance, Cho's on
     another, their hubs apart (nothing crosses: a change committed and never announced).
     Han chooses, then Han's instance dies. The living one, burying it, rings the room for
     Cho's sockets and adds to Cho's setup deadline the time Cho could not be shown it."""

@@ -550,8 +550,8 @@ def test_the_clock_flags_only_once_both_instances_saw_news_cross_after_the_deadl
     assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89), sure=False)
 
 
-def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4_issue27() -> None:
-    """Issue 27 item 5: the instance holding one seat died (its last word at 30 s, buried at
+def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4() -> None:
+    """The instance holding one seat died (its last word at 30 s, buried at
     60 s), after a Redis outage (10 s to 40 s) already added to the deadline: only what the
     outage did not cover is added, and it stays counted once the dead instance is forgotten."""
     r, game = playing()

@@ -72,7 +72,7 @@ def test_push_pop_restores_position_and_history() -> None:
     assert board.ply == 0
 
 
-# ---------------------------------------------------------------- perft (issue 2 figures)
+# ---------------------------------------------------------------- perft (the published figures)
 
 
 @pytest.mark.parametrize("depth, nodes", [(1, 44), (2, 1920), (3, 79666), (4, 3290240)])

@@ -1,4 +1,4 @@
-"""Several ``chuhan serve`` instances on one PostgreSQL and one Redis (issue 11; SPEC Z1, Z4).
+"""Several ``chuhan serve`` instances on one PostgreSQL and one Redis (SPEC Z1, Z4).
 
 Real processes: the two players of a room sit on different instances and see each other's
 moves through Redis; a move sent to two instances at once is applied once; a turn deadline is

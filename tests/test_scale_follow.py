@@ -1,4 +1,4 @@
-"""Redis carries a key's news only to the instances whose sockets follow it (issue 15).
+"""Redis carries a key's news only to the instances whose sockets follow it.
 
 Three real ``chuhan serve`` instances on one PostgreSQL and one Redis: an instance with no
 socket on a game receives none of its messages; players on two instances still see each
@@ -109,7 +109,7 @@ def test_a_socket_opened_as_a_move_is_published_elsewhere_misses_nothing_Z4_P5(
 def test_a_jieqi_game_socket_shows_moves_made_on_another_instance_as_the_api_does_Z2(
     servers: Cluster,
 ) -> None:
-    """Issue 29 (one socket base): the game socket now takes news the way the room socket
+    """One socket base: the game socket now takes news the way the room socket
     does. A jieqi change from another instance comes without its secret (the arrangement
     stays in the database, Z2), and the socket renders that news instead of reading the
     log. The page on b must hold, after each move made over HTTP on a, exactly the state

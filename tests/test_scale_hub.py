@@ -4,8 +4,8 @@ What crosses is "key K is at seq N" (or a passing notice), with a committed chan
 (the game and its new events) when there is one; a hub never hands its own message
 back to its sockets, only rings subscribers of the key, ignores garbage on the channel, and
 after its subscription was cut rings every local subscriber so that they catch up from the
-database (issue 11). Each key has its own channel, which an instance follows only while one
-of its sockets does (issue 15).
+database. Each key has its own channel, which an instance follows only while one
+of its sockets does.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A move committed just before its instance dies reaches the opponent, who is not flagged
-for the time they could not see it (SPEC R4, R7, Z4; issue 27 item 5).
+for the time they could not see it (SPEC R4, R7, Z4).
 
 Two real ``chuhan serve`` instances on PostgreSQL and Redis, the two players of a room on
 different instances. The mover's instance kills itself (SIGKILL) right after committing

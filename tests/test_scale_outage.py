@@ -1,4 +1,4 @@
-"""A Redis outage is charged to no one (SPEC R4, Z4; issue 16 item 5).
+"""A Redis outage is charged to no one (SPEC R4, Z4).
 
 Two real ``chuhan serve`` instances on PostgreSQL and a Redis of this test alone, the two
 players of a room on different instances. With Redis gone, a move no longer reaches the

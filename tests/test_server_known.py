@@ -1,4 +1,4 @@
-"""A change starts from the game as this instance last knew it (issue 15: a move costs one
+"""A change starts from the game as this instance last knew it (a move costs one
 database call), and an out-of-date copy never changes what happens: the change is decided
 again on a fresh read, nothing is lost or applied twice (SPEC Z1, Z4, P5)."""
 
@@ -205,7 +205,7 @@ def test_readiness_from_an_out_of_date_room_is_decided_again_on_a_fresh_read(
 def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_room(
     tmp_path: Path,
 ) -> None:
-    """Issue 15 (thousands of games starting): the instance that stored the room's last
+    """Thousands of games starting: the instance that stored the room's last
     change starts its game from its own copy: no read of the room or of a game."""
     store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
     store.migrate()

@@ -55,8 +55,8 @@ def test_migrations_apply_once_and_again_without_harm(store, database):
     assert store.ping()
 
 
-def test_the_models_and_the_migrations_describe_one_schema_issue_29(store):
-    """Issue 29 item 3: every table is defined in ``db/tables.py`` on the one ``MetaData``
+def test_the_models_and_the_migrations_describe_one_schema(store):
+    """Every table is defined in ``db/tables.py`` on the one ``MetaData``
     that ``migrations/env.py`` hands Alembic, and autogenerate (types and server defaults
     compared) finds nothing between those models and a database migrated to head: a model
     changed without its migration, or a table left out of ``env.py``'s view, fails here."""

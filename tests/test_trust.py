@@ -1,4 +1,4 @@
-"""Issue 27 (trust round three), at the HTTP API: where a request comes from (SPEC Z6).
+"""Trust round three, at the HTTP API: where a request comes from (SPEC Z6).
 
 The browser side of the same rule (a real page of another origin) is tests/test_web_csrf.py.
 Every test runs a real app (lifespan, migrations, SQLite) with a scripted AI.
@@ -23,7 +23,7 @@ def _player_count(store: object) -> int:
         return int(conn.execute(select(func.count()).select_from(players)).scalar_one())
 
 
-def test_no_unsafe_request_creates_or_replaces_an_identity_Z6_issue27(tmp_path: Path) -> None:
+def test_no_unsafe_request_creates_or_replaces_an_identity_Z6(tmp_path: Path) -> None:
     with server(tmp_path, visit=False) as (client, _, store):
         for method, path, body in (
             ("POST", "/api/records", None),
@@ -44,7 +44,7 @@ def test_no_unsafe_request_creates_or_replaces_an_identity_Z6_issue27(tmp_path: 
         assert _player_count(store) == 1
 
 
-def test_unsafe_requests_from_another_origin_are_refused_Z6_issue27(tmp_path: Path) -> None:
+def test_unsafe_requests_from_another_origin_are_refused_Z6(tmp_path: Path) -> None:
     with server(tmp_path, allowed_origins=("https://friend.example",)) as (client, _, _):
         me = client.get("/api/me").json()
         rename = {"name": "Mallory"}
@@ -70,7 +70,7 @@ def test_unsafe_requests_from_another_origin_are_refused_Z6_issue27(tmp_path: Pa
         assert client.get("/api/me", headers={"Origin": "https://evil.example"}).status_code == 200
 
 
-def test_a_form_body_needs_the_client_header_Z6_issue27(tmp_path: Path) -> None:
+def test_a_form_body_needs_the_client_header_Z6(tmp_path: Path) -> None:
     """What an HTML form can send (also from a browser that says nothing of its origin)."""
     record = b'[Variant "xiangqi"]\n\n1. h2e2 *'
     with server(tmp_path) as (client, _, _):
@@ -113,7 +113,7 @@ REFUSED_NAMES = {
 }
 
 
-def test_invisible_look_alike_and_reserved_names_are_refused_issue27(tmp_path: Path) -> None:
+def test_invisible_look_alike_and_reserved_names_are_refused(tmp_path: Path) -> None:
     with server(tmp_path) as (client, _, _):
         assert client.patch("/api/me", json={"name": "Alice"}).status_code == 200
         for name, reason in REFUSED_NAMES.items():
@@ -124,7 +124,7 @@ def test_invisible_look_alike_and_reserved_names_are_refused_issue27(tmp_path: P
         assert client.get("/api/me").json()["name"] == "Alice"  # nothing was kept
 
 
-def test_names_of_every_script_are_kept_composed_issue27(tmp_path: Path) -> None:
+def test_names_of_every_script_are_kept_composed(tmp_path: Path) -> None:
     with server(tmp_path) as (client, _, _):
         for given, kept in (
             ("Nguye\u0302\u0303n Va\u0306n An", "Nguyễn Văn An"),  # decomposed: kept NFC
@@ -144,7 +144,7 @@ def _record(**tags: str) -> bytes:
     return ("\n".join(['[Variant "xiangqi"]', *lines]) + "\n\n1. h2e2 *\n").encode()
 
 
-def test_record_tags_follow_the_same_rules_issue27(tmp_path: Path) -> None:
+def test_record_tags_follow_the_same_rules(tmp_path: Path) -> None:
     with server(tmp_path) as (client, _, _):
         for tags in (
             {"Red": "Alice\u3164"},

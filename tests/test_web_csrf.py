@@ -1,4 +1,4 @@
-"""No page of another site can act as a player (SPEC Z6, issue 27 holes 3 and 4).
+"""No page of another site can act as a player (SPEC Z6).
 
 A real Chromium visits a real ``chuhan serve`` at http://127.0.0.1:P, then a page of another
 origin that acts on its own: http://127.0.0.2:Q is another *site* (the player's Lax cookie is
@@ -81,7 +81,7 @@ def _refused(response: Response) -> None:
     assert cookie is None  # no identity is made for the request
 
 
-def test_a_cross_site_form_post_or_fetch_keeps_the_visitors_identity_Z6_issue27(
+def test_a_cross_site_form_post_or_fetch_keeps_the_visitors_identity_Z6(
     site: tuple[str, Path],
     chromium: Browser,  # noqa: F811
 ) -> None:
@@ -134,7 +134,7 @@ def _seated_in_a_game(url: str) -> tuple[Player, Player, str, list[RoomSocket]]:
     return victim, friend, room["id"], sockets
 
 
-def test_a_same_site_page_cannot_make_a_seated_player_leave_Z6_issue27(
+def test_a_same_site_page_cannot_make_a_seated_player_leave_Z6(
     site: tuple[str, Path],
     chromium: Browser,  # noqa: F811
 ) -> None:
@@ -181,7 +181,7 @@ def test_a_same_site_page_cannot_make_a_seated_player_leave_Z6_issue27(
         ("en-US", DESKTOP, "A name cannot hold invisible characters"),
     ],
 )
-def test_a_look_alike_name_is_refused_in_the_players_language_issue27(
+def test_a_look_alike_name_is_refused_in_the_players_language(
     site: tuple[str, Path],
     chromium: Browser,  # noqa: F811
     locale: str,

@@ -1,4 +1,4 @@
-"""Issue 29 item 1, in the browser: a refusal's fields (inside ``error``, the API's one shape)
+"""In the browser: a refusal's fields (inside ``error``, the API's one shape)
 reach the player's text (SPEC Z3, U8): a wrong room password says how many tries are left."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from web_fixtures import chromium, open_page, web_page, web_server  # noqa: E402
 pytestmark = pytest.mark.timeout(120)
 
 
-def test_a_wrong_room_password_says_the_tries_left_the_server_counted_Z3_issue29(
+def test_a_wrong_room_password_says_the_tries_left_the_server_counted_Z3(
     web_page: Page,  # noqa: F811
 ) -> None:
     open_page(web_page, "/room")

@@ -1,4 +1,4 @@
-"""One play view for every game kind (issue 15; SPEC U6, U9, N1–N3, Q5, Q7, J6, J8, R3–R5, S1).
+"""One play view for every game kind (SPEC U6, U9, N1–N3, Q5, Q7, J6, J8, R3–R5, S1).
 
 The same assertions — check marked, the move list in the chosen notation, captured pieces,
 the jieqi end with every piece face up and the commitment checked, the result and its reason —
@@ -267,7 +267,7 @@ def open_room(pair: Friends, variant: str, names: tuple[str, str] | None = None)
 
 def check_setup_panel(page: Page) -> None:
     """J3 in a room: the four setups as pictures (four pieces each), inside their box below
-    the board (issue 28: brought to the player), and the board shows the setup being picked."""
+    the board (brought to the player), and the board shows the setup being picked."""
     pills = page.locator("[data-setup] .setup-pill")
     expect(pills).to_have_count(4)
     you = room_data(page)["you"]

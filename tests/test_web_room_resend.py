@@ -1,4 +1,4 @@
-"""A room game survives a broken link without losing or doubling a move (SPEC P5, R7; issue 15).
+"""A room game survives a broken link without losing or doubling a move (SPEC P5, R7).
 
 Both players' WebSockets pass through a Playwright route, which forwards every message until
 the test breaks the link: either right after a move reached the server (its answer is lost,

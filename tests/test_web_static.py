@@ -67,7 +67,7 @@ def used_keys() -> set[str]:
     for family, values in FAMILIES.items():
         joiner = "_" if family.startswith("settings.") else "."
         keys |= {f"{family}{joiner}{value}" for value in values}
-    # Every code of docs/protocol.md's HTTP errors table (issue 29) has its own text too.
+    # Every code of docs/protocol.md's HTTP errors table has its own text too.
     keys |= {f"error.{code}" for code in HTTP_ERRORS}
     return keys
 

@@ -1,4 +1,4 @@
-"""The WXF repetition rules (issue 18, SPEC E1 "a stricter rule set"; Q6 for jieqi).
+"""The WXF repetition rules (SPEC E1 "a stricter rule set"; Q6 for jieqi).
 
 Each example is a position, the cycle of moves played until the third occurrence, the verdict
 and the rule. ``MANUAL`` holds the diagrams of the WXF manual (the Asian rules it adopts,
@@ -247,7 +247,7 @@ def test_one_check_one_chase_is_no_perpetual_chase() -> None:
 
 
 def test_jieqi_face_down_piece_protects_as_the_piece_of_its_point() -> None:
-    """Q6 + issue 18: the face-down piece on h10 guards g8 and i8 as a horse would (what the
+    """Q6: the face-down piece on h10 guards g8 and i8 as a horse would (what the
     players see), though it is in truth a soldier; on a10 (a chariot's point) it guards
     neither, and the chariot's chase of the cannon loses."""
     guarded = JieqiBoard("4k2x1/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="h10=p e7=p",
@@ -324,7 +324,7 @@ def test_engine_claims_a_winning_repetition() -> None:
 
 
 def test_jieqi_engine_claims_the_chase_from_its_own_view() -> None:
-    """A3 + issue 18: the jieqi search sees only its side's view, and the view keeps the rule
+    """A3: the jieqi search sees only its side's view, and the view keeps the rule
     set: Black repeats into Red's losing chase, and Red does not start it again."""
     board = JieqiBoard("x3k4/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="a10=p e7=p", rules="wxf")
     board.push_many(["i2g2", "g8i8", "g2i2", "i8g8"])

@@ -1,4 +1,4 @@
-"""The example diagrams of the WXF manual (the Asian rules it adopts), each as a test (issue 18).
+"""The example diagrams of the WXF manual (the Asian rules it adopts), each as a test (E1).
 
 Each case is a position, the moves of the manual's example up to a repetition, and who must
 lose (None: a draw). The test plays the moves, then repeats their last cycle until the third

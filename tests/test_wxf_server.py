@@ -1,4 +1,4 @@
-"""The ``rules`` option of games and rooms (issue 18, SPEC E1): chosen at creation, carried in
+"""The ``rules`` option of games and rooms (SPEC E1): chosen at creation, carried in
 the state's ``options``, given to the AI, and judging the game's repetitions (Z5 for bad input).
 """
 

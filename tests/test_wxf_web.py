@@ -1,4 +1,4 @@
-"""The WXF rules in the browser (issue 18, E1, U6, U8): chosen on the home screen, and a
+"""The WXF rules in the browser (E1, U6, U8): chosen on the home screen, and a
 perpetual chase ends the game with a reason that names the chaser, the chased piece and the
 move it began on, in the player's language."""
 
@@ -54,7 +54,7 @@ def test_a_perpetual_chase_ends_the_game_with_its_evidence(
     dialog = web_page.locator("dialog[data-end-dialog]")
     expect(dialog).to_be_visible()
     expect(dialog.locator("[data-result-reason]")).to_contain_text(words)
-    # The move list marks the moves of the repetition that chased (issue 18: the review).
+    # The move list marks the moves of the repetition that chased (the review).
     chased = sorted(m["ply"] for m in state["ruling"]["marks"] if m["chases"] and not m["check"])
     assert len(chased) >= 4  # the chariot's every move, twice round the cycle
     marked = web_page.eval_on_selector_all(

@@ -1,4 +1,4 @@
-"""Issue 29 item 3's measures of the server's shape around its database (print them).
+"""Measures of the server's shape around its database (print them).
 
 Run from the repository: ``PYTHONPATH=src python tools/db_shape.py``. Reads the sources with
 :mod:`ast` (and imports only the table modules, to count the tables Alembic's env.py sees):

@@ -2,7 +2,7 @@
 ``record``, ``puzzles``.
 
 The output of ``moves``, ``perft`` and ``game`` is a contract that other tools rely on
-(see the README): one line per FEN, the node count as the last line, one JSON object.
+(see docs/rules.md): one line per FEN, the node count as the last line, one JSON object.
 """
 
 from __future__ import annotations
@@ -374,7 +374,7 @@ def _cmd_ai_worker(args: argparse.Namespace) -> int:
     from .server.ai.queue import run_workers
     from .server.settings import Settings
 
-    settings = Settings.from_env()  # the environment is read there only (issue 29)
+    settings = Settings.from_env()  # the environment is read there only
     redis_url = args.redis_url or settings.redis_url
     if not redis_url:
         raise ValueError("chuhan ai-worker needs REDIS_URL (or --redis-url)")

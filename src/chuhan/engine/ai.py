@@ -67,7 +67,7 @@ LEVELS: dict[str, Level] = {
     "intermediate": Level(depth=3, nodes=40_000, movetime=0.45),
     "advanced": Level(depth=48, nodes=None, movetime=2.0),
 }
-# How often a level plays from the opening book when the position is in it (issue 19).
+# How often a level plays from the opening book when the position is in it (A1).
 BOOK_SHARE = {"advanced": 1.0, "intermediate": 0.5}
 HINT_LEVEL = Level(depth=6, nodes=None, movetime=0.3)
 DRAW_SEARCH_NODES = 6_000

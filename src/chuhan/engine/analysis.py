@@ -1,4 +1,4 @@
-"""Engine analysis of a game (issue 17): each position evaluated at a fixed node budget, each
+"""Engine analysis of a game (N4): each position evaluated at a fixed node budget, each
 move judged by how much it lost.
 
 :func:`evaluate` gives one position's :class:`Evaluation` (score for the side to move, best
@@ -16,7 +16,7 @@ Scores are clamped to ±:data:`SCORE_CAP` first, so a missed mate counts as a bl
 mate already on the board makes no difference between two winning moves. The server decides
 which views are evaluated (jieqi: the mover's own, Z2) and where the work runs.
 
-An evaluation explains itself (issue 30): ``mate`` (moves to mate, signed, for the side to
+An evaluation explains itself: ``mate`` (moves to mate, signed, for the side to
 move) and the engine's line ``pv`` (at most :data:`LINE_MOVES` moves, each legal in turn),
 written on the evaluated board in each notation of the variant (``line``). On a jieqi view
 the line ends with the first move that turns a piece face up: what it turns into is chance

@@ -1,4 +1,4 @@
-"""Opening books (issue 19; janggi's, issue 30): deep-searched moves for the first plies.
+"""Opening books (SPEC A1; xiangqi's and janggi's): deep-searched moves for the first plies.
 
 ``book.json`` (xiangqi) and ``book_janggi.json`` (janggi: every pair of the four setups, J3)
 map a position (placement and side to move, :func:`book_key`) to ``[[move, weight], …]``;

@@ -59,7 +59,7 @@ def tuned_jieqi() -> tuple[dict[int, int], dict[int, int]]:
     return values, {_KINDS[name]: int(v) for name, v in weights["hidden"].items()}
 
 
-# The xiangqi weights, fitted to the results of master games by ``bench/tune.py`` (issue 19)
+# The xiangqi weights, fitted to the results of master games by ``bench/tune.py`` (A1)
 # from the hand-set A1 values (advisor and elephant 200, horse 400, chariot 900, cannon 450,
 # soldier 100 at home) and bonuses (``_xiangqi_square``, still jieqi's). The values and tables
 # are data (tuned.json); the block below holds the tuned weights the search reads per node.
@@ -76,7 +76,7 @@ SAFETY_WEIGHT: Final = 12
 MOBILITY_MARGIN: Final = 140
 # --- end of the tuned weights ---
 
-# The janggi weights, fitted by ``bench/tune.py --variant janggi`` (issue 30) to the results of
+# The janggi weights, fitted by ``bench/tune.py --variant janggi`` (A1) to the results of
 # Fairy-Stockfish self-play (``bench/janggi_games.py``), from J8's points × 100 (chariot 13,
 # cannon 7, horse 5, elephant 3, advisor 3, soldier 2; Han's 1.5) and the hand-set bonuses.
 JANGGI_VALUES, JANGGI_BONUS = _tuned("janggi")
@@ -196,7 +196,7 @@ def drawn_scaled(counts: list[int], score: int) -> int:
 
 
 # Centipawns per point a piece can move to (empty or enemy): a boxed-in chariot or a horse
-# with blocked legs is worth less than a free one (issue 6: mobility). The chariot's and the
+# with blocked legs is worth less than a free one (mobility). The chariot's and the
 # horse's weights are tuned on xiangqi games (above) and shared by every variant; the
 # cannon's is per evaluator (``Evaluator.cannon_mobility``): this is jieqi's.
 CANNON_MOBILITY: Final = 1

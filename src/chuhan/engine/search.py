@@ -69,7 +69,7 @@ LMR: Final = [
     [max(1, int(0.6 + math.log(d) * math.log(m) / 2.2)) if d and m else 0 for m in range(128)]
     for d in range(MAX_PLY + 2)
 ]
-# The time manager (issue 19): a new iteration starts while the time used is under this share
+# The time manager (A1): a new iteration starts while the time used is under this share
 # of the move's budget, scaled up when the best move just changed or the score fell (an unclear
 # position) and down when the best move has held for several iterations or the reply is forced.
 SOFT_SHARE: Final = 0.6
@@ -312,7 +312,7 @@ class Searcher:
         keys = self.keys
         n = len(keys)
         checks = self.checks
-        if self.wxf:  # perpetual check and chase judged (issue 18)
+        if self.wxf:  # perpetual check and chase judged (E1)
             loser = cycle_loser(self.board, self.codes[j:], checks[j + 1 :])
             score = self.rules.repetition_score(self.board, loser)
             return score or self._draw()

@@ -7,7 +7,7 @@ A move is an int ``from * 90 + to`` (``PASS_CODE`` for a janggi pass); the game 
 (``push``, ``pop``, ``legal_moves``, ``outcome``) speaks :class:`Move` and keeps the history
 that repetitions and the end of the game are judged by.
 
-The move-code API is for the engine and the WXF judge (issue 29), which play many moves and take
+The move-code API is for the engine and the WXF judge, which play many moves and take
 them back without touching the game's history; it is public and documented here so that they
 need nothing private:
 

@@ -39,7 +39,7 @@ class RuleOptionError(RulesError):
 
 
 # J3: horses (H) and elephants (E) on a side's 2nd, 3rd, 7th and 8th points, read from its left.
-# The one list (issue 29): the server's request models take ``SetupChoice``, the rest ``SETUPS``;
+# The one list: the server's request models take ``SetupChoice``, the rest ``SETUPS``;
 # the web client's copy (``web/js/screens.js``) is checked against it (test_architecture).
 SetupChoice = Literal["HEHE", "EHEH", "HEEH", "EHHE"]
 SETUPS: Final[tuple[str, ...]] = get_args(SetupChoice)

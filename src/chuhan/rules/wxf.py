@@ -1,4 +1,4 @@
-"""The WXF repetition rules: perpetual check and perpetual chase judged (issue 18, SPEC E1).
+"""The WXF repetition rules: perpetual check and perpetual chase judged (SPEC E1).
 
 SPEC E1 ends a game at the third occurrence of a position. With the rule set ``casual`` (the
 default) only a one-sided perpetual check loses. With ``wxf`` the moves from the first to the

@@ -2,7 +2,7 @@
 
 ``create_app(settings)`` builds everything from its arguments (no global state), so tests
 can run several apps side by side with their own database and AI pool. It defines no route
-itself (issue 29): each router lives in its own module (:mod:`.http.routes` for the players'
+itself: each router lives in its own module (:mod:`.http.routes` for the players'
 games and the operators', :mod:`.rooms.routes`, :mod:`.pairing.routes`, :mod:`.games.review`,
 :mod:`.players.archive`, :mod:`.http.front_end`), the player comes from :mod:`.identity`, and
 refusals are answered by :mod:`.http.refusals`.
@@ -73,7 +73,7 @@ def create_app(
             await redis_hub.start()
         await pool.start()
         await service.start()
-        retention.start()  # issue 27 #8: what nobody can reach is deleted (ops/retention.py)
+        retention.start()  # What nobody can reach is deleted (ops/retention.py)
         if collector is not None:
             collector.start()
         yield
@@ -101,7 +101,7 @@ def create_app(
     app.include_router(games_router(service))  # SPEC S1, P1–P6: the player's own games
     app.include_router(rooms_router(service))  # SPEC R1–R8: online rooms
     app.include_router(pairing_router(service))  # SPEC B1: play a stranger (after the rooms)
-    # issue 17: records, imports, share links, analysis
+    # Records, imports, share links, analysis
     app.include_router(review_router(service, settings.analysis_nodes))
     app.include_router(archive_router(service))  # B3: a player's archive
     app.include_router(live_router(service))  # B5: the player's games in progress

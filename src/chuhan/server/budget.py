@@ -20,7 +20,7 @@ instance counts the same uses; one transaction per reservation, rows locked in k
 - a *gauge* (the whole site's) never refuses nor slows: full, it is not charged, and the
   use draws instead on the ``when_full`` buckets given with it (tighter budgets of the
   user's own). A budget that strangers anywhere can spend then shuts nobody out: it only
-  makes each user's own budget the tighter one (issue 27).
+  makes each user's own budget the tighter one.
 
 :meth:`~.db.limits.Limiter.refund` gives a reserved use back (a right password costs nothing).
 """

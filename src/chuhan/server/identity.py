@@ -4,7 +4,7 @@
 The one place a player is read or made. :func:`known_player` only reads (every socket, every
 unsafe request); :func:`current_player`, the routes' dependency (:data:`Me`), makes a new
 player for a safe request without a valid cookie, within the address block's budget of new
-players (issue 27 #8), and refuses an unsafe one with 401 ``no_player`` (Z6: no request
+players, and refuses an unsafe one with 401 ``no_player`` (Z6: no request
 another site sends replaces the visitor's cookie). Only a request of the site's own pages
 makes a player (Z6): another site's ``<img src=/api/me>`` makes none and spends nothing of
 the address's budget (:func:`from_own_page`). :func:`known_player_or_refuse`

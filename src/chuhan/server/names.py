@@ -1,4 +1,4 @@
-"""Names a reader can trust (issue 27, hole 10; SPEC S1): what a player may call themselves,
+"""Names a reader can trust (SPEC S1): what a player may call themselves,
 and what an imported record's player and event tags may say.
 
 - No invisible character: the Unicode default-ignorable code points (zero-width spaces and

@@ -6,7 +6,7 @@ Client messages are pydantic models in discriminated unions (:data:`GameMessage`
 :data:`RoomMessage`, :data:`SeekMessage`) that share one base (an ``id`` and a ``type``);
 :func:`parse` reads a frame into one of them or raises :class:`ProtocolError`. Server
 messages are the models of :data:`REPLIES`, :data:`NOTICES` and :data:`EVENTS`, each named
-by the ``type`` in its class line (issue 29: every socket builds what it sends from them,
+by the ``type`` in its class line (every socket builds what it sends from them,
 e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
 :func:`state_event` are the short forms of the two sent from outside the sockets too), from
 which the message tables of docs/protocol.md are generated (``python -m
@@ -643,7 +643,7 @@ class CreateGameBody(BaseModel):
     setup: SetupChoice | None = None
     setup_other: SetupChoice | None = None
     bikjang: Literal["off", "points"] = "off"
-    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1)
     abandon_pending: bool = False
 
 
@@ -674,7 +674,7 @@ class CreateRoomBody(BaseModel):
 
     variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
     bikjang: Literal["off", "points"] = "off"
-    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1, issue 18)
+    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1)
     password: str | None = Field(default=None, max_length=40)
     # B7: a game clock (``5+3``, janggi ``5m+3x30s``…), or ``turn``/none for R4's 90 s a move
     clock: str | None = Field(default=None, max_length=16)
@@ -707,7 +707,7 @@ class HttpError:
 
 
 REFUSED = 409  # any code not listed: an action the game or room refuses now
-# Every status of the HTTP API's refusals is here (issue 29): a refusal names its code, and
+# Every status of the HTTP API's refusals is here: a refusal names its code, and
 # the code its status. Listed: every code whose status is not 409, or with fields of its own.
 HTTP_ERRORS: dict[str, HttpError] = {
     "bad_request": HttpError(
@@ -718,7 +718,7 @@ HTTP_ERRORS: dict[str, HttpError] = {
     ),
     "bad_name": HttpError(
         400,
-        "a name a reader could be fooled by (issue 27); `reason`: `invisible`, `marks`, "
+        "a name a reader could be fooled by; `reason`: `invisible`, `marks`, "
         "`no_letter`, `reserved`, `length`",
         ("reason",),
     ),
@@ -756,7 +756,7 @@ HTTP_ERRORS: dict[str, HttpError] = {
         422, "the body or query does not fit the schema: unknown variant, malformed JSON…"
     ),
     "too_many_players": HttpError(
-        429, "the address block made too many players (issue 27 #8)", ("retry_after",)
+        429, "the address block made too many players", ("retry_after",)
     ),
     "too_many_games": HttpError(429, "too many games started", ("retry_after",)),
     "too_many_imports": HttpError(429, "too many records imported", ("retry_after",)),

@@ -1,5 +1,5 @@
 """The server's plain records: players, games, events, rooms and seeks as the database keeps
-them, the change an action makes, the errors of a stale read, and the clock (issue 29, item 3).
+them, the change an action makes, the errors of a stale read, and the clock.
 
 Nothing here knows SQLAlchemy: the pure modules (``games``, ``views``, ``hub``,
 ``rooms/rules``…) take and return these records, and only :mod:`.db` turns them into rows.
@@ -320,7 +320,7 @@ class ArchivedGame:
 
 @dataclass(frozen=True)
 class StoredAnalysis:
-    """A game's engine analysis as stored (issue 17): one evaluation per evaluated view."""
+    """A game's engine analysis as stored (N4): one evaluation per evaluated view."""
 
     game_id: str
     status: str  # queued, running, done, failed

@@ -66,7 +66,7 @@ class AIJob:
     seed: int = 0
     side: int = 0
     movetime: float | None = None
-    nodes: int | None = None  # ``analysis``: the node budget of one position (issue 17)
+    nodes: int | None = None  # ``analysis``: the node budget of one position (N4)
     owner: str = ""  # the player whose share it uses; empty for the server's own jobs
     # ``move``: the game it plays in; the worker that made the game's last move is preferred
     # (it keeps what that search learned). Empty: any worker.
@@ -136,7 +136,7 @@ PARENT_POLL_SECONDS = 0.5
 
 
 def die_with_parent(parent: int) -> None:
-    """End this process when ``parent`` (the server that started it) dies (issue 27 #12).
+    """End this process when ``parent`` (the server that started it) dies.
 
     On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``), even in
     the middle of a search; everywhere a daemon thread also polls the parent's id (the
@@ -199,7 +199,7 @@ class FairShares:
 
 class FairTurns:
     """At most ``capacity`` turns at once, handed round-robin over address blocks and, within
-    a block, over its players (issue 27 #7, SPEC Z7): whoever asks waits for at most one turn
+    a block, over its players (SPEC Z7): whoever asks waits for at most one turn
     of each other block (and each other player of its own block), however many turns any of
     them has asked for. Used by the analyses (one turn per position, ``games/review.py``), whose
     many small jobs would otherwise be served first come, first served."""
@@ -405,7 +405,7 @@ class AIPool:
     def shutdown(self) -> None:
         """Cancel the waiting jobs and stop the workers, in the middle of a search too: a
         stopping server reads no answer, so a worker left computing would only burn CPU
-        (issue 27 #12: an analysis position computed 45 min after SIGTERM)."""
+        (an analysis position computed 45 min after SIGTERM)."""
         lanes, self._lanes, self._executor = self._lanes, [], None
         for executor in dict.fromkeys(lanes):  # each once (a given executor is every lane)
             # ProcessPoolExecutor has no public way to stop a busy worker before Python 3.14

@@ -1,4 +1,4 @@
-"""The shared AI queue (issue 11): AI jobs go through Redis to ``chuhan ai-worker`` processes.
+"""The shared AI queue: AI jobs go through Redis to ``chuhan ai-worker`` processes.
 
 With ``CHUHAN_AI_SHARED=1`` (and ``REDIS_URL``) a web instance does not search itself: its
 :class:`SharedAIPool` puts each :class:`~.ai.pool.AIJob` (plain data) on one Redis queue named after
@@ -405,7 +405,7 @@ def work(
     SIGINT (then it finishes its job), or until the process ``parent`` is gone (at once,
     killed by the kernel on Linux: its job goes back to the queue when its heartbeat stops)."""
     if parent is not None:
-        die_with_parent(parent)  # issue 27 #12: never outlive the server that started it
+        die_with_parent(parent)  # Never outlive the server that started it
     _configure_logs()
     with contextlib.suppress(Exception):  # load the engine before the first job
         from ... import engine  # noqa: F401

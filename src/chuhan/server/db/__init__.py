@@ -1,3 +1,3 @@
-"""The database (issue 29, item 3): every table (:mod:`.tables`, one ``MetaData`` that
+"""The database: every table (:mod:`.tables`, one ``MetaData`` that
 Alembic's ``migrations/env.py`` compares) and every query live in this package; the rest
 of the server hands it the plain records of :mod:`chuhan.server.records`."""

@@ -1,4 +1,4 @@
-"""The archive's reads (SPEC S1, issue 28: every game of a player, newest first, in pages;
+"""The archive's reads (SPEC S1: every game of a player, newest first, in pages;
 what is shown of them: ``server/players/archive.py``)."""
 
 from __future__ import annotations

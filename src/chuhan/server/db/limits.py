@@ -1,4 +1,4 @@
-"""The limiter's buckets in the database (issue 16; the budgets and how they count:
+"""The limiter's buckets in the database (the budgets and how they count:
 ``server/budget.py``): one row per key, its theoretical arrival time, for every instance."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The retention job's deletions (issue 27 #8; what is deleted and why:
+"""The retention job's deletions (what is deleted and why:
 ``server/ops/retention.py``).
 
 Each method deletes one batch in one short transaction; on PostgreSQL two instances running

@@ -1,4 +1,4 @@
-"""After the game (issue 17): share tokens and engine analyses in the game database (tables
+"""After the game (N4): share tokens and engine analyses in the game database (tables
 ``game_shares`` and ``game_analyses``, migration 0005; what is done with them:
 ``server/games/review.py``)."""
 

@@ -111,7 +111,7 @@ class Store:
         """PostgreSQL: a connection of the pool used straight through psycopg, in autocommit
         (one statement is its own transaction, one round trip). For the statements run on
         every move, room change and socket: SQLAlchemy's execution costs several times the
-        driver's own (issue 15: 240 µs of CPU against 60 µs for a read by key).
+        driver's own (240 µs of CPU against 60 µs for a read by key).
 
         A connection the database dropped is discarded and the error raised as SQLAlchemy's
         ``DBAPIError`` with ``connection_invalidated``, so the caller runs it once more on a
@@ -351,7 +351,7 @@ class Store:
             return {str(kind): int(n) for kind, n in conn.execute(query)}
 
     def playing_online(self, player_id: str) -> bool:
-        """True while the player is seated in an ongoing online game (issue 27 #9: no engine
+        """True while the player is seated in an ongoing online game (no engine
         advice for them meanwhile)."""
         query = seated_in_ongoing_game(player_id, game_players.c.game_id).limit(1)
         with self.reader.connect() as conn:

@@ -120,7 +120,7 @@ game_players = _table(
     Index("ix_game_players_player", "player_id"),
 )
 
-# After the game (issue 17): a finished game opens read-only for anyone holding its share
+# After the game (N4): a finished game opens read-only for anyone holding its share
 # token (unguessable, 192 random bits), and its engine analysis is kept with it: one entry
 # of ``evaluations`` per evaluated view of a position, so a restarted analysis goes on.
 game_shares = _table(
@@ -141,7 +141,7 @@ game_analyses = _table(
     *_moments("updated_at"),
 )
 
-# Ratings (SPEC B2, issue 28): one Glicko-2 rating per player and variant, from paired games
+# Ratings (SPEC B2): one Glicko-2 rating per player and variant, from paired games
 # only (``server/players/ratings.py``). ``games`` counts the rated games: a rating changes by a
 # conditional update on it, so two instances never apply two games over one read. The
 # leaderboard (B8, ``db/leaderboard.py``) walks one variant by rating.
@@ -213,7 +213,7 @@ server_instances = _table(
     Column("hub", JSON(none_as_null=True), nullable=True),
 )
 
-# The limits layer (issue 16): one row per budget key (server/budget.py).
+# The limits layer: one row per budget key (server/budget.py).
 limit_buckets = _table(
     "limit_buckets",
     Column("key", String(120), primary_key=True),

@@ -69,7 +69,7 @@ def options_of_board(
             made["setup"] = f"{options['setup']['cho']}:{options['setup']['han']}"
         made["bikjang"] = options.get("bikjang", "off")
     else:
-        made["rules"] = options.get("rules", "casual")  # E1, issue 18
+        made["rules"] = options.get("rules", "casual")  # E1
     if variant == "jieqi" and secret:
         made["arrangement"] = secret["arrangement"]
         made["salt"] = secret["salt"]
@@ -114,7 +114,7 @@ def reveal_at(game: GameRecord, index: int) -> str | None:
     return str(reveal) if reveal else None
 
 
-# An instance holds thousands of games at once (issue 15's goal: 5,000 online games, each
+# An instance holds thousands of games at once (the scale goal: 5,000 online games, each
 # followed on two instances): a cache smaller than that thrashes, and then every event
 # replays its game from the start (its notation too: every earlier position). A game needs
 # its last position or two, and no more: every board kept is some 35 objects that each full

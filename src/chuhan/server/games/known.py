@@ -1,5 +1,5 @@
 """The games as this instance last committed or heard of them, so that a change starts
-without reading its game (issue 15: one database round trip per move, not two).
+without reading its game (one database round trip per move, not two).
 
 A copy here may be out of date: another instance may have committed since, and its news not
 arrived yet. That is safe because every change is a conditional update on the game's
@@ -32,7 +32,7 @@ Stored = TypeVar("Stored")
 # twenty in a row means the thing is changing faster than anyone can play.
 CHANGE_RETRIES = 20
 
-KNOWN_GAMES = 16_384  # issue 15: 5,000 online games followed on each of two instances
+KNOWN_GAMES = 16_384  # 5,000 online games followed on each of two instances
 
 
 class KnownGames:

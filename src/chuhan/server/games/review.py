@@ -1,4 +1,4 @@
-"""After the game (issue 17): records, imports, share links and engine analysis over HTTP.
+"""After the game (N4): records, imports, share links and engine analysis over HTTP.
 
 - ``GET /api/games/{id}/record?notation=…&format=pgn|gib`` — the game's record (SPEC N4) as
   ``text/plain``, for its players at any time and for share-link holders (``share=``) once
@@ -190,7 +190,7 @@ def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameReco
         options["rules_end"] = record.rules_end.as_json(sides)
     tags: dict[str, str] = {}
     for name in RECORD_TAGS:
-        try:  # issue 27: a tag is shown as a player's name is, and follows its rules
+        try:  # A tag is shown as a player's name is, and follows its rules
             value = readable(record.tags.get(name, ""))[:MAX_TAG_LENGTH]
         except BadText as exc:
             raise GameActionError("bad_record", f"the [{name}] tag: {exc.message}") from None
@@ -257,7 +257,7 @@ def analysis_plies(game: GameRecord, evaluations: list[dict[str, Any]]) -> list[
     move that led to it its ``loss`` and ``class``; a marked move (``class``) also gets the
     ``better`` move, the best one of the position before in each notation (else None), and
     the centipawns it keeps over the one played (``gain``, = ``loss``; else 0). Analyses
-    stored before lines were (issue 30) have no ``pv``: their lines are empty and ``better``
+    stored before lines were kept have no ``pv``: their lines are empty and ``better``
     is None."""
     first = rules_of.first_turn(game.start_fen)
     own: dict[int, dict[str, Any]] = {}
@@ -311,7 +311,7 @@ class AnalysisRunner:
     (with one worker: never while a live job runs), so a live game's AI reply never queues
     behind more than nothing. At most ``max_running`` positions are out at once per instance
     (fewer with fewer workers), handed out round-robin over address blocks and their players
-    (:class:`~.ai.pool.FairTurns`, issue 27 #7): another player's analysis waits for one position
+    (:class:`~.ai.pool.FairTurns`): another player's analysis waits for one position
     of each other asker, not for their whole queue. A player has at most ``per_player``
     analyses waiting or running here, an address block ``per_address``; one more is refused
     (429 ``analysis_queue_full``). Progress is stored about once a second, so an analysis cut
@@ -383,7 +383,7 @@ class AnalysisRunner:
             refused = self._refusal(owner, block)
             if refused is not None:
                 raise refused
-        if before is None:  # a new analysis: the asker's budget (issue 27 #8)
+        if before is None:  # a new analysis: the asker's budget
             await self.service.spend("analyses", owner or None)
         tasks = analysis_tasks(game)
         await self.service.db(self.reviews.begin_analysis, game.id, self.nodes, len(tasks))
@@ -454,7 +454,7 @@ class AnalysisRunner:
                     "view": task.view,
                     "score": answer["score"],
                     "best": answer["best"],
-                    # Issue 29: the line, written on the board evaluated (a jieqi player's
+                    # The line, written on the board evaluated (a jieqi player's
                     # view, Z2) by the worker, so that reading an analysis replays nothing.
                     "mate": answer.get("mate"),
                     "pv": answer.get("pv", []),
@@ -595,7 +595,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
             return await service.db(reviews.names, game.id)
         if game.kind == "ai" and game.player_id and game.human_side is not None:
             name = await service.db(reviews.player_name, game.player_id)
-            # N4: the human's side has its tag too, named or not (issue 28).
+            # N4: the human's side has its tag too, named or not.
             human = name or "Chu-Han player"
             return {game.human_side: human, 1 - game.human_side: f"Chu-Han AI ({game.level})"}
         return {}
@@ -650,8 +650,8 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
 
     @router.post("/api/records", status_code=201)
     async def import_record(request: Request, player: Me) -> dict[str, Any]:
-        await service.refuse_advice_while_online(player.id)  # issue 27 #9
-        await service.spend("imports", player.id)  # issue 27 #8: a bad record counts too
+        await service.refuse_advice_while_online(player.id)
+        await service.spend("imports", player.id)  # A bad record counts too
         limit = service.settings.max_body_bytes  # the app's guard refuses more before this
         data = b""
         async for chunk in request.stream():
@@ -700,7 +700,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
         game, _ = await access(game_id, player, share)
         if game.ongoing:
             raise GameActionError("game_ongoing", "a game is analysed once it is over")
-        await service.refuse_advice_while_online(player.id)  # issue 27 #9
+        await service.refuse_advice_while_online(player.id)
         stored = await runner.start(game, player.id, CLIENT_BLOCK.get())  # may be 429
         fresh = await service.db(reviews.analysis, game.id)
         return analysis_answer(game, fresh or stored)
@@ -708,7 +708,7 @@ def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRoute
     @router.get("/api/games/{game_id}/analysis")
     async def get_analysis(game_id: str, player: Me, share: Share = None) -> dict[str, Any]:
         game, _ = await access(game_id, player, share)
-        await service.refuse_advice_while_online(player.id)  # issue 27 #9
+        await service.refuse_advice_while_online(player.id)
         stored = await service.db(reviews.analysis, game.id)
         if stored is not None:
             await runner.resume_if_lost(game, stored, player.id, CLIENT_BLOCK.get())

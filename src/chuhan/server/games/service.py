@@ -150,7 +150,7 @@ class GameService:
 
     async def new_player(self) -> tuple[Player, str]:
         """A new player and the cookie token that identifies them (only its hash is stored).
-        Raises TooManyError when the client's address block made too many (issue 27 #8)."""
+        Raises TooManyError when the client's address block made too many."""
         await self.spend("players", None)
         token = secrets.token_urlsafe(32)
         player = await self.db(self.store.create_player, new_id("p"), hash_token(token))
@@ -159,7 +159,7 @@ class GameService:
 
     async def rename(self, player: Player, name: str | None) -> Player:
         """Set the display name (blank: none); raises :class:`~.names.BadText` for a name a
-        reader could be fooled by (issue 27: invisible, look-alike, reserved)."""
+        reader could be fooled by (invisible, look-alike, reserved)."""
         if name is not None:
             name = display_name(name)
         await self.db(self.store.set_player_name, player.id, name)
@@ -276,7 +276,7 @@ class GameService:
     async def create_game(self, player: Player, request: NewGame) -> GameRecord:
         """SPEC P1, P2, P6. Raises GameActionError ``bad_request`` or ``pending_game`` (P2:
         with the pending game's state: creating another needs a confirmation),
-        TooManyError when the player (or address block) started too many (issue 27 #8)."""
+        TooManyError when the player (or address block) started too many."""
         _validate_new_game(request)
         if request.kind != "ai":
             await self.spend("games", player.id)
@@ -432,7 +432,7 @@ class GameService:
 
     async def refuse_advice_while_online(self, player_id: str) -> None:
         """No engine advice (hints, analyses, imports of a position) for a player seated in an
-        ongoing online game (issue 27 #9). Raises GameActionError ``playing_online``."""
+        ongoing online game. Raises GameActionError ``playing_online``."""
         if await self.db(self.store.playing_online, player_id):
             raise GameActionError(
                 "playing_online",

@@ -16,7 +16,7 @@ that each connection
 
 A connection from a trusted proxy (``trusted_proxies``, the settings' ``CHUHAN_TRUSTED_PROXIES``)
 is not counted here: it carries many clients' requests and sockets, and counting them all
-against the proxy's address let one client lock every other out (issue 27). Behind the proxy
+against the proxy's address let one client lock every other out. Behind the proxy
 each client is counted by address twice over: by the proxy itself (nginx's ``limit_conn``,
 ``deploy/nginx-chuhan.conf``), and for its WebSockets by the ASGI layer (``guard.py``), once
 the client's address is read from the header only a trusted proxy is believed for.

@@ -1,6 +1,6 @@
 """The single-page front end as the server gives it: ``/static/…`` files of the front end's
 own kinds, ``index.html`` for ``/`` and the client's routes, and ``/learn/…`` redirected to the
-learn pages (issue 10).
+learn pages (U8).
 
 The pages share their head and top bar: a line ``<!--#include file="partials/…" -->`` of a
 page stands for that file of the front end's folder, indented as the line.
@@ -26,7 +26,7 @@ from ..settings import Settings
 
 # The client's routes (device: B6's link; leaderboard: B8).
 SPA_PREFIXES = ("play", "room", "review", "games", "device", "puzzles", "leaderboard")
-LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (issue 10)
+LEARN_PAGE = "/static/learn/index.html"  # the learn pages route by the hash (U8)
 # What /static/ serves: the front end's own kinds of file, nothing else found in its folder.
 FRONT_END_SUFFIXES = frozenset(
     (".html", ".js", ".css", ".json", ".svg", ".png", ".webp", ".ico", ".woff2", ".woff",

@@ -8,7 +8,7 @@
   ``Content-Length`` says so, else as soon as the bytes read pass the limit.
 - A WebSocket whose ``Origin`` is not this site's own (nor listed in ``allowed_origins``) is
   refused before it is accepted; clients that send no Origin (not browsers) are let in.
-- SPEC Z6 (issue 27): an unsafe request (POST, PUT, PATCH, DELETE) whose ``Origin`` is not
+- SPEC Z6: an unsafe request (POST, PUT, PATCH, DELETE) whose ``Origin`` is not
   this site's own (nor allowed), or, without an Origin, whose ``Sec-Fetch-Site`` is not
   ``same-origin``, gets 403 ``foreign_origin``: another site's form or ``no-cors`` fetch, and
   another port of the same host, cannot act as the visitor. An unsafe request with a body
@@ -20,8 +20,8 @@
 - Open WebSockets are counted per client address block, the address a trusted proxy
   forwarded (``connections.py``): beyond ``sockets_per_address`` a new one is refused with
   429 ``too_many_connections`` before it is accepted. Behind a proxy, this is what holds one
-  client to its share of an instance while everyone else comes through the same proxy
-  (issue 27); without one, it keeps WebSockets below the connection limit under the app, so
+  client to its share of an instance while everyone else comes through the same proxy;
+  without one, it keeps WebSockets below the connection limit under the app, so
   that a new connection always finds one between requests to take the place of.
 - SPEC Z8: a socket of a player seated in a running game, to that game's room, is let in
   though its address is full (``seat_of``, :mod:`.seats`): one such place per seat, so a NAT

@@ -1,5 +1,5 @@
 """How the HTTP API says no: one exception (:class:`~.refusal.GameActionError`), one handler,
-one JSON shape (issue 29; docs/protocol.md, HTTP errors).
+one JSON shape (docs/protocol.md, HTTP errors).
 
 Every refusal is ``{"error": {"code", "message", …fields}}`` with its code's status
 (:func:`~.protocol.http_status`); ``retry_after`` is also the ``Retry-After`` header. A route

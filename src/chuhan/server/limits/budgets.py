@@ -1,4 +1,4 @@
-"""What one client may create (issue 27 #8, SPEC Z5, Z7): identities, games, imports, analyses.
+"""What one client may create (SPEC Z5, Z7): identities, games, imports, analyses.
 
 Every one of these is a database row (an analysis is also engine time), so each has a budget
 (:mod:`..budget`: so many per window, spent and regained evenly, counted in the database for

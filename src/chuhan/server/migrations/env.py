@@ -1,6 +1,6 @@
 """Alembic environment: runs on the connection the server hands over (db/store.py, migrate).
 
-Its target is the one ``MetaData`` of ``db/tables.py``, which holds every table (issue 29):
+Its target is the one ``MetaData`` of ``db/tables.py``, which holds every table:
 autogenerate compares types and server defaults too (``tests/test_storage.py`` checks that
 it finds nothing between the models and the migrations)."""
 

@@ -1,4 +1,4 @@
-"""The garbage collector of ``chuhan serve`` at thousands of sockets (issue 15).
+"""The garbage collector of ``chuhan serve`` at thousands of sockets.
 
 CPython's collector stops the event loop while it walks a generation, and its passes over
 the older generations walk every object that has lived a while: at 5,000 sockets an instance
@@ -8,7 +8,7 @@ is freed by reference counting; the collector is only for reference cycles. Even
 passes grow long: CPython 3.11 counts allocations less deallocations, so while a server
 replaces old objects with new ones (a game's record at every move) the count stays low and
 the young generation grows unseen, until a "young" pass walks hundreds of thousands of
-objects (608 and 686 ms in issue 15's load bench at 5,000 games, thresholds 50,000/20/100).
+objects (608 and 686 ms in bench/load.py at 5,000 games, thresholds 50,000/20/100).
 
 So the collector here walks young objects only. Every ``freeze_seconds`` (a quarter of a
 second) the young generation is collected and what survived is frozen (``gc.freeze``: moved

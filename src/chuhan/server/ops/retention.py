@@ -1,4 +1,4 @@
-"""The retention job (issue 27 #8): rows nobody can reach any more are deleted.
+"""The retention job: rows nobody can reach any more are deleted.
 
 What is deleted, each pass (``CHUHAN_RETENTION_DAYS`` = N, 30 by default):
 

@@ -1,4 +1,4 @@
-"""Pauses of the event loop, for operators (``CHUHAN_STALL_LOG_MS``; issue 15).
+"""Pauses of the event loop, for operators (``CHUHAN_STALL_LOG_MS``).
 
 While one callback runs, every socket of the instance waits: a move sent then reaches its
 opponent late by as much. :class:`StallWatch` logs each pause longer than its threshold

@@ -1,4 +1,4 @@
-"""A player's archive (SPEC B3, issue 28): every game they played, newest first, and all of
+"""A player's archive (SPEC B3): every game they played, newest first, and all of
 them as one record file.
 
 - ``GET /api/archive?variant=&kind=&before=&limit=`` — one page of the player's games: every

@@ -1,4 +1,4 @@
-"""Ratings (SPEC B2, issue 28): a Glicko-2 rating per player and variant, from paired games.
+"""Ratings (SPEC B2): a Glicko-2 rating per player and variant, from paired games.
 
 - **Which games.** Only a paired game (an online game whose options say ``paired``, made by
   "Play someone now", B1) is rated, once it is over with a result that the players played

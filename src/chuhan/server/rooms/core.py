@@ -42,7 +42,7 @@ class RoomCore:
     ) -> None:
         self.games = games
         # Where every room decision reads the time (deadlines, presence, heartbeats): a
-        # test hands in a ManualClock and moves it instead of sleeping (issue 29).
+        # test hands in a ManualClock and moves it instead of sleeping.
         self.clock = clock
         self.settings = settings
         self.store = RoomStore(games.store)

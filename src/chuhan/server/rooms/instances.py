@@ -242,7 +242,7 @@ class InstanceRegistry:
         ``legacy_seats``, also seats marked before instances were recorded); then both
         players away makes the game wait. The dead instances' rows are forgotten.
 
-        What a dead instance committed and never announced (issue 27 item 5: a move, a game
+        What a dead instance committed and never announced (a move, a game
         begun) is read by every socket of its rooms and their games (a resync), and, with
         ``news_lost``, the time it may have kept a turn from being shown is charged to no
         one first (:meth:`_charge_lost_news`): no turn is flagged that was not shown."""

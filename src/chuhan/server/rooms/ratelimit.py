@@ -15,7 +15,7 @@ every instance; defaults per 15 minutes):
   address block's ``under_attack_per_address`` (3) and its /48's ``under_attack_per_network``
   (6), refused when spent. A guesser with many addresses gets the site's budget and then 3
   per address; a friend or a creator from an address that has not been guessing from has 3
-  tries, and needs one (issue 27: the site's budget used to be a lockout, about 20
+  tries, and needs one (the site's budget used to be a lockout, about 20
   addresses kept every password room shut);
 - the room: ``per_room`` (20) attempts that find it (a join that finds it, seated or full,
   and a creation told its password is taken).

@@ -251,7 +251,7 @@ def new_game(
 ) -> GameRecord:
     """The room's new game (kind ``online``, no owner), its first turn's clock running.
     ``unscored`` names the rule that withholds its points (R6, :mod:`.scoring`), if any."""
-    options: dict[str, Any] = {"rules": room.options.get("rules", "casual")}  # E1, issue 18
+    options: dict[str, Any] = {"rules": room.options.get("rules", "casual")}  # E1
     if room.variant == "janggi":
         options = {"setup": start.setups, "bikjang": room.options.get("bikjang", "off")}
     start_fen, secret = rules_of.new_start(room.variant, options)
@@ -369,7 +369,7 @@ def overdue(
 def instance_lost(
     game: GameRecord, since: datetime, now: datetime, news: NewsWatch | None = None
 ) -> Change | None:
-    """R4, R7, Z4 (issue 27 item 5): an instance holding one player's seat, the other's
+    """R4, R7, Z4: an instance holding one player's seat, the other's
     held elsewhere, died; nothing it committed after ``since`` (the last moment its news was
     seen to cross) may have reached the other instance before ``now``, when the other's
     sockets are made to read the log. The player to move may not have been shown their turn

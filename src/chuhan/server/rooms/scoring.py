@@ -4,7 +4,7 @@ An online win scores 50 points for the winner, stored in the same transaction as
 end (the :class:`~..records.Award` of the change), and kept apart from AI points; losses,
 draws and interruptions score nothing.
 
-Against farming (one player feeding another wins, issue 16): the same two players score
+Against farming (one player feeding another wins): the same two players score
 online points for at most :data:`SCORED_GAMES_PER_PAIR` games in any 24 hours. Whether a game
 scores is decided when it starts (the room counts the pair's scored games then) and kept in
 its options as ``unscored: "pair_limit"``, so the end of the game stays a pure function and

@@ -1,4 +1,4 @@
-"""The base of the three WebSockets (SPEC Z5, P5; docs/protocol.md; issue 29): the game
+"""The base of the three WebSockets (SPEC Z5, P5; docs/protocol.md): the game
 socket (:mod:`.sockets.game`), the room socket (:mod:`.rooms.connection`) and the seek socket
 (:mod:`.pairing.routes`) differ only in the messages they read and what they do with them.
 

@@ -1,4 +1,4 @@
-// "My games" (SPEC B3, issue 28), the route "/games": every game of this player, newest
+// "My games" (SPEC B3), the route "/games": every game of this player, newest
 // first, each opening its review (with analysis) or, unfinished, the game itself; filters by
 // variant and kind, pages of 20 ("More games"), and "Download all my games" as one PGN file
 // in the chosen notation (GET /api/archive…, docs/protocol.md).

@@ -94,7 +94,7 @@ export class PlayView {
     this.notice = "";
     this.flippedByPlayer = false;
     this.build();
-    this.review = new Review(this); // stepping through the game, records, analysis (issue 17)
+    this.review = new Review(this); // stepping through the game, records, analysis (N4)
     this.unsubscribe = onSettingsChange((_, patch) => {
       if ("pieceStyle" in patch) this.board.setStyle(settings.pieceStyle);
       this.render();
@@ -499,7 +499,7 @@ export class PlayView {
     this.moveList.setAttribute("aria-label", t("moves.heading"));
     this.moveList.innerHTML = "";
     let missing = false;
-    // Issue 18: the moves of a judged repetition that checked or chased carry a mark.
+    // The moves of a judged repetition that checked or chased carry a mark.
     const marks = new Map((this.state?.ruling?.marks || []).map((mark) => [mark.ply, mark]));
     // Chinese and Korean notations are read out by a voice of their language.
     const languages = { chinese: "zh", korean: "ko" };
@@ -598,7 +598,7 @@ export class PlayView {
       const parts = Object.entries(result.points).map(([side, value]) => `${t(`side.${side}`)} ${value}`);
       reason += ` (${parts.join(" – ")})`;
     }
-    const ruling = s.ruling; // issue 18: a repetition verdict names its evidence
+    const ruling = s.ruling; // A repetition verdict names its evidence
     if (ruling?.rule === "perpetual_chase" && result.reason === "perpetual_chase") {
       reason += ` ${t("ruling.perpetual_chase", {
         piece: t(`kind.${ruling.piece}`), square: ruling.square, target: t(`kind.${ruling.target}`),
@@ -681,7 +681,7 @@ export class PlayView {
       return;
     }
     if (this.review?.reviewing) {
-      announce(t("review.not_now")); // stepping back never sends a move (issue 17)
+      announce(t("review.not_now")); // stepping back never sends a move (N4)
       return;
     }
     if (!this.myTurn || this.pending) {

@@ -1,7 +1,7 @@
-// After the game (issue 17, SPEC U6, U9, N1–N4, Q5, Q7): step through any game of the play
+// After the game (SPEC U6, U9, N1–N4, Q5, Q7): step through any game of the play
 // view, copy the FEN of the position shown, download the record, copy a share link, and run
 // the engine analysis of a finished game (evaluation graph, best move, marked moves), which
-// explains itself (issue 30): the evaluation of the position shown in pawns or "mate in N",
+// explains itself: the evaluation of the position shown in pawns or "mate in N",
 // the engine's line in the player's notation, and for a marked move the better one.
 //
 // The review plugs into play.js's PlayView: the view asks shown() what to draw (a past
@@ -171,7 +171,7 @@ export class Review {
   }
 
   /** The evaluation of the position shown, its line and a marked move's better one: text,
-   * for every reader (issue 30). */
+   * for every reader. */
   buildExplain() {
     const part = (name) => el("span", { [`data-eval-${name}`]: "" });
     this.evalLabel = el("span", { class: "eval-label" });

@@ -161,7 +161,7 @@ export function showRoomHome(root, problem = "") {
     event.preventDefault();
     const data = new FormData(createForm);
     const body = { variant: data.get("room-variant"), bikjang: data.get("bikjang") ? "points" : "off" };
-    if (data.get("rules") && body.variant !== "janggi") body.rules = "wxf"; // issue 18
+    if (data.get("rules") && body.variant !== "janggi") body.rules = "wxf"; // E1
     if (data.get("room-access") === "password") body.password = String(data.get("password") || "");
     if (data.get("clock") && data.get("clock") !== "turn") body.clock = data.get("clock"); // B7
     try {

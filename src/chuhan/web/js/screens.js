@@ -58,7 +58,7 @@ export function setupChoice(name, legendKey, prefix, upper) {
   return fieldset;
 }
 
-// E1, issue 18: repetitions are judged by the casual rule unless the WXF rules are chosen.
+// E1: repetitions are judged by the casual rule unless the WXF rules are chosen.
 export function rulesChoice(prefix) {
   const id = `${prefix}-rules`;
   const box = el("input", { type: "checkbox", id, name: "rules", value: "wxf" });

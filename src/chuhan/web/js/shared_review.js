@@ -1,4 +1,4 @@
-// Read-only reviews (issue 17): "/review/<token>" opens a finished game from its share link
+// Read-only reviews (N4): "/review/<token>" opens a finished game from its share link
 // for anyone holding it; "/review/game/<id>" opens a game of one's own (an imported record,
 // a finished game) without its socket; "/review/import" turns a record's text into a game.
 // The board, move list and review tools are the play view's (play.js, review.js).

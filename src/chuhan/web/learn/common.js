@@ -1,7 +1,7 @@
 // What every learn screen shares: the learn texts in the chosen language, piece names for
 // the accessible board, and a board (the web client's BoardView) set up for teaching. The
 // languages, their choice, placeholders, elements and announcements are the web client's own
-// (i18n.js, ui.js): one way to do each (issue 29).
+// (i18n.js, ui.js): one way to do each.
 import { BoardView } from "/static/js/board.js";
 import { detectLanguage, fill, LANGUAGES } from "/static/js/i18n.js";
 import { kindOf, sideOf } from "/static/js/position.js";

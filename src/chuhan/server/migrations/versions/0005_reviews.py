@@ -1,4 +1,4 @@
-"""After the game (issue 17): share links of games and their engine analyses.
+"""After the game (N4): share links of games and their engine analyses.
 
 Revision ID: 0005_reviews
 Revises: 0004_game_players

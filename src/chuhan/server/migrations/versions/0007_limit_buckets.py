@@ -1,4 +1,4 @@
-"""The limits layer (issue 16): one row per budget key (server/limits/budget.py); the old log of
+"""The limits layer: one row per budget key (server/limits/budget.py); the old log of
 failed join attempts goes, password attempts are budgets now (rooms/ratelimit.py).
 
 Revision ID: 0007_limit_buckets

@@ -1,4 +1,4 @@
-"""Ratings (SPEC B2, issue 28): a Glicko-2 rating per player and variant, and what each
+"""Ratings (SPEC B2): a Glicko-2 rating per player and variant, and what each
 paired game did to it (one row per game and player: a game is rated once).
 
 Revision ID: 0008_ratings
