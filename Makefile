@@ -46,7 +46,7 @@ test: $(STAMP) $(NATIVE) services
 	CHUHAN_PURE_PYTHON=1 $(VENV)/bin/pytest -n 2 --timeout 600 -q $(PURE_TESTS)
 
 # The fast tier: rules, engine, notation, records and the server's pure rules, with no service
-# and no other process (FAST_FILES in tests/conftest.py); seconds, for while you work.
+# and no other process (FAST_FILES in tests/conftest.py); about 25 s of CPU, for while you work.
 test-fast: $(STAMP) $(NATIVE)
 	$(VENV)/bin/pytest -n 2 -q -m fast
 
