@@ -8,14 +8,17 @@ chosen. At 1366 px (en) and 390 px (es → pt)."""
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import running_server
-from web_fixtures import open_page
+from web_fixtures import answer_naming, open_page
 
 pytest_plugins = ["web_fixtures"]  # its server and Chromium
 
@@ -43,12 +46,17 @@ def new_context(
 
 
 def seek(page: Page) -> None:
-    """Press "Play someone now" (naming oneself first if asked, B7) until the wait shows."""
+    """Press "Play someone now" (naming oneself first if asked, B7) until the wait shows, or
+    until the page is already in its room (a compatible player was waiting: paired at once)."""
     page.click("[data-action=seek]")
-    page.wait_for_selector("[data-naming-input], [data-seek-wait]:not([hidden])")
-    if page.is_visible("[data-naming-input]"):
-        page.click("[data-action=naming-play]")
-    page.wait_for_selector("[data-seek-wait]:not([hidden])")
+    answer_naming(page)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(PlaywrightError):  # the page may be on its way to the room
+            if "/room/" in page.url or page.is_visible("[data-seek-wait]:not([hidden])"):
+                return
+        page.wait_for_timeout(50)
+    raise AssertionError("the seek neither showed its wait nor led to a room")
 
 
 def counts(page: Page) -> str:
