@@ -90,7 +90,7 @@ two cores, so our share of a core was mostly 5-30 %). The committed files rebuil
 - jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
   --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
 
-At these rates the issue's targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of
+At these rates the targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of
 two idle cores: run the commands above with ``--resume`` to go on.
 """
 
