@@ -36,15 +36,15 @@ Environment variables (all optional):
   ``CHUHAN_ROOM_HEARTBEAT_SECONDS`` (1), ``CHUHAN_ROOM_DEAD_AFTER_SECONDS`` (5),
   ``CHUHAN_ROOM_PROBE_SECONDS`` (60: how often a room socket's lag is measured).
 
-Limits and exposure (SPEC Z3, Z5; README "Limits"):
+Limits and exposure (SPEC Z3, Z5; docs/operations.md, "Limits"):
 
 - ``CHUHAN_AI_PER_PLAYER`` (2) / ``CHUHAN_AI_PER_ADDRESS`` (8): AI jobs one player / one
   address block may have waiting or running at once; more are answered "busy" (ai/pool.py).
 - ``CHUHAN_ANALYSES_QUEUED_PER_PLAYER`` (3) / ``CHUHAN_ANALYSES_QUEUED_PER_ADDRESS`` (10):
   game analyses one player / one address block may have waiting or running at once on an
-  instance; one more is refused with 429 ``analysis_queue_full`` (issue 27 #7). Positions
+  instance; one more is refused with 429 ``analysis_queue_full``. Positions
   of the queued analyses are served round-robin over address blocks, then players.
-- What one client may create (issue 27 #8, ``limits/budgets.py``; per
+- What one client may create (``limits/budgets.py``; per
   ``CHUHAN_CREATION_WINDOW_SECONDS``, 3600; 0 turns a budget off): new players per address
   block ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` (300) / IPv6 /48 ``CHUHAN_NEW_PLAYERS_PER_NETWORK``
   (600); games against the AI or on one device ``CHUHAN_GAMES_PER_PLAYER`` (100) /
@@ -56,7 +56,7 @@ Limits and exposure (SPEC Z3, Z5; README "Limits"):
   ``CHUHAN_DOWNLOADS_PER_NETWORK`` (120). A player's
   budget refuses when spent, an address block's and a /48's slow its uses (up to 10 s), then
   refuse: 429 with ``retry_after``. A school of 150 behind one address all get in (Z5).
-- Retention (issue 27 #8, ``ops/retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
+- Retention (``ops/retention.py``): ``CHUHAN_RETENTION_DAYS`` (30): a player who
   never played anything (no game of any kind, no points, no rating, not seated in a room or
   seeking a game) is deleted this many days after they were created, and a local game left
   unfinished is deleted once its 24 hours are over (ongoing or expired, unless share-linked);
@@ -89,7 +89,7 @@ Fault injection, for tests only (never set in a deployment):
 
 - ``CHUHAN_TEST_DIE_AFTER_MOVE_PLY``: this instance kills itself (SIGKILL) right after it
   commits a move at this ply or later, before announcing it: the move is stored but its news
-  never leaves (issue 27 item 5, an instance dying between commit and publish).
+  never leaves (an instance dying between commit and publish).
 """
 
 from __future__ import annotations
