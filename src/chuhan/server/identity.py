@@ -90,6 +90,13 @@ async def current_player(request: Request, response: Response) -> Player:
     if not from_own_page(request, request.app.state.settings.allowed_origins):
         raise no_player()
     player, token = await service.new_player()  # 429 once the address block made too many
+    set_player_cookie(request, response, token)
+    return player
+
+
+def set_player_cookie(request: Request, response: Response, token: str) -> None:
+    """Give the browser the player cookie (S1): a year, not readable by scripts, sent on
+    same-site navigations only, secure when the request came over HTTPS."""
     response.set_cookie(
         COOKIE,
         token,
@@ -99,7 +106,6 @@ async def current_player(request: Request, response: Response) -> Player:
         secure=request.url.scheme == "https",
         path="/",
     )
-    return player
 
 
 Me = Annotated[Player, Depends(current_player)]

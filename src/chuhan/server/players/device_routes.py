@@ -32,7 +32,7 @@ from ..db.devices import DeviceStore
 from ..db.limits import Limiter
 from ..games import views
 from ..games.service import GameService, hash_token, new_id
-from ..identity import COOKIE, COOKIE_MAX_AGE, Known
+from ..identity import COOKIE, Known, set_player_cookie
 from ..protocol import SignInBody
 from ..records import utcnow
 from ..refusal import GameActionError
@@ -150,7 +150,7 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
             await service.db(
                 devices.add_device, device, player.id, hash_token(token), label, replaces
             )
-            set_cookie(request, response, token)
+            set_player_cookie(request, response, token)
             log.info("device signed in", extra={"player": player.id, "device": device})
         return await service.profile(player)
 
@@ -169,16 +169,3 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
 def _browser(request: Request) -> tuple[str | None, str]:
     """The asking browser's player cookie and ``User-Agent``."""
     return request.cookies.get(COOKIE), request.headers.get("user-agent", "")
-
-
-def set_cookie(request: Request, response: Response, token: str) -> None:
-    """The player cookie, as :func:`~.identity.current_player` sets it."""
-    response.set_cookie(
-        COOKIE,
-        token,
-        max_age=COOKIE_MAX_AGE,
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
