@@ -88,6 +88,10 @@ def test_time_credited_to_the_deadline_is_charged_to_no_one_Z4_R7() -> None:
     assert still_away["left"][0] == 300 - 5 + 3 and still_away["both_away_since"] is None
     news = clocks.credited(clock, 7.0)  # news that could not cross for 7 s
     assert clocks.game_turn(news, RULES, at(10), None, mover=0, ply=3)["left"][0] == 300
+    # A credit only stops the clock: a move made before the credited seconds were used up
+    # costs nothing, and leaves no more than the mover had, plus the increment (Z1).
+    quick = clocks.game_turn(news, RULES, at(2), None, mover=0, ply=3)
+    assert quick["left"][0] == 300 + 3
 
 
 def test_byoyomi_keeps_the_period_a_move_is_made_in_and_spends_the_ones_run_out_J_B7() -> None:

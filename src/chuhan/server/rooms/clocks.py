@@ -85,14 +85,15 @@ def time_left(clock: dict[str, Any], now: datetime) -> float:
 def spend(clock: dict[str, Any], mover: int, now: datetime) -> dict[str, Any]:
     """B7: the game clock after side ``mover`` moved at ``now``: what was left before the
     deadline is the mover's time (its first move costs nothing); Fischer adds the increment,
-    byoyomi keeps the period the move was made in (a period run out is spent)."""
+    byoyomi keeps the period the move was made in (a period run out is spent). A credit on the
+    deadline only stops the clock (Z1, Z4): the mover never keeps more than the turn began with."""
     clock = resume(clock, now)
     if clock.get("free_turn"):
         return clock
-    total = time_left(clock, now)
     left = list(clock["left"])
     periods = list(clock["periods_left"])
     step = float(clock["period_seconds"])
+    total = min(time_left(clock, now), float(left[mover]) + periods[mover] * step)
     if periods[mover] > 0 and total <= periods[mover] * step:
         left[mover] = 0.0
         periods[mover] = max(1, math.ceil(total / step - 1e-9))
