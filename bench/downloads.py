@@ -18,18 +18,22 @@ after.
     .venv/bin/python bench/downloads.py                        # this checkout
     .venv/bin/python bench/downloads.py --src /tmp/old/src     # another one, the same way
 
-Measured on the 2-core machine, 2026-12-07, one after the other, with other work running
-(load average 10–16: /health alone had a worst of 109–228 ms), the download in a thread
-(``f325b31``) and in a process of its own at a lower priority (``5d7a4ac``):
+Measured on the 2-core machine, 2026-12-07, on a quiet machine (load average 0.5-1.5, nothing
+else running), one after the other: the download in a thread (``f325b31``, the tree before the
+change, from ``git archive f325b31 src``) and in a process of its own at a lower priority
+(``5d7a4ac`` and later; measured at ``6a30f57``):
 
-    before  /health alone: median 5.85 ms, worst 228 ms, p99 76.5 ms
-            4 downloads: 200 in 70-71 s each, 4.3 MB
-            /health during: worst 2,582 ms (442x the anchor), p99 1,234 ms (211x)
-            server memory: 105 MB before, 602 MB at peak, 602 MB after
-    after   /health alone: median 2.82 ms, worst 109 ms, p99 24.2 ms
-            4 downloads: 200 in 82-166 s (2 at a time, below the server's priority)
-            /health during: worst 286 ms (101x the anchor), p99 62 ms (22x)
-            server memory: 104 MB before, 107 MB at peak, 107 MB after
+    before  /health alone: median 2.16 ms (the anchor), worst 5.6 ms, p99 3.2 ms
+            4 downloads: 200 in 166-174 s each, 4.3 MB
+            /health during: worst 1,277.5 ms (592.5x the anchor), p99 499.5 ms (231.7x)
+            server memory: 104 MB before, 812 MB at peak, 821 MB 2 s after
+    after   /health alone: median 2.31 ms (the anchor), worst 3.7 ms, p99 3.4 ms
+            4 downloads: 200 in 11.0-22.7 s (2 at a time), 4.3 MB
+            /health during: worst 19.5 ms (8.4x the anchor), p99 7.0 ms (3.0x)
+            server memory: 105 MB before, 108 MB at peak, 108 MB 2 s after
+
+The same day under other sessions' load (load average 10-16, /health alone worst 109-228 ms):
+before worst 2,582 ms, p99 1,234 ms, 602 MB kept; after worst 286 ms, p99 62 ms, 107 MB.
 """
 
 from __future__ import annotations
