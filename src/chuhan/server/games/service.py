@@ -14,7 +14,9 @@ import asyncio
 import functools
 import hashlib
 import logging
+import os
 import secrets
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +34,7 @@ from ..hub.local import Hub, News
 from ..limits.budgets import CreationBudgets
 from ..names import display_name
 from ..players.ratings import rateable
-from ..protocol.messages import BusyNotice
+from ..protocol import BusyNotice
 from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
 from ..refusal import GameActionError
 from ..settings import Settings
@@ -84,8 +86,6 @@ class GameService:
         self._closing = False
         # Called with each committed change and the seconds it took (``/metrics``).
         self.change_observers: list[Callable[[Change, float], None]] = []
-        # Called with each committed change before it is announced (a test's fault).
-        self.commit_observers: list[Callable[[Change], None]] = []
         self.known = KnownGames()
         hub.on_news(self.known.heard)
         self.ratings = Ratings(self)  # B2: paired games rate their players
@@ -211,6 +211,14 @@ class GameService:
 
     # ------------------------------------------------------------------ changing games
 
+    def _dies_after(self, change: Change) -> bool:
+        """Tests only (``CHUHAN_TEST_DIE_AFTER_MOVE_PLY``): ``change`` plays a move at the
+        ply from which this instance must die between the commit and the announcement."""
+        ply = self.settings.die_after_move_ply
+        return ply is not None and any(
+            event["type"] == "move" and int(event["ply"]) >= ply for event in change.events
+        )
+
     async def apply(
         self, game_id: str, decide: Callable[[GameRecord], Change | None]
     ) -> GameRecord:
@@ -249,8 +257,8 @@ class GameService:
             self.known.remember(game)
             return game
         self.known.remember(change.after)
-        for committed in self.commit_observers:
-            committed(change)
+        if self._dies_after(change):  # a test's fault: committed, never announced
+            os.kill(os.getpid(), signal.SIGKILL)
         await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
         for observe in self.change_observers:
             observe(change, time.perf_counter() - started)
