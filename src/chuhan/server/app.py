@@ -20,6 +20,7 @@ from .ai.queue import pool_for
 from .db.store import Store
 from .games.review import review_router
 from .games.service import GameService
+from .http.facts import facts_router
 from .http.front_end import mount_front_end
 from .http.guard import Guard, guard_settings
 from .http.refusals import answer_refusals
@@ -98,6 +99,7 @@ def create_app(
     answer_refusals(app)  # one shape for every refusal (http/refusals.py)
 
     app.include_router(ops_router(service, pool, metrics, redis_hub))
+    app.include_router(facts_router())  # J8, R5, B7: the rule facts the client shows
     app.include_router(games_router(service))  # SPEC S1, P1–P6: the player's own games
     app.include_router(rooms_router(service))  # SPEC R1–R8: online rooms
     app.include_router(pairing_router(service))  # SPEC B1: play a stranger (after the rooms)
