@@ -31,7 +31,7 @@ from chuhan.server.db.store import Store
 from chuhan.server.games import changes as rules_of
 from chuhan.server.games import views
 from chuhan.server.hub.local import News
-from chuhan.server.protocol import encode
+from chuhan.server.protocol.messages import encode
 from chuhan.server.records import GameRecord, RoomRecord
 from chuhan.server.rooms import rules
 from chuhan.server.rooms.clocks import ClockRules

@@ -28,7 +28,7 @@ import httpx
 from websockets.sync.client import connect
 
 from chuhan.rules import make_board
-from chuhan.server.protocol import check_server_message
+from chuhan.server.protocol.messages import check_server_message
 from client_events import EVENTS, is_game_event
 
 WAIT = 10.0

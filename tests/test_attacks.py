@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
-from chuhan.server.protocol import GAME_MESSAGES, ROOM_MESSAGES
+from chuhan.server.protocol.messages import GAME_MESSAGES, ROOM_MESSAGES
 from rooms_client import RoomSocket, jieqi_views
 from test_scale_support import Cluster, cluster, game_socket, open_room, player_on
 

@@ -19,7 +19,7 @@ from chuhan.rules import make_board
 from chuhan.server.games import changes as rules_of
 from chuhan.server.games import views
 from chuhan.server.hub.local import News
-from chuhan.server.protocol import encode
+from chuhan.server.protocol.messages import encode
 from chuhan.server.records import GameRecord, StoredEvent
 from chuhan.server.refusal import GameActionError
 from client_events import EVENTS

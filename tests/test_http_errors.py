@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chuhan.server.limits.budgets import CreationLimits
-from chuhan.server.protocol import HTTP_ERRORS, http_status
+from chuhan.server.protocol.errors import HTTP_ERRORS, http_status
 from test_server_support import create, server
 
 pytestmark = pytest.mark.timeout(120)

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from chuhan.server import protocol
-from chuhan.server.protocol import (
+from chuhan.server.protocol import docs
+from chuhan.server.protocol.messages import (
     GAME_MESSAGES,
     ROOM_MESSAGES,
     Move,
     ProtocolError,
     RoomHello,
     Setup,
+    check_server_message,
+    error_reply,
     parse,
 )
 
@@ -26,7 +28,7 @@ BOTH = [GAME_MESSAGES, ROOM_MESSAGES]
 
 def test_docs_protocol_md_lists_exactly_the_messages_of_the_code() -> None:
     text = DOCS.read_text(encoding="utf-8")
-    assert protocol.docs_with_tables(text) == text, (
+    assert docs.docs_with_tables(text) == text, (
         "docs/protocol.md is out of date: run python -m chuhan.server.protocol --write"
     )
     for messages in BOTH:
@@ -118,7 +120,7 @@ def test_a_janggi_setup_is_one_of_the_four_J3() -> None:
 
 
 def test_the_one_error_reply_has_the_same_shape_everywhere_Z5() -> None:
-    reply = protocol.error_reply("illegal_move", "no", "m3", state=None)
+    reply = error_reply("illegal_move", "no", "m3", state=None)
     assert reply == {
         "type": "error",
         "reply_to": "m3",
@@ -126,5 +128,5 @@ def test_the_one_error_reply_has_the_same_shape_everywhere_Z5() -> None:
         "message": "no",
         "state": None,
     }
-    assert protocol.check_server_message(reply).code == "illegal_move"
-    assert protocol.error_reply("malformed", "bad")["reply_to"] is None
+    assert check_server_message(reply).code == "illegal_move"
+    assert error_reply("malformed", "bad")["reply_to"] is None

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from chuhan.server.protocol import QUICK_MESSAGES
+from chuhan.server.protocol.messages import QUICK_MESSAGES
 from rooms_client import Player, RoomSocket, running_server
 from test_rooms_protocol import seated_pair
 

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from chuhan.server import Settings, create_app
 from chuhan.server.ai.pool import AIJob, AIPool, _board
 from chuhan.server.db.store import Store
-from chuhan.server.protocol import check_server_message
+from chuhan.server.protocol.messages import check_server_message
 from chuhan.server.records import StaleGameError, utcnow
 from client_events import EVENTS, is_game_event
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chuhan.server.protocol import HTTP_ERRORS
+from chuhan.server.protocol.errors import HTTP_ERRORS
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web"
 LANGUAGES = ("en", "es", "pt")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .protocol import http_status
+from .protocol.errors import http_status
 
 
 class GameActionError(Exception):

@@ -34,7 +34,7 @@ from ..hub.local import Hub, News
 from ..limits.budgets import CreationBudgets
 from ..names import display_name
 from ..players.ratings import rateable
-from ..protocol import BusyNotice
+from ..protocol.messages import BusyNotice
 from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
 from ..refusal import GameActionError
 from ..settings import Settings

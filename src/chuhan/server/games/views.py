@@ -15,7 +15,7 @@ from typing import Any
 
 from ...rules import Board
 from ...rules.jieqi import JieqiBoard
-from ..protocol import state_event
+from ..protocol.messages import state_event
 from ..records import (
     GameRecord,
     PlayedGame,

@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..addresses import CLIENT_BLOCK, address_block
 from ..origins import foreign_request, form_body, header, same_site
-from ..protocol import error_body, http_status
+from ..protocol.errors import error_body, http_status
 from .connections import ConnectionGuard
 
 CSP = "; ".join(

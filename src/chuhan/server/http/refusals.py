@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..protocol import error_body
+from ..protocol.errors import error_body
 from ..refusal import GameActionError
 
 

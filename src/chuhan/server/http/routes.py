@@ -16,7 +16,7 @@ from ..games.service import GameService, NewGame
 from ..hub.redis import RedisHub
 from ..identity import Me
 from ..ops.metrics import CONTENT_TYPE, Metrics
-from ..protocol import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
+from ..protocol.bodies import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
 from ..refusal import GameActionError
 from ..sockets.game import game_socket
 

@@ -24,7 +24,7 @@ from ..addresses import CLIENT_BLOCK
 from ..games.service import GameService, new_id
 from ..hub.local import News
 from ..identity import known_player, no_player
-from ..protocol import (
+from ..protocol.messages import (
     SEEK_MESSAGES,
     AckReply,
     CancelledNotice,

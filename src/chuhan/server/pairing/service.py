@@ -52,7 +52,7 @@ from ..budget import Budget, LimitExceeded
 from ..db.limits import Limiter
 from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
-from ..protocol import WaitingNotice
+from ..protocol.messages import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, Seek, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat

@@ -33,7 +33,7 @@ from ..db.limits import Limiter
 from ..games import views
 from ..games.service import GameService, hash_token, new_id
 from ..identity import COOKIE, Known, set_player_cookie
-from ..protocol import SignInBody
+from ..protocol.bodies import SignInBody
 from ..records import utcnow
 from ..refusal import GameActionError
 from .devices import (

@@ -18,7 +18,7 @@ from starlette.websockets import WebSocket
 from ..games import views
 from ..games.service import new_id
 from ..hub.local import News
-from ..protocol import (
+from ..protocol.messages import (
     ROOM_MESSAGES,
     AckReply,
     DetachedNotice,

@@ -14,7 +14,8 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from ..games import views
 from ..games.service import GameService
 from ..identity import Known, known_player, no_player
-from ..protocol import CreateRoomBody, JoinBody, encode, error_reply
+from ..protocol.bodies import CreateRoomBody, JoinBody
+from ..protocol.messages import encode, error_reply
 from ..records import Player, RoomRecord
 from ..refusal import GameActionError
 from ..settings import RoomSettings

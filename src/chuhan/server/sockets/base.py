@@ -27,7 +27,7 @@ from ..db.store import iter_events
 from ..games import views
 from ..games.service import GameService
 from ..hub.local import News
-from ..protocol import (
+from ..protocol.messages import (
     MessageSet,
     ProtocolError,
     ServerModel,

@@ -16,7 +16,7 @@ from starlette.websockets import WebSocket
 from ..games import views
 from ..games.service import GameService
 from ..identity import known_player
-from ..protocol import (
+from ..protocol.messages import (
     GAME_MESSAGES,
     AckReply,
     Hello,

@@ -1,6 +1,6 @@
 """The messages of the WebSockets, typed: what a client sends to ``/ws/games/{id}``,
 ``/ws/rooms/{id}`` and ``/ws/seek`` (B1), and what the server answers (SPEC Z5, P5;
-docs/protocol.md).
+docs/protocol.md). The one module that defines them.
 
 Client messages are pydantic models in discriminated unions (:data:`GameMessage`,
 :data:`RoomMessage`, :data:`SeekMessage`) that share one base (an ``id`` and a ``type``);
@@ -9,25 +9,20 @@ messages are the models of :data:`REPLIES`, :data:`NOTICES` and :data:`EVENTS`, 
 by the ``type`` in its class line (every socket builds what it sends from them,
 e.g. ``PongReply(reply_to=…).wire()``; :func:`error_reply` and
 :func:`state_event` are the short forms of the two sent from outside the sockets too), from
-which the message tables of docs/protocol.md are generated (``python -m
-chuhan.server.protocol --write``; a test checks that the file matches). The HTTP API's
-request bodies are here too, and its errors: the status of each code of the one refusal,
-:class:`.refusal.GameActionError` (:data:`HTTP_ERRORS`, the docs' HTTP errors table), and the
-one answer (:func:`error_body`). Nothing here touches a game.
+which the message tables of docs/protocol.md are generated (:mod:`.docs`). Nothing here
+touches a game.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from ..rules.janggi import SetupChoice
+from ...rules.janggi import SetupChoice
 
 MAX_ID_LENGTH = 64
 MAX_MOVE_LENGTH = 16
@@ -254,10 +249,10 @@ class MessageSet:
     @cached_property
     def types(self) -> tuple[str, ...]:
         """Known once: every message of every socket is checked against them."""
-        return tuple(_type_of(model) for model in self.models)
+        return tuple(type_of(model) for model in self.models)
 
 
-def _type_of(model: type[BaseModel]) -> str:
+def type_of(model: type[BaseModel]) -> str:
     if issubclass(model, ServerModel):
         return model.message_type
     return str(model.model_fields["type"].annotation.__args__[0])  # type: ignore[union-attr]
@@ -331,12 +326,6 @@ def error_reply(
     """The one error reply of every socket (``fields``: the game socket's ``state``, the
     seek socket's ``room`` or ``retry_after``)."""
     return ErrorReply(reply_to=reply_to, code=code, message=message, **fields).wire()
-
-
-def error_body(code: str, message: str, **fields: Any) -> dict[str, Any]:
-    """The HTTP API's one error answer: ``{"error": {"code", "message", …fields}}`` (the
-    fields of the socket's error reply, inside ``error``; docs/protocol.md, HTTP errors)."""
-    return {"error": {"code": code, "message": message, **fields}}
 
 
 def state_event(seq: int, state: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -626,257 +615,3 @@ def check_server_message(message: dict[str, Any]) -> ServerModel:
     if kind not in _SERVER_MODELS:
         raise ValueError(f"no server message has the type {kind!r}")
     return _SERVER_MODELS[kind].model_validate(fields)
-
-
-# ---------------------------------------------------------------------- HTTP request bodies
-# What the HTTP API's routes read (docs/protocol.md, HTTP JSON API and Rooms); a body that
-# does not fit is refused 422 ``invalid_request``.
-
-
-class CreateGameBody(BaseModel):
-    """``POST /api/games`` (SPEC P1, P2, P6)."""
-
-    kind: Literal["ai", "local"] = "ai"
-    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
-    level: Literal["beginner", "intermediate", "advanced"] | None = None
-    color: Literal["red", "black", "cho", "han", "random"] = "random"
-    setup: SetupChoice | None = None
-    setup_other: SetupChoice | None = None
-    bikjang: Literal["off", "points"] = "off"
-    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1)
-    abandon_pending: bool = False
-
-
-class MoveBody(BaseModel):
-    """``POST /api/games/{id}/moves``: the socket's ``move`` over HTTP."""
-
-    ply: int = Field(ge=0, le=MAX_NUMBER)
-    move: str = Field(min_length=1, max_length=MAX_MOVE_LENGTH)
-    id: str | None = Field(default=None, max_length=MAX_ID_LENGTH)
-
-
-class ProfileBody(BaseModel):
-    """``PATCH /api/me`` (S1)."""
-
-    name: str | None = Field(default=None, max_length=40)
-
-
-class AnalysisBody(BaseModel):
-    """``POST /api/analysis/moves``: a position for the learn pages."""
-
-    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
-    fen: str | None = Field(default=None, max_length=200)
-    setup: str | None = Field(default=None, max_length=9)
-
-
-class CreateRoomBody(BaseModel):
-    """``POST /api/rooms`` (R1, R2)."""
-
-    variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
-    bikjang: Literal["off", "points"] = "off"
-    rules: Literal["casual", "wxf"] = "casual"  # how repetitions are judged (E1)
-    password: str | None = Field(default=None, max_length=40)
-    # B7: a game clock (``5+3``, janggi ``5m+3x30s``…), or ``turn``/none for R4's 90 s a move
-    clock: str | None = Field(default=None, max_length=16)
-
-
-class JoinBody(BaseModel):
-    """``POST /api/rooms/join`` (R2, Z3)."""
-
-    password: str = Field(max_length=40)
-
-
-class SignInBody(BaseModel):
-    """``POST /api/devices/sign-in`` (B6): a device link's code or a recovery code."""
-
-    link: str | None = Field(default=None, max_length=64)
-    recovery: str | None = Field(default=None, max_length=64)
-
-
-# ---------------------------------------------------------------------- HTTP errors
-
-
-@dataclass(frozen=True)
-class HttpError:
-    """One error code of the HTTP API: its status, the fields it carries inside ``error``
-    besides ``code`` and ``message``, and when it is answered."""
-
-    status: int
-    meaning: str
-    fields: tuple[str, ...] = ()
-
-
-REFUSED = 409  # any code not listed: an action the game or room refuses now
-# Every status of the HTTP API's refusals is here: a refusal names its code, and
-# the code its status. Listed: every code whose status is not 409, or with fields of its own.
-HTTP_ERRORS: dict[str, HttpError] = {
-    "bad_request": HttpError(
-        400,
-        'fits the schema but not the game: `color: "cho"` in xiangqi, no `level` for an AI '
-        "game, a notation the variant does not use, a move not legal now, a cursor the server "
-        "did not give",
-    ),
-    "bad_name": HttpError(
-        400,
-        "a name a reader could be fooled by; `reason`: `invisible`, `marks`, "
-        "`no_letter`, `reserved`, `length`",
-        ("reason",),
-    ),
-    "bad_password": HttpError(
-        400,
-        "a room password that breaks a rule; `reason`: which (length, letters and digits only, "
-        "one repeated digit, consecutive digits)",
-        ("reason",),
-    ),
-    "bad_record": HttpError(
-        400,
-        "a record that cannot be read or kept; `line`: the line to blame, null when none is",
-        ("line",),
-    ),
-    "empty_record": HttpError(400, "a record with nothing in it but blanks (N4)"),
-    "no_player": HttpError(401, "an unsafe request without a known player cookie (Z6)"),
-    "foreign_origin": HttpError(403, "an unsafe request from a page of another site (Z6)"),
-    "not_found": HttpError(404, "no such page, game or room, or someone else's (Z2)"),
-    "bad_code": HttpError(
-        404, "a device link or recovery code that is unknown, used, expired or revoked (B6)"
-    ),
-    "wrong_password": HttpError(
-        404, "no open room has this password (Z3); `tries_left`", ("tries_left",)
-    ),
-    "pending_game": HttpError(
-        409,
-        "an AI game is pending (P2); `pending`: its state; confirm with `abandon_pending`",
-        ("pending",),
-    ),
-    "room_closed": HttpError(410, "the invite's room is closed"),
-    "too_large": HttpError(413, "the body is over `CHUHAN_MAX_BODY_BYTES`"),
-    "too_many_moves": HttpError(413, "a record with too many moves; `line`", ("line",)),
-    "form_body": HttpError(415, "a form's body type without the `X-Chuhan-Client` header (Z6)"),
-    "invalid_request": HttpError(
-        422, "the body or query does not fit the schema: unknown variant, malformed JSON…"
-    ),
-    "too_many_players": HttpError(
-        429, "the address block made too many players", ("retry_after",)
-    ),
-    "too_many_games": HttpError(429, "too many games started", ("retry_after",)),
-    "too_many_imports": HttpError(429, "too many records imported", ("retry_after",)),
-    "too_many_analyses": HttpError(429, "too many analyses asked for", ("retry_after",)),
-    "too_many_downloads": HttpError(429, "too many downloads of one's games", ("retry_after",)),
-    "download_running": HttpError(
-        429, "a download of one's games is being written (Z7)", ("retry_after",)
-    ),
-    "analysis_queue_full": HttpError(
-        429, "the asker has their share of analyses queued already", ("retry_after",)
-    ),
-    "too_many_attempts": HttpError(
-        429, "too many password attempts (Z3)", ("tries_left", "retry_after")
-    ),
-    "too_many_rooms": HttpError(429, "the player has the most open rooms already"),
-    "too_many_seeks": HttpError(429, "seek socket: too many seeks", ("retry_after",)),
-    "too_many_puzzles": HttpError(
-        429, "too many puzzles begun or puzzle moves made (B9)", ("retry_after",)
-    ),
-    "abort_cooldown": HttpError(
-        429, "seek socket: paired games left unbegun; wait (Z8)", ("retry_after",)
-    ),
-    "too_many_rematches": HttpError(
-        429, "room socket: too many rematch offers and cancels (B4)", ("retry_after",)
-    ),
-    "too_many_messages": HttpError(
-        429, "room socket: too many quick messages from one seat (B8)", ("retry_after",)
-    ),
-    "too_many_device_codes": HttpError(
-        429, "too many device links or recovery codes issued (B6)", ("retry_after",)
-    ),
-    "too_many_sign_ins": HttpError(
-        429, "too many device sign-ins from the address block (B6)", ("retry_after",)
-    ),
-    "too_many_connections": HttpError(429, "a socket over its address's count"),
-    "busy": HttpError(503, "the game or room is changing too fast, or the AI is busy; retry"),
-}
-
-
-def http_status(code: str) -> int:
-    """The HTTP status of a refusal with this code."""
-    known = HTTP_ERRORS.get(code)
-    return known.status if known is not None else REFUSED
-
-
-# ---------------------------------------------------------------------- docs/protocol.md
-
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
-BEGIN = "<!-- generated by `python -m chuhan.server.protocol --write`: do not edit -->"
-END = "<!-- end of generated tables -->"
-HTTP_BEGIN = "<!-- HTTP errors, generated by `python -m chuhan.server.protocol --write` -->"
-HTTP_END = "<!-- end of the HTTP errors -->"
-
-
-def _one_line(text: str | None) -> str:
-    return " ".join((text or "").split()).replace("``", "`").replace("|", "\\|")
-
-
-def _field_text(model: type[BaseModel], skip: tuple[str, ...]) -> str:
-    parts = []
-    for name, info in model.model_fields.items():
-        if name in skip:
-            continue
-        text = f"`{name}`"
-        if info.description:
-            text += f" ({_one_line(info.description)})"
-        parts.append(text)
-    return ", ".join(parts)
-
-
-def _table(title: str, models: tuple[type[BaseModel], ...], skip: tuple[str, ...]) -> list[str]:
-    lines = [f"#### {title}", "", "| type | fields | meaning |", "| --- | --- | --- |"]
-    for model in models:
-        lines.append(
-            f"| `{_type_of(model)}` | {_field_text(model, skip)} | {_one_line(model.__doc__)} |"
-        )
-    return [*lines, ""]
-
-
-def generated_tables() -> str:
-    """The message tables of docs/protocol.md, from the models of this module."""
-    skip = ("id", "type")
-    lines = [BEGIN, ""]
-    lines += _table("Game socket `/ws/games/{id}`: client → server", GAME_MESSAGES.models, skip)
-    lines += _table("Room socket `/ws/rooms/{id}`: client → server", ROOM_MESSAGES.models, skip)
-    lines += _table("Seek socket `/ws/seek`: client → server", SEEK_MESSAGES.models, skip)
-    lines += _table("Replies (server → client, with `reply_to`)", REPLIES, ("type",))
-    lines += _table("Notices (neither `seq` nor `reply_to`)", NOTICES, ("type",))
-    lines += _table("Game events (with `seq`)", EVENTS, ("type", "seq", "game_id"))
-    return "\n".join([*lines, END])
-
-
-def generated_http_errors() -> str:
-    """The HTTP error table of docs/protocol.md, from :data:`HTTP_ERRORS`."""
-    lines = [HTTP_BEGIN, "", "| code | status | fields in `error` | meaning |"]
-    lines.append("| --- | --- | --- | --- |")
-    for code, error in sorted(HTTP_ERRORS.items(), key=lambda item: (item[1].status, item[0])):
-        fields = ", ".join(f"`{name}`" for name in error.fields)
-        lines.append(f"| `{code}` | {error.status} | {fields} | {_one_line(error.meaning)} |")
-    lines.append(f"| any other code | {REFUSED} | | an action the game or room refuses now |")
-    return "\n".join([*lines, "", HTTP_END])
-
-
-def _replaced(text: str, begin: str, end: str, fresh: str) -> str:
-    start, stop = text.find(begin), text.find(end)
-    if start < 0 or stop < start:
-        raise ValueError(f"docs/protocol.md has no generated section {begin!r}")
-    return text[:start] + fresh + text[stop + len(end) :]
-
-
-def docs_with_tables(text: str) -> str:
-    """``text`` (docs/protocol.md) with its generated sections (the message tables, the HTTP
-    errors) replaced by fresh ones. Raises ValueError when the markers are missing."""
-    text = _replaced(text, BEGIN, END, generated_tables())
-    return _replaced(text, HTTP_BEGIN, HTTP_END, generated_http_errors())
-
-
-if __name__ == "__main__":  # pragma: no cover - a maintainer's command
-    fresh = docs_with_tables(DOCS.read_text(encoding="utf-8"))
-    if "--write" in sys.argv:
-        DOCS.write_text(fresh, encoding="utf-8")
-    else:
-        sys.stdout.write(generated_tables() + "\n\n" + generated_http_errors() + "\n")
