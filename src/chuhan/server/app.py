@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 
 from .ai.pool import AIPool
 from .ai.queue import pool_for
+from .db.reviews import ReviewStore
 from .db.store import Store
-from .games.review import review_router
+from .games.review import AnalysisRunner, review_router
 from .games.service import GameService
 from .http.facts import facts_router
 from .http.front_end import mount_front_end
@@ -29,16 +31,21 @@ from .http.seats import SeatLookup
 from .hub.local import Hub, LocalHub
 from .hub.redis import RedisHub
 from .ops.collector import Collector
+from .ops.faults import die_after_move
 from .ops.metrics import Metrics
 from .ops.retention import RetentionJob
 from .ops.stalls import StallWatch
 from .pairing.routes import pairing_router
+from .pairing.service import PairingService
 from .players.archive import archive_router
 from .players.device_routes import device_router
+from .players.downloads import DownloadRunner
 from .players.leaderboard import leaderboard_router
 from .players.live import live_router
 from .puzzles.routes import puzzles_router
+from .puzzles.service import PuzzleService
 from .rooms.routes import rooms_router
+from .rooms.service import RoomService
 from .settings import Settings
 
 
@@ -59,6 +66,23 @@ def create_app(
     redis_hub = RedisHub(settings.redis_url, settings.redis_prefix) if settings.redis_url else None
     hub: Hub = redis_hub or LocalHub()
     service = GameService(store, hub, pool, settings)
+    if settings.die_after_move_ply is not None:  # a test's fault (ops/faults.py)
+        service.commit_observers.append(die_after_move(settings.die_after_move_ply))
+    rooms = RoomService(service, settings.rooms)  # SPEC R1–R8
+    pairing = PairingService(  # SPEC B1: strangers are paired into rooms
+        rooms,
+        settings.rooms.seeks_per_address,
+        silent_seconds=settings.rooms.seek_silent_seconds,
+    )
+    analyses = AnalysisRunner(
+        service,
+        ReviewStore(store),
+        settings.analysis_nodes,
+        per_player=settings.analyses_queued_per_player,
+        per_address=settings.analyses_queued_per_address,
+    )
+    downloads = DownloadRunner(Path(settings.data_dir) / "downloads")  # Z7: B3's files
+    puzzles = PuzzleService(service, settings.puzzles)  # B9
     retention = RetentionJob(
         store, settings.retention_days, settings.retention_interval_seconds, service.db
     )
@@ -73,11 +97,18 @@ def create_app(
         if redis_hub is not None:
             await redis_hub.start()
         await pool.start()
-        await service.start()
+        await service.start()  # migrates the database: everything below reads it
         retention.start()  # What nobody can reach is deleted (ops/retention.py)
         if collector is not None:
             collector.start()
+        await rooms.start()  # the clock keepers and this instance's heartbeat
+        pairing.start()  # the pairing beat, on the rooms
+        downloads.start()
         yield
+        downloads.close()
+        await analyses.stop()
+        await pairing.stop()
+        await rooms.stop()
         if collector is not None:
             collector.stop()
         await retention.stop()
@@ -101,14 +132,13 @@ def create_app(
     app.include_router(ops_router(service, pool, metrics, redis_hub))
     app.include_router(facts_router())  # J8, R5, B7: the rule facts the client shows
     app.include_router(games_router(service))  # SPEC S1, P1–P6: the player's own games
-    app.include_router(rooms_router(service))  # SPEC R1–R8: online rooms
-    app.include_router(pairing_router(service))  # SPEC B1: play a stranger (after the rooms)
-    # Records, imports, share links, analysis
-    app.include_router(review_router(service, settings.analysis_nodes))
-    app.include_router(archive_router(service))  # B3: a player's archive
+    app.include_router(rooms_router(rooms, service))  # SPEC R1–R8: online rooms
+    app.include_router(pairing_router(pairing, service))  # SPEC B1: play a stranger
+    app.include_router(review_router(service, analyses))  # Records, imports, share links
+    app.include_router(archive_router(service, downloads))  # B3: a player's archive
     app.include_router(live_router(service))  # B5: the player's games in progress
     app.include_router(device_router(service))  # B6: one player on several devices
-    app.include_router(puzzles_router(service, settings.puzzles))  # B9: puzzles
+    app.include_router(puzzles_router(puzzles))  # B9: puzzles
     app.include_router(leaderboard_router(service))  # B8: leaderboard, rating history
     mount_front_end(app, settings)
     return app

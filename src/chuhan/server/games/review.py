@@ -23,16 +23,14 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from ...engine.analysis import ANALYSIS_NODES, clamp, judge, mate_in
+from ...engine.analysis import clamp, judge, mate_in
 from ...rules import RulesError, make_board
 from ...rules.jieqi import JieqiBoard
 from ...rules.notation import write_move
@@ -551,24 +549,11 @@ def analysis_answer(game: GameRecord, stored: StoredAnalysis | None) -> dict[str
 Share = Annotated[str | None, Query(max_length=64)]
 
 
-def review_router(service: GameService, nodes: int = ANALYSIS_NODES) -> APIRouter:
-    """The routes of this module, on ``service``'s store and AI pool."""
-    reviews = ReviewStore(service.store)
-    settings = service.settings
-    runner = AnalysisRunner(
-        service,
-        reviews,
-        nodes,
-        per_player=settings.analyses_queued_per_player,
-        per_address=settings.analyses_queued_per_address,
-    )
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await runner.stop()
-
-    router = APIRouter(lifespan=lifespan)
+def review_router(service: GameService, runner: AnalysisRunner) -> APIRouter:
+    """The routes of this module, on ``service``'s store; analyses run on ``runner`` (stopped
+    by the app, ``create_app``)."""
+    reviews = runner.reviews
+    router = APIRouter()
 
     async def access(
         game_id: str, player: Player | None, share: str | None

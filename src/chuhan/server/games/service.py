@@ -14,9 +14,7 @@ import asyncio
 import functools
 import hashlib
 import logging
-import os
 import secrets
-import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -86,6 +84,8 @@ class GameService:
         self._closing = False
         # Called with each committed change and the seconds it took (``/metrics``).
         self.change_observers: list[Callable[[Change, float], None]] = []
+        # Called with each committed change before it is announced (a test's fault).
+        self.commit_observers: list[Callable[[Change], None]] = []
         self.known = KnownGames()
         hub.on_news(self.known.heard)
         self.ratings = Ratings(self)  # B2: paired games rate their players
@@ -211,14 +211,6 @@ class GameService:
 
     # ------------------------------------------------------------------ changing games
 
-    def _dies_after(self, change: Change) -> bool:
-        """Tests only (``CHUHAN_TEST_DIE_AFTER_MOVE_PLY``): ``change`` plays a move at the
-        ply from which this instance must die between the commit and the announcement."""
-        ply = self.settings.die_after_move_ply
-        return ply is not None and any(
-            event["type"] == "move" and int(event["ply"]) >= ply for event in change.events
-        )
-
     async def apply(
         self, game_id: str, decide: Callable[[GameRecord], Change | None]
     ) -> GameRecord:
@@ -257,8 +249,8 @@ class GameService:
             self.known.remember(game)
             return game
         self.known.remember(change.after)
-        if self._dies_after(change):  # a test's fault: committed, never announced
-            os.kill(os.getpid(), signal.SIGKILL)
+        for committed in self.commit_observers:
+            committed(change)
         await self.hub.publish(game_id, change.after.seq, News.of(change.after, change.events))
         for observe in self.change_observers:
             observe(change, time.perf_counter() - started)

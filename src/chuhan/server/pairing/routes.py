@@ -13,11 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, WebSocket
+from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..addresses import CLIENT_BLOCK
@@ -45,31 +43,16 @@ log = logging.getLogger("chuhan.pairing")
 NO_PLAYER_CLOSE = 4404
 
 
-def pairing_router(games: GameService) -> APIRouter:
-    """The seek socket; the pairing beat starts and stops with the app (after the rooms,
-    whose service it uses: ``app.state.rooms``)."""
-    holder: dict[str, PairingService] = {}
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        settings = games.settings.rooms
-        pairing = PairingService(
-            app.state.rooms, settings.seeks_per_address, silent_seconds=settings.seek_silent_seconds
-        )
-        holder["service"] = pairing
-        app.state.pairing = pairing
-        pairing.start()
-        yield
-        await pairing.stop()
-
-    router = APIRouter(lifespan=lifespan)
+def pairing_router(pairing: PairingService, games: GameService) -> APIRouter:
+    """The seek socket and the waiting counts on ``pairing`` (its beat started and stopped
+    by the app, ``create_app``)."""
+    router = APIRouter()
 
     @router.get("/api/seeks/waiting")
     async def waiting(request: Request) -> dict[str, Any]:
         """B1: how many players wait for each variant and each pool (read at most every
         half second), not counting the asking player; ``seek``: their own waiting seek
         (another tab's), so that every tab shows it."""
-        pairing = holder["service"]
         player = await known_player(games, request.cookies)
         state = await pairing.state(player) if player is not None else None
         mine = state if state is not None and state.status == "waiting" else None
@@ -92,7 +75,7 @@ def pairing_router(games: GameService) -> APIRouter:
         # The client's own address (as a trusted proxy forwarded it): its block and, IPv6,
         # its /48 pay for aborts (Z8).
         address = websocket.client.host if websocket.client else CLIENT_BLOCK.get()
-        await SeekConnection(websocket, holder["service"], player, address).serve()
+        await SeekConnection(websocket, pairing, player, address).serve()
 
     return router
 

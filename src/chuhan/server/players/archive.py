@@ -24,14 +24,11 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, PlainTextResponse
 from starlette.background import BackgroundTask
 
@@ -245,19 +242,12 @@ Variant = Literal["xiangqi", "janggi", "jieqi"]
 Kind = Literal["ai", "local", "room", "paired", "imported"]
 
 
-def archive_router(service: GameService) -> APIRouter:
-    """The archive's routes on ``service``'s store."""
+def archive_router(service: GameService, downloads: DownloadRunner) -> APIRouter:
+    """The archive's routes on ``service``'s store; ``downloads`` writes the files (started
+    and closed by the app, ``create_app``)."""
     archive = ArchiveStore(service.store)
     live = LiveStore(service.store)
-    downloads = DownloadRunner(Path(service.settings.data_dir) / "downloads")
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        downloads.start()
-        yield
-        downloads.close()
-
-    router = APIRouter(lifespan=lifespan)
+    router = APIRouter()
 
     @router.get("/api/archive")
     async def list_games(

@@ -26,11 +26,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from ..games.service import GameService
 from ..identity import Me
 from ..records import aware
 from ..refusal import GameActionError
-from .limits import PuzzleSettings
 from .service import PuzzleService
 
 Variant = Literal["xiangqi", "janggi", "jieqi"]
@@ -52,10 +50,9 @@ class PuzzleMoveBody(BaseModel):
     move: str = Field(min_length=4, max_length=8)
 
 
-def puzzles_router(games: GameService, settings: PuzzleSettings) -> APIRouter:
-    """The puzzles' routes. The data files are loaded by the first request that needs the
-    puzzles (an instance that serves none, a test's app, never pays for it)."""
-    service = PuzzleService(games, settings)
+def puzzles_router(service: PuzzleService) -> APIRouter:
+    """The puzzles' routes on ``service``. The data files are loaded by the first request
+    that needs the puzzles (an instance that serves none, a test's app, never pays for it)."""
     router = APIRouter(dependencies=[Depends(service.ensure_loaded)])
 
     @router.post("/api/puzzles/attempts", status_code=201)

@@ -5,11 +5,9 @@ The socket's connection, :class:`~.connection.RoomConnection`, has its own modul
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, WebSocket
+from fastapi import APIRouter, Request, WebSocket
 
 from ..games import views
 from ..games.service import GameService
@@ -18,26 +16,15 @@ from ..protocol.bodies import CreateRoomBody, JoinBody
 from ..protocol.messages import encode, error_reply
 from ..records import Player, RoomRecord
 from ..refusal import GameActionError
-from ..settings import RoomSettings
 from .connection import RoomConnection
 from .service import RoomService
 
 NOT_FOUND_CLOSE = 4404
 
 
-def rooms_router(games: GameService, settings: RoomSettings | None = None) -> APIRouter:
-    """The rooms' routes; their clock keepers start and stop with the app. ``settings``:
-    the game service's own (``Settings.rooms``) unless given."""
-    rooms = RoomService(games, settings or games.settings.rooms)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.rooms = rooms
-        await rooms.start()
-        yield
-        await rooms.stop()
-
-    router = APIRouter(lifespan=lifespan)
+def rooms_router(rooms: RoomService, games: GameService) -> APIRouter:
+    """The rooms' routes on ``rooms`` (started and stopped by the app, ``create_app``)."""
+    router = APIRouter()
 
     async def names_of(room: RoomRecord) -> dict[str, dict[str, Any]]:
         """Each seated player's name and, in a paired room, their rating in its variant (B7:
