@@ -100,11 +100,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
-from .limits.budgets import CreationLimits
 from .players.ratings import RatingRules
 from .puzzles.limits import PuzzleSettings
 from .rooms.clocks import ClockRules
 from .rooms.ratelimit import JoinLimits
+from .rules_config import CreationLimits
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60

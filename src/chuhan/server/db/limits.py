@@ -12,10 +12,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
 from ..budget import Budget, LimitExceeded, Reservation
+from ..rules_config import MAX_WAIT_SECONDS
 from .tables import limit_buckets
-
-# How long a use may wait for its turn in a slowing budget before it is refused instead.
-MAX_WAIT_SECONDS = 10.0
 
 
 class Limiter:

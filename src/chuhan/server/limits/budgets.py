@@ -33,33 +33,9 @@ from dataclasses import dataclass
 
 from ..addresses import network_of_block
 from ..budget import Budget, LimitExceeded, Reservation, TooManyError
-from ..db.limits import MAX_WAIT_SECONDS, Limiter
+from ..db.limits import Limiter
 from ..db.store import Store
-
-HOUR = 3600.0
-
-
-@dataclass(frozen=True)
-class CreationLimits:
-    """Budgets per ``window_seconds`` (settings: ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` …);
-    0 turns one off."""
-
-    players_per_address: int = 300
-    players_per_network: int = 600
-    games_per_player: int = 100
-    games_per_address: int = 1000
-    games_per_network: int = 2000
-    imports_per_player: int = 60
-    imports_per_address: int = 240
-    imports_per_network: int = 480
-    analyses_per_player: int = 60
-    analyses_per_address: int = 240
-    analyses_per_network: int = 480
-    downloads_per_player: int = 20
-    downloads_per_address: int = 60
-    downloads_per_network: int = 120
-    window_seconds: float = HOUR
-    max_wait_seconds: float = MAX_WAIT_SECONDS
+from ..rules_config import CreationLimits
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,40 @@
+"""The rule records the settings configure (SPEC Z3, Z5, Z7, Z8, R4, B2, B9): plain frozen
+dataclasses of numbers, each the knobs of one package's rules, with their defaults.
+
+A core module below ``settings``: :class:`~.settings.Settings` holds these records (read from
+the environment) and the packages above import them from here, so settings never imports a
+package it configures. Each record says which package's rules read it; what the numbers mean
+is told there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# How long a use may wait for its turn in a slowing budget before it is refused instead
+# (``budget.py``; the limiter, ``db/limits.py``).
+MAX_WAIT_SECONDS = 10.0
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class CreationLimits:
+    """What one client may create (``limits/budgets.py``): budgets per ``window_seconds``
+    (settings: ``CHUHAN_NEW_PLAYERS_PER_ADDRESS`` …); 0 turns one off."""
+
+    players_per_address: int = 300
+    players_per_network: int = 600
+    games_per_player: int = 100
+    games_per_address: int = 1000
+    games_per_network: int = 2000
+    imports_per_player: int = 60
+    imports_per_address: int = 240
+    imports_per_network: int = 480
+    analyses_per_player: int = 60
+    analyses_per_address: int = 240
+    analyses_per_network: int = 480
+    downloads_per_player: int = 20
+    downloads_per_address: int = 60
+    downloads_per_network: int = 120
+    window_seconds: float = HOUR
+    max_wait_seconds: float = MAX_WAIT_SECONDS
