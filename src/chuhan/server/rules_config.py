@@ -38,3 +38,20 @@ class CreationLimits:
     downloads_per_network: int = 120
     window_seconds: float = HOUR
     max_wait_seconds: float = MAX_WAIT_SECONDS
+
+
+@dataclass(frozen=True)
+class JoinLimits:
+    """Password attempts, joins and room creations alike (``rooms/ratelimit.py``): budgets
+    per ``window_seconds``, and the open rooms a player may hold."""
+
+    per_player: int = 10
+    per_address: int = 30
+    per_network: int = 90
+    per_room: int = 20
+    site: int = 600
+    under_attack_per_address: int = 3
+    under_attack_per_network: int = 6
+    window_seconds: float = 15 * 60.0
+    max_wait_seconds: float = MAX_WAIT_SECONDS
+    open_rooms_per_player: int = 3

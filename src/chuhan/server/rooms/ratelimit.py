@@ -28,26 +28,11 @@ join would: creation is counted like a join.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..addresses import address_block, network_block
 from ..budget import Budget, LimitExceeded, Reservation
-from ..db.limits import MAX_WAIT_SECONDS, Limiter
+from ..db.limits import Limiter
 from ..db.rooms import RoomStore
-
-
-@dataclass(frozen=True)
-class JoinLimits:
-    per_player: int = 10
-    per_address: int = 30
-    per_network: int = 90
-    per_room: int = 20
-    site: int = 600
-    under_attack_per_address: int = 3
-    under_attack_per_network: int = 6
-    window_seconds: float = 15 * 60.0
-    max_wait_seconds: float = MAX_WAIT_SECONDS
-    open_rooms_per_player: int = 3
+from ..rules_config import JoinLimits
 
 
 class JoinLimiter:
@@ -87,7 +72,7 @@ class JoinLimiter:
         self.limiter.reserve([(f"password:room:{room_id}", self._room)])
 
 
-__all__ = ["JoinLimiter", "JoinLimits", "LimitExceeded", "Reservation", "SeatLimiter"]
+__all__ = ["JoinLimiter", "LimitExceeded", "Reservation", "SeatLimiter"]
 
 
 class SeatLimiter:
