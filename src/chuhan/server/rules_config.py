@@ -10,6 +10,7 @@ is told there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 # How long a use may wait for its turn in a slowing budget before it is refused instead
 # (``budget.py``; the limiter, ``db/limits.py``).
@@ -55,3 +56,21 @@ class JoinLimits:
     window_seconds: float = 15 * 60.0
     max_wait_seconds: float = MAX_WAIT_SECONDS
     open_rooms_per_player: int = 3
+
+
+@dataclass(frozen=True)
+class ClockRules:
+    """The online games' clocks (``rooms/clocks.py``, SPEC R4, R7, B7): the turn time, the cap
+    on the lag allowance, the budget of both players away, and a scale for game clocks."""
+
+    turn_seconds: float = 90.0
+    lag_cap_seconds: float = 2.0
+    away_budget_seconds: float = 120.0
+    control_scale: float = 1.0  # every game clock's durations times this (a test's short clocks)
+
+    def allowance(self, measured_lag: float | None) -> float:
+        """The lag allowance in seconds: the measured one-way lag, within 0 and the cap."""
+        return min(self.lag_cap_seconds, max(0.0, measured_lag or 0.0))
+
+    def deadline(self, started: datetime, measured_lag: float | None) -> datetime:
+        return started + timedelta(seconds=self.turn_seconds + self.allowance(measured_lag))

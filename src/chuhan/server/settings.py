@@ -102,8 +102,7 @@ from typing import Any, TypeVar, get_type_hints
 
 from .players.ratings import RatingRules
 from .puzzles.limits import PuzzleSettings
-from .rooms.clocks import ClockRules
-from .rules_config import CreationLimits, JoinLimits
+from .rules_config import ClockRules, CreationLimits, JoinLimits
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60

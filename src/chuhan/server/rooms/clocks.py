@@ -17,27 +17,12 @@ unbegun game ends exactly as a turn-clock game does.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from ..records import parse_iso
+from ..rules_config import ClockRules
 from .timecontrols import TimeControl
-
-
-@dataclass(frozen=True)
-class ClockRules:
-    turn_seconds: float = 90.0
-    lag_cap_seconds: float = 2.0
-    away_budget_seconds: float = 120.0
-    control_scale: float = 1.0  # every game clock's durations times this (a test's short clocks)
-
-    def allowance(self, measured_lag: float | None) -> float:
-        """The lag allowance in seconds: the measured one-way lag, within 0 and the cap."""
-        return min(self.lag_cap_seconds, max(0.0, measured_lag or 0.0))
-
-    def deadline(self, started: datetime, measured_lag: float | None) -> datetime:
-        return started + timedelta(seconds=self.turn_seconds + self.allowance(measured_lag))
 
 
 def iso(moment: datetime) -> str:
