@@ -33,7 +33,8 @@ import redis
 
 from chuhan.rules import make_board
 from chuhan.server.ai.pool import AIJob, AIPool, run_job
-from chuhan.server.ai.queue import SharedAIPool, queue_name
+from chuhan.server.ai.queue import queue_name
+from chuhan.server.ai.shared_pool import SharedAIPool
 
 JOBS = {"beginner": 24, "intermediate": 16, "advanced": 6}
 ANCHOR_JOBS = {"beginner": 6, "intermediate": 4, "advanced": 2}

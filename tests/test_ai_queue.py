@@ -29,7 +29,8 @@ import redis
 
 from chuhan.rules import make_board
 from chuhan.server.ai.pool import AIBusyError, AIJob, run_job
-from chuhan.server.ai.queue import AIJobError, SharedAIPool, queue_name
+from chuhan.server.ai.queue import AIJobError, queue_name
+from chuhan.server.ai.shared_pool import SharedAIPool
 from chuhan.server.games.service import ai_seed
 from rooms_client import running_server
 from test_scale_support import REDIS_URL, Cluster, Instance, cluster, game_socket

@@ -133,7 +133,7 @@ def test_a_board_with_moves_played_survives_pickle_and_deepcopy_in_either_build(
 
 def test_a_search_in_a_thread_lets_the_other_threads_of_its_process_run() -> None:
     """The AI worker searches in a thread while its event loop keeps the job's heartbeat and
-    its Redis connection alive (server/ai/queue.py): the compiled search, which calls no
+    its Redis connection alive (server/ai/worker.py): the compiled search, which calls no
     Python code, must still hand the interpreter lock over now and then. Without that, a
     sleeping thread here woke once in the whole search (the shared-queue tests hung)."""
     import threading

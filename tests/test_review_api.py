@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board, verify_commitment
 from chuhan.rules.record import read_record
 from chuhan.server.ai.pool import AIJob, run_job
-from chuhan.server.ai.queue import pool_for
+from chuhan.server.ai.shared_pool import pool_for
 from chuhan.server.db.store import Store
 from chuhan.server.records import GameRecord, utcnow
 from chuhan.server.settings import Settings

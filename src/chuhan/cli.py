@@ -371,7 +371,7 @@ def _cmd_ai_worker(args: argparse.Namespace) -> int:
     on this machine or another. A worker that dies is replaced; its job goes to another
     worker. SIGTERM or Ctrl-C stops them after their jobs.
     """
-    from .server.ai.queue import run_workers
+    from .server.ai.worker import run_workers
     from .server.settings import Settings
 
     settings = Settings.from_env()  # the environment is read there only

@@ -17,7 +17,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from .ai.pool import AIPool
-from .ai.queue import pool_for
+from .ai.shared_pool import pool_for
 from .db.reviews import ReviewStore
 from .db.store import Store
 from .games.review import AnalysisRunner, review_router

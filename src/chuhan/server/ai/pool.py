@@ -263,7 +263,7 @@ class FairTurns:
 class AIPool:
     """A bounded pool of worker processes (or any executor, for tests), shared fairly.
 
-    :class:`~.ai.queue.SharedAIPool` has the same interface but sends jobs through Redis.
+    :class:`~.ai.shared_pool.SharedAIPool` has the same interface but sends jobs through Redis.
     """
 
     shared = False  # True when jobs go through the shared queue to other processes
