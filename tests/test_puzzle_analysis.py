@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board
 from chuhan.rules.jieqi import JieqiBoard
 from chuhan.server.puzzles.catalog import read_puzzles
-from chuhan.server.puzzles.limits import PuzzleSettings
+from chuhan.server.rules_config import PuzzleSettings
 from test_review_api import AnalysingAI
 from test_server_support import server
 

@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board
 from chuhan.server.db.puzzles import PuzzleStore
 from chuhan.server.puzzles.catalog import read_puzzles
-from chuhan.server.puzzles.limits import PuzzleSettings
 from chuhan.server.puzzles.solving import board_after
+from chuhan.server.rules_config import PuzzleSettings
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 # How long a use may wait for its turn in a slowing budget before it is refused instead
 # (``budget.py``; the limiter, ``db/limits.py``).
 MAX_WAIT_SECONDS = 10.0
 HOUR = 3600.0
+PUZZLE_DATA = Path(__file__).resolve().parent / "puzzles" / "data"  # <variant>.jsonl
 
 
 @dataclass(frozen=True)
@@ -74,3 +76,19 @@ class ClockRules:
 
     def deadline(self, started: datetime, measured_lag: float | None) -> datetime:
         return started + timedelta(seconds=self.turn_seconds + self.allowance(measured_lag))
+
+
+@dataclass(frozen=True)
+class PuzzleSettings:
+    """What the puzzles may cost (``puzzles/``, SPEC B9, Z5, Z8): budgets of :mod:`.budget`
+    per ``window_seconds`` (0 turns one off) for every puzzle begun and every move, hint or
+    solution asked for, per player (refused when spent) and per address block (slowed); and
+    where the puzzles are read from. A person solving by hand does a puzzle a minute or so;
+    the defaults are far above that and bound what a script can farm."""
+
+    data_dir: Path = PUZZLE_DATA  # CHUHAN_PUZZLES_DIR: the ``<variant>.jsonl`` files
+    puzzles_per_player: int = 300
+    actions_per_player: int = 1200  # moves, hints and solutions
+    actions_per_address: int = 6000
+    window_seconds: float = 3600.0
+    gain_per_hour: float = 300.0  # Z8: a puzzle rating rises at most this much an hour

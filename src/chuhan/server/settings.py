@@ -101,8 +101,7 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from .players.ratings import RatingRules
-from .puzzles.limits import PuzzleSettings
-from .rules_config import ClockRules, CreationLimits, JoinLimits
+from .rules_config import ClockRules, CreationLimits, JoinLimits, PuzzleSettings
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60

@@ -38,9 +38,9 @@ from ..games.changes import event
 from ..games.service import GameService, new_id
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
+from ..rules_config import PuzzleSettings
 from . import solving
 from .catalog import VARIANTS, load_puzzles, usable_puzzles
-from .limits import PuzzleSettings
 
 log = logging.getLogger("chuhan.puzzles")
 SPREAD = 100.0  # the next puzzle is rated within this of the player's rating, where it can be
