@@ -92,3 +92,50 @@ class PuzzleSettings:
     actions_per_address: int = 6000
     window_seconds: float = 3600.0
     gain_per_hour: float = 300.0  # Z8: a puzzle rating rises at most this much an hour
+
+
+@dataclass(frozen=True)
+class RatingRules:
+    """The limits that keep a rating from being bought (SPEC Z8, B2), each a named number
+    (the rating rules, ``players/ratings.py``, apply them).
+
+    Measured with ``bench/rating_farm.py`` (one booster, fresh cookies losing on purpose, a
+    paired game every 0.1–0.2 s): without them 1500 became 2285 in 10 s (3147 projected for
+    the hour); with them it stays 1500 from the booster's address and reaches 1700 from as
+    many addresses as the farm likes."""
+
+    games_per_pair_per_day: int = 3
+    """The same two players rate each other this many games per UTC day (B2; as the points
+    rule's 3, R6): a pair of accounts cannot trade a rating back and forth."""
+
+    provisional_opponent_factor: float = 0.5
+    """Share of the Glicko-2 change a game against a provisional opponent (a new identity)
+    makes, the mover's rating provisional or not (Z8): fresh cookies are worth half as much
+    on top of Glicko-2's own discount of an uncertain opponent, whoever harvests them."""
+
+    gain_per_hour: float = 200.0
+    """The most a player's rating in one variant rises over any rolling hour (Z8), however
+    many identities they beat. An honest newcomer's first win against an established equal
+    is about +175 (then +68, +41…), so a strong newcomer still climbs at nearly full speed,
+    while a farm's hour, whatever its cookies and addresses, is at most +200."""
+
+    new_opponents_per_day: int = 10
+    """Rated games against provisional opponents (new identities) per player in any 24
+    hours (Z8): after ten, such games are not rated, so fresh identities stop paying."""
+
+    ai_games_first: int = 3
+    """Finished games against the AI (of :data:`~.players.ratings.AI_GAME_PLIES` half-moves or
+    more, not abandoned or expired) a player needs before their paired games are rated (Z8): a
+    throwaway cookie costs a few real games before it can feed anyone a rating (0: no such
+    rule)."""
+
+    network_days: float = 7.0
+    """How long the address blocks a player sought from are remembered, so that two
+    identities seen in one block within it are never rated together (Z8). A week covers a
+    booster's farm. The price: players of one household or school address are not rated
+    against each other, nor are strangers behind one carrier's shared address (CGNAT) who
+    met there within the week (0: no such rule, for tests on 127.0.0.1)."""
+
+    @property
+    def network_window(self) -> timedelta:
+        return timedelta(days=self.network_days)

@@ -78,7 +78,7 @@ Limits and exposure (SPEC Z3, Z5; docs/operations.md, "Limits"):
 - ``CHUHAN_OPS_PORT``: a second port (on ``CHUHAN_OPS_HOST``, default 127.0.0.1) for
   ``/metrics``, ``/docs`` and ``/openapi.json``; ``CHUHAN_OPS_ON_APP_PORT=1`` serves them on
   the app port instead. By default neither: they answer 404.
-- Ratings (SPEC B2, Z8; :class:`~.players.ratings.RatingRules`): ``CHUHAN_RATED_AFTER_AI_GAMES``
+- Ratings (SPEC B2, Z8; :class:`~.rules_config.RatingRules`): ``CHUHAN_RATED_AFTER_AI_GAMES``
   (3: finished AI games before a player's paired games are rated), ``CHUHAN_RATING_NETWORK_DAYS``
   (7: how long two identities seen in one address block stay unrated together; 0: never,
   for tests whose players all come from 127.0.0.1).
@@ -100,8 +100,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
-from .players.ratings import RatingRules
-from .rules_config import ClockRules, CreationLimits, JoinLimits, PuzzleSettings
+from .rules_config import ClockRules, CreationLimits, JoinLimits, PuzzleSettings, RatingRules
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DAY_SECONDS = 24 * 60 * 60
@@ -244,7 +243,7 @@ _CREATION_VARIABLES = {
     "window_seconds": "CHUHAN_CREATION_WINDOW_SECONDS",
 }
 
-# Z8: the rating rules tests and benches shorten (players/ratings.py: RatingRules).
+# Z8: the rating rules tests and benches shorten (rules_config.py: RatingRules).
 _RATING_VARIABLES = {
     "ai_games_first": "CHUHAN_RATED_AFTER_AI_GAMES",
     "network_days": "CHUHAN_RATING_NETWORK_DAYS",

@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from .. import glicko2
 from ..games.changes import side_names
 from ..records import GameRecord, is_provisional
+from ..rules_config import RatingRules
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 MIN_PLIES = 2  # both players moved at least once
@@ -55,51 +56,7 @@ GAIN_WINDOW = timedelta(hours=1)  # gain_per_hour's rolling window
 NEW_OPPONENT_WINDOW = timedelta(days=1)  # new_opponents_per_day's rolling window
 
 
-@dataclass(frozen=True)
-class RatingRules:
-    """The limits that keep a rating from being bought (SPEC Z8, B2), each a named number.
-
-    Measured with ``bench/rating_farm.py`` (one booster, fresh cookies losing on purpose, a
-    paired game every 0.1–0.2 s): without them 1500 became 2285 in 10 s (3147 projected for
-    the hour); with them it stays 1500 from the booster's address and reaches 1700 from as
-    many addresses as the farm likes."""
-
-    games_per_pair_per_day: int = 3
-    """The same two players rate each other this many games per UTC day (B2; as the points
-    rule's 3, R6): a pair of accounts cannot trade a rating back and forth."""
-
-    provisional_opponent_factor: float = 0.5
-    """Share of the Glicko-2 change a game against a provisional opponent (a new identity)
-    makes, the mover's rating provisional or not (Z8): fresh cookies are worth half as much
-    on top of Glicko-2's own discount of an uncertain opponent, whoever harvests them."""
-
-    gain_per_hour: float = 200.0
-    """The most a player's rating in one variant rises over any rolling hour (Z8), however
-    many identities they beat. An honest newcomer's first win against an established equal
-    is about +175 (then +68, +41…), so a strong newcomer still climbs at nearly full speed,
-    while a farm's hour, whatever its cookies and addresses, is at most +200."""
-
-    new_opponents_per_day: int = 10
-    """Rated games against provisional opponents (new identities) per player in any 24
-    hours (Z8): after ten, such games are not rated, so fresh identities stop paying."""
-
-    ai_games_first: int = 3
-    """Finished games against the AI (of :data:`AI_GAME_PLIES` half-moves or more, not
-    abandoned or expired) a player needs before their paired games are rated (Z8): a throwaway
-    cookie costs a few real games before it can feed anyone a rating (0: no such rule)."""
-
-    network_days: float = 7.0
-    """How long the address blocks a player sought from are remembered, so that two
-    identities seen in one block within it are never rated together (Z8). A week covers a
-    booster's farm. The price: players of one household or school address are not rated
-    against each other, nor are strangers behind one carrier's shared address (CGNAT) who
-    met there within the week (0: no such rule, for tests on 127.0.0.1)."""
-
-    @property
-    def network_window(self) -> timedelta:
-        return timedelta(days=self.network_days)
-
-
+DEFAULT_RULES = RatingRules()
 AI_GAME_PLIES = 20  # an AI game that counts for ai_games_first: ten moves each at least
 
 
@@ -128,7 +85,7 @@ def rated(
     mine: glicko2.Rating,
     theirs: glicko2.Rating,
     score: float,
-    rules: RatingRules = RatingRules(),
+    rules: RatingRules = DEFAULT_RULES,
     allowance: float = float("inf"),
 ) -> tuple[glicko2.Rating, bool]:
     """``mine`` after one game against ``theirs`` scoring ``score``: Glicko-2, the change
