@@ -19,7 +19,8 @@ from alembic.config import Config
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from chuhan.server.db.store import MIGRATIONS_DIR, Store
+from chuhan.server.db.engine import MIGRATIONS_DIR
+from chuhan.server.db.store import Store
 from chuhan.server.games.service import hash_token
 from chuhan.server.identity import COOKIE
 from chuhan.server.players.devices import device_label, recovery_code

@@ -14,7 +14,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import insert
 
-from chuhan.server.db.store import MIGRATIONS_DIR, Store
+from chuhan.server.db.engine import MIGRATIONS_DIR
+from chuhan.server.db.store import Store
 from chuhan.server.db.tables import games, players, rooms
 from chuhan.server.names import default_name
 from chuhan.server.records import GameRecord, utcnow

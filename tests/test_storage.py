@@ -14,7 +14,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Table, inspect, text
 
 from chuhan.server.db import tables
-from chuhan.server.db.store import MIGRATIONS_DIR, Store, iter_events
+from chuhan.server.db.engine import MIGRATIONS_DIR
+from chuhan.server.db.events import iter_events
+from chuhan.server.db.store import Store
 from chuhan.server.records import Award, GameRecord, StaleGameError, utcnow
 from test_server_support import create, game_socket, server
 

@@ -9,7 +9,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..records import ArchivedGame
-from .store import Store, game_from_row
+from .games import game_from_row
+from .store import Store
 from .tables import game_players, games, players
 
 RESUMABLE = ("ai", "local", "online")  # unfinished games of these kinds are listed, linking

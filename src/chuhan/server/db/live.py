@@ -7,8 +7,9 @@ from sqlalchemy import String, cast, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..records import GameRecord, RoomRecord
+from .games import seated_in_ongoing_game
 from .rooms import RoomStore
-from .store import Store, seated_in_ongoing_game
+from .store import Store
 from .tables import games, rooms
 
 

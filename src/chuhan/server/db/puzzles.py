@@ -28,7 +28,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import glicko2
 from ..records import aware
-from .store import Store, update_unless_moved
+from .engine import update_unless_moved
+from .store import Store
 from .tables import puzzle_attempts, puzzle_ratings, puzzles
 
 _ATTEMPTS = 5  # a conditional update that lost its race is tried again this many times

@@ -36,7 +36,9 @@ from ..records import (
     is_provisional,
     utcnow,
 )
-from .store import Store, game_from_row, update_unless_moved
+from .engine import update_unless_moved
+from .games import game_from_row
+from .store import Store
 from .tables import game_players, games, player_networks, rating_changes, ratings
 
 _ATTEMPTS = 5

@@ -19,7 +19,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from ..records import ROOM_FIELDS, PasswordTakenError, RoomRecord, StaleRoomError, aware, utcnow
-from .store import Store, update_unless_moved
+from .engine import update_unless_moved
+from .store import Store
 from .tables import rooms
 
 

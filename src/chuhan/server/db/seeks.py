@@ -56,8 +56,9 @@ from ..pairing.rules import (
     pairs,
 )
 from ..records import Pairing, RoomRecord, Seek, SeekState, aware
+from .games import seated_in_ongoing_game
 from .rooms import room_values
-from .store import Store, seated_in_ongoing_game
+from .store import Store
 from .tables import games, ratings, rooms, seek_aborts, seeks, server_instances
 
 _LOCK_BASE = 0x5EE6 << 32  # advisory lock ids of the pools: apart from the migration's

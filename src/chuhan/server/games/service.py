@@ -26,8 +26,9 @@ from ...rules.janggi import DEFAULT_SETUP, SETUPS
 from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, AIPool
 from ..background import cancel_all, release
+from ..db.engine import POOL_OVERFLOW, POOL_SIZE, connection_lost
 from ..db.ratings import RatingStore
-from ..db.store import POOL_OVERFLOW, POOL_SIZE, Store, connection_lost
+from ..db.store import Store
 from ..hub.local import Hub, News
 from ..limits.budgets import CreationBudgets
 from ..names import display_name

@@ -23,7 +23,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..db.store import iter_events
+from ..db.events import iter_events
 from ..games import views
 from ..games.service import GameService
 from ..hub.local import News
