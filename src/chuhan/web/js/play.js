@@ -14,7 +14,7 @@ import { hasText, t } from "./i18n.js";
 import { pieceSvg } from "./pieces.js";
 import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
 import { onSettingsChange, settings } from "./settings.js";
-import { ratingChange } from "./archive.js";
+import { ratingChange } from "./ratings.js";
 import { Review } from "./review.js";
 import { playSound } from "./sound.js";
 import { announce, confirmDialog, el } from "./ui.js";

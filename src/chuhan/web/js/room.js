@@ -6,13 +6,14 @@
 // the turn clock (R4), another device (R7) and leaving (R8).
 import { clockChoice, clockLabel, formatTime, shownSeconds, sideTime, syncClockChoice, THRESHOLDS, timeText } from "./clocks.js";
 import { api, ApiError, PlaySocket } from "./connection.js";
+import { VARIANTS } from "./choices.js";
 import { apiErrorText, refusal } from "./errors.js";
 import { t } from "./i18n.js";
 import { PlayView } from "./play.js";
 import { QuickMessages } from "./quick.js";
-import { ratingText } from "./archive.js";
+import { ratingText } from "./ratings.js";
 import { sideNames } from "./position.js";
-import { setupChoice, VARIANTS } from "./screens.js";
+import { setupChoice } from "./screens.js";
 import { announce, confirmDialog, el, showDialog } from "./ui.js";
 
 const DRAW_OFFER_GAP = 10; // SPEC R5: half-moves between one player's offers
