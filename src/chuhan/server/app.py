@@ -20,7 +20,8 @@ from .ai.pool import AIPool
 from .ai.shared_pool import pool_for
 from .db.reviews import ReviewStore
 from .db.store import Store
-from .games.review import AnalysisRunner, review_router
+from .games.analysis import AnalysisRunner
+from .games.review import review_router
 from .games.service import GameService
 from .http.facts import facts_router
 from .http.front_end import mount_front_end

@@ -39,7 +39,7 @@ from ..db.live import LiveStore
 from ..db.store import Store
 from ..games import views
 from ..games.changes import side_names
-from ..games.review import UNDECIDED_REASONS, record_text
+from ..games.records_io import UNDECIDED_REASONS, record_text
 from ..games.service import GameService
 from ..identity import Me
 from ..records import ArchivedGame, GameRecord, aware
