@@ -13,13 +13,17 @@ from typing import Any
 import pytest
 
 from chuhan.server.ai.pool import AIPool
+from chuhan.server.db.database import Database
 from chuhan.server.db.seeks import SeekStore
 from chuhan.server.db.store import Store
 from chuhan.server.games import changes as rules_of
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.limits.spending import Spending
 from chuhan.server.pairing.rules import SeekError, compatible, nearest, pairs, wish
 from chuhan.server.pairing.service import GONE_SECONDS, PairingService
+from chuhan.server.players.service import Players
 from chuhan.server.records import Player, Seek
 from chuhan.server.rooms import rules as room_rules
 from chuhan.server.rooms.clocks import ClockRules
@@ -160,13 +164,14 @@ class Site:
         settings = RoomSettings(**room_settings)
         self.rooms = [
             RoomService(
-                GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=url)),
+                _games(store, Settings(database_url=url)),
                 settings,
                 *([clock] if clock is not None else []),
             )
             for store in self.stores
         ]
         self.pairing = [PairingService(rooms, settings.seeks_per_address) for rooms in self.rooms]
+        self.players = [Players(r.games.db, r.games.spending, r.ratings) for r in self.rooms]
         self.started = False
 
     async def start(self) -> None:
@@ -183,7 +188,7 @@ class Site:
     async def player(self) -> Player:
         """A new visitor (the instances join first: a seek counts on a live instance)."""
         await self.start()
-        player, _ = await self.rooms[0].games.new_player()
+        player, _ = await self.players[0].new_player()
         return player
 
     def close(self) -> None:
@@ -473,3 +478,9 @@ def test_the_waiting_counts_are_per_rule_option_and_clock_and_leave_the_player_o
         await site.stop()
 
     asyncio.run(scenario())
+
+
+def _games(store: Store, settings: Settings) -> GameService:
+    db = Database(store)
+    spending = Spending(db, CreationBudgets(store, settings.creation))
+    return GameService(db, LocalHub(), AIPool(1, 1), settings, spending)

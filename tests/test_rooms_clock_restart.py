@@ -15,7 +15,10 @@ from sqlalchemy import update
 from chuhan.server.db.instances import InstanceStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import server_instances
-from chuhan.server.records import GameRecord
+from chuhan.server.games.service import GameService
+from chuhan.server.players.rating_service import Ratings
+from chuhan.server.players.service import Players
+from chuhan.server.records import GameRecord, Player
 from chuhan.server.rooms import clocks, rules
 from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService
@@ -35,8 +38,8 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
 
     async def scenario() -> None:
         await old.start()
-        creator, _ = await old.games.new_player()
-        friend, _ = await old.games.new_player()
+        creator, _ = await _new_player(old.games)
+        friend, _ = await _new_player(old.games)
         room = await old.create(creator, "xiangqi", "off", None, clock="5+3")
         await old.take_seat(friend, room.id)
         await old.ready(creator, room.id)
@@ -100,3 +103,8 @@ def test_a_dead_instances_lost_news_is_credited_to_a_game_clock_R7_Z4_B7() -> No
     flagged = rules.overdue(on_credit, ["r", "b"], T0 + timedelta(seconds=196))
     assert flagged is not None and flagged.after.result is not None
     assert flagged.after.result["reason"] == "timeout"  # red's time and its credit spent
+
+async def _new_player(games: GameService) -> tuple[Player, str]:
+    """A new visitor, as the app's players service makes one."""
+    ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)
+    return await Players(games.db, games.spending, ratings).new_player()

@@ -8,17 +8,23 @@ made in. Every credit that moves a deadline (both away, an outage) is charged to
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from chuhan.server.ai.pool import AIPool
+from chuhan.server.db.database import Database
 from chuhan.server.db.store import Store
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.limits.spending import Spending
 from chuhan.server.pairing.rules import SeekError, wish
-from chuhan.server.records import ManualClock
+from chuhan.server.players.rating_service import Ratings
+from chuhan.server.players.service import Players
+from chuhan.server.records import ManualClock, Player
 from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks, timecontrols
 from chuhan.server.rooms.clocks import ClockRules
@@ -138,7 +144,10 @@ def test_seeks_are_pooled_per_variant_rule_option_and_clock_B1_B7() -> None:
 def _service(tmp_path: Path, clock: ManualClock) -> tuple[Store, RoomService]:
     store = Store(f"sqlite:///{tmp_path}/rooms.sqlite3")
     store.migrate()
-    games = GameService(store, LocalHub(clock), AIPool(1, 1), Settings(database_url=store.url))
+    settings = Settings(database_url=store.url)
+    db = Database(store)
+    spending = Spending(db, CreationBudgets(store, settings.creation))
+    games = GameService(db, LocalHub(clock), AIPool(1, 1), settings, spending)
     rules = ClockRules(turn_seconds=90, lag_cap_seconds=0)
     return store, RoomService(games, RoomSettings(clock=rules), clock)
 
@@ -150,8 +159,8 @@ def test_a_room_game_on_a_clock_flags_when_the_movers_time_is_spent_B7_Z1(
     store, service = _service(tmp_path, moment)
 
     async def scenario() -> None:
-        creator, _ = await service.games.new_player()
-        friend, _ = await service.games.new_player()
+        creator, _ = await _new_player(service.games)
+        friend, _ = await _new_player(service.games)
         with pytest.raises(GameActionError, match="clock must be one of"):
             await service.create(creator, "xiangqi", "off", None, clock="5m+3x30s")
         room = await service.create(creator, "xiangqi", "off", None, clock="3+2")
@@ -187,8 +196,8 @@ def test_a_room_created_as_today_keeps_R4s_turn_clock(tmp_path: Path) -> None:
     store, service = _service(tmp_path, moment)
 
     async def scenario() -> None:
-        creator, _ = await service.games.new_player()
-        friend, _ = await service.games.new_player()
+        creator, _ = await _new_player(service.games)
+        friend, _ = await _new_player(service.games)
         room = await service.create(creator, "xiangqi", "off", None)
         assert "clock" not in room.options
         await service.take_seat(friend, room.id)
@@ -204,3 +213,25 @@ def test_a_room_created_as_today_keeps_R4s_turn_clock(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     store.dispose()
+
+
+def test_the_forms_offer_the_clocks_the_server_accepts_B7() -> None:
+    source = (Path(__file__).parent.parent / "src/chuhan/web/js/clocks.js").read_text()
+    table = source.split("export const CONTROLS = {", 1)[1].split("};", 1)[0]
+    offered = {
+        name: [float(n) for n in numbers.split(",")]
+        for name, numbers in re.findall(r'"([^"]+)": \[([^\]]+)\]', table)
+    }
+    assert offered == {
+        control.id: [
+            control.base / 60, control.increment, control.periods, control.period_seconds
+        ]
+        for control in timecontrols.CONTROLS.values()
+    }
+    assert 'export const TURN = "turn"' in source and timecontrols.TURN == "turn"
+
+
+async def _new_player(games: GameService) -> tuple[Player, str]:
+    """A new visitor, as the app's players service makes one."""
+    ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)
+    return await Players(games.db, games.spending, ratings).new_player()

@@ -21,12 +21,17 @@ import pytest
 from sqlalchemy import update
 
 from chuhan.server.ai.pool import AIPool
+from chuhan.server.db.database import Database
 from chuhan.server.db.instances import InstanceStore
 from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import server_instances
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.limits.spending import Spending
+from chuhan.server.players.rating_service import Ratings
+from chuhan.server.players.service import Players
 from chuhan.server.records import Instance
 from chuhan.server.records import Player as StoredPlayer
 from chuhan.server.rooms import clocks
@@ -92,7 +97,10 @@ def test_an_outage_is_when_no_instance_was_alive_Z4() -> None:
 
 
 def _games(store: Store) -> GameService:
-    return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))
+    settings = Settings(database_url=store.url)
+    db = Database(store)
+    spending = Spending(db, CreationBudgets(store, settings.creation))
+    return GameService(db, LocalHub(), AIPool(1, 1), settings, spending)
 
 
 def _settings(turn: float = 60.0, dead_after: float = 0.5) -> RoomSettings:
@@ -105,8 +113,8 @@ def _settings(turn: float = 60.0, dead_after: float = 0.5) -> RoomSettings:
 
 async def _game_in_a_room(service: RoomService) -> tuple[str, str, StoredPlayer, StoredPlayer]:
     """A room whose game has begun, each player's device holding their seat on ``service``."""
-    creator, _ = await service.games.new_player()
-    friend, _ = await service.games.new_player()
+    creator, _ = await _new_player(service.games)
+    friend, _ = await _new_player(service.games)
     room = await service.create(creator, "xiangqi", "off", None)
     await service.take_seat(friend, room.id)
     await service.ready(creator, room.id)
@@ -131,7 +139,7 @@ async def _crash(service: RoomService) -> None:
         if task is not None:
             task.cancel()
     await asyncio.gather(*(t for t in tasks if t is not None), return_exceptions=True)
-    await asyncio.to_thread(service.games._threads.shutdown, True)
+    await asyncio.to_thread(service.games.db._threads.shutdown, True)
 
 
 def test_instances_starting_together_after_an_outage_move_each_clock_once_Z4_R7(
@@ -240,8 +248,8 @@ def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R
     async def scenario() -> None:
         await dying.start()
         await living.start()
-        han, _ = await dying.games.new_player()
-        cho, _ = await dying.games.new_player()
+        han, _ = await _new_player(dying.games)
+        cho, _ = await _new_player(dying.games)
         room = await dying.create(han, "janggi", "off", None)
         await dying.take_seat(cho, room.id)
         await dying.ready(han, room.id)
@@ -407,3 +415,8 @@ def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerP
     end = last.wait_state(lambda s: s["status"] != "ongoing", timeout=AWAY + 8)
     assert end["result"] == {"winner": None, "reason": "interrupted", "points": None}
     assert [p.me()["points"]["online"] for p in (creator, friend)] == [0, 0]
+
+async def _new_player(games: GameService) -> tuple[Player, str]:
+    """A new visitor, as the app's players service makes one."""
+    ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)
+    return await Players(games.db, games.spending, ratings).new_player()

@@ -13,10 +13,14 @@ from pathlib import Path
 import pytest
 
 from chuhan.server.ai.pool import AIPool
+from chuhan.server.db.database import Database
 from chuhan.server.db.rooms import RoomStore
 from chuhan.server.db.store import Store
 from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.limits.spending import Spending
+from chuhan.server.players.service import Players
 from chuhan.server.records import (
     SYSTEM_CLOCK,
     Clock,
@@ -94,7 +98,7 @@ def test_a_room_changed_by_another_instance_is_not_overwritten(
     services = [RoomService(_games(store), RoomSettings()) for store in (first, second)]
 
     async def scenario() -> None:
-        player = await services[0].games.new_player()
+        player = await _players(services[0]).new_player()
         room = await services[0].create(player[0], "xiangqi", "off", "Shared1")
         mine = RoomStore(first).get(room.id)
         theirs = RoomStore(second).get(room.id)
@@ -127,8 +131,8 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
     services = [RoomService(_games(store, clock), rules, clock) for store in (first, second)]
 
     async def scenario() -> None:
-        creator, _ = await services[0].games.new_player()
-        friend, _ = await services[0].games.new_player()
+        creator, _ = await _players(services[0]).new_player()
+        friend, _ = await _players(services[0]).new_player()
         room = await services[0].create(creator, "xiangqi", "off", None)
         await services[1].take_seat(friend, room.id)
         await services[0].ready(creator, room.id)
@@ -163,8 +167,8 @@ def test_a_move_on_an_instance_that_missed_the_next_game_plays_in_that_game_R3_Z
     services = [RoomService(_games(store), RoomSettings()) for store in (first, second)]
 
     async def scenario() -> None:
-        creator, _ = await services[0].games.new_player()
-        friend, _ = await services[0].games.new_player()
+        creator, _ = await _players(services[0]).new_player()
+        friend, _ = await _players(services[0]).new_player()
         room = await services[0].create(creator, "xiangqi", "off", None)
         await services[1].take_seat(friend, room.id)
         await services[0].ready(creator, room.id)
@@ -191,8 +195,8 @@ def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_resta
     service = RoomService(_games(store), RoomSettings())
 
     async def scenario() -> None:
-        creator, _ = await service.games.new_player()
-        friend, _ = await service.games.new_player()
+        creator, _ = await _players(service).new_player()
+        friend, _ = await _players(service).new_player()
         waiting = await service.create(creator, "xiangqi", "off", None)
         setup = await service.create(creator, "janggi", "off", None)
         await service.take_seat(friend, setup.id)
@@ -214,8 +218,8 @@ def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -
     service = RoomService(_games(store, clock), settings, clock)
 
     async def scenario() -> None:
-        creator, _ = await service.games.new_player()
-        friend, _ = await service.games.new_player()
+        creator, _ = await _players(service).new_player()
+        friend, _ = await _players(service).new_player()
         room = await service.create(creator, "xiangqi", "off", None)
         await service.take_seat(friend, room.id)
         await service.ready(creator, room.id)
@@ -236,4 +240,11 @@ def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -
 
 def _games(store: Store, clock: Clock = SYSTEM_CLOCK) -> GameService:
     hub = LocalHub(clock)
-    return GameService(store, hub, AIPool(1, 1), Settings(database_url=store.url))
+    settings = Settings(database_url=store.url)
+    db = Database(store)
+    spending = Spending(db, CreationBudgets(store, settings.creation))
+    return GameService(db, hub, AIPool(1, 1), settings, spending)
+
+
+def _players(rooms: RoomService) -> Players:
+    return Players(rooms.games.db, rooms.games.spending, rooms.ratings)

@@ -13,10 +13,15 @@ from typing import Any
 import pytest
 
 from chuhan.server.ai.pool import AIPool
+from chuhan.server.db.database import Database
 from chuhan.server.db.store import Store
 from chuhan.server.games.service import GameService, NewGame
 from chuhan.server.hub.local import LocalHub
-from chuhan.server.records import utcnow
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.limits.spending import Spending
+from chuhan.server.players.rating_service import Ratings
+from chuhan.server.players.service import Players
+from chuhan.server.records import Player, utcnow
 from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks
 from chuhan.server.rooms.clocks import ClockRules
@@ -25,7 +30,10 @@ from chuhan.server.settings import Settings
 
 
 def _service(store: Store) -> GameService:
-    return GameService(store, LocalHub(), AIPool(1, 1), Settings(database_url=store.url))
+    settings = Settings(database_url=store.url)
+    db = Database(store)
+    spending = Spending(db, CreationBudgets(store, settings.creation))
+    return GameService(db, LocalHub(), AIPool(1, 1), settings, spending)
 
 
 class CountingReads:
@@ -47,7 +55,7 @@ def test_a_move_on_a_known_game_reads_nothing_and_is_stored(tmp_path: Path) -> N
     games = _service(store)
 
     async def scenario() -> None:
-        player, _ = await games.new_player()
+        player, _ = await _new_player(games)
         game = await games.create_game(player, NewGame(kind="local", variant="xiangqi"))
         game, _ = await games.move(game, 0, "h3e3")  # read once: now known here
         reads = CountingReads(store)
@@ -68,7 +76,7 @@ def test_an_out_of_date_copy_is_decided_again_on_a_fresh_read(tmp_path: Path) ->
     first, second = _service(store), _service(store)
 
     async def scenario() -> None:
-        player, _ = await first.new_player()
+        player, _ = await _new_player(first)
         game = await first.create_game(player, NewGame(kind="local", variant="xiangqi"))
         await first.move(game, 0, "h3e3")
         await second.move(game, 1, "h10g8")  # the first instance does not hear of it
@@ -102,8 +110,8 @@ def test_an_out_of_date_overdue_copy_does_not_flag_a_move_in_time_R4(tmp_path: P
     rooms = RoomService(_service(store), settings)
 
     async def scenario() -> None:
-        creator, _ = await rooms.games.new_player()
-        friend, _ = await rooms.games.new_player()
+        creator, _ = await _new_player(rooms.games)
+        friend, _ = await _new_player(rooms.games)
         room = await rooms.create(creator, "xiangqi", "off", None)
         await rooms.take_seat(friend, room.id)
         await rooms.ready(creator, room.id)
@@ -175,8 +183,8 @@ def test_readiness_from_an_out_of_date_room_is_decided_again_on_a_fresh_read(
     second = RoomService(_service(store), RoomSettings())
 
     async def scenario() -> None:
-        creator, _ = await first.games.new_player()
-        friend, _ = await first.games.new_player()
+        creator, _ = await _new_player(first.games)
+        friend, _ = await _new_player(first.games)
         room = await first.create(creator, "xiangqi", "off", None)
         await second.take_seat(friend, room.id)  # the first instance does not hear of it
         known = first.core.known(room.id)
@@ -212,8 +220,8 @@ def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_
     rooms = RoomService(_service(store), RoomSettings())
 
     async def scenario() -> None:
-        creator, _ = await rooms.games.new_player()
-        friend, _ = await rooms.games.new_player()
+        creator, _ = await _new_player(rooms.games)
+        friend, _ = await _new_player(rooms.games)
         room = await rooms.create(creator, "xiangqi", "off", None)
         await rooms.take_seat(friend, room.id)
         room_reads, game_reads = CountingRoomReads(rooms), CountingReads(store)
@@ -227,3 +235,8 @@ def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_
 
     asyncio.run(scenario())
     store.dispose()
+
+async def _new_player(games: GameService) -> tuple[Player, str]:
+    """A new visitor, as the app's players service makes one."""
+    ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)
+    return await Players(games.db, games.spending, ratings).new_player()

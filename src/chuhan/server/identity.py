@@ -26,7 +26,7 @@ from .refusal import GameActionError
 
 
 class Players(Protocol):
-    """Where players are found and made (the app's game service)."""
+    """Where players are found and made (the app's :class:`~.players.service.Players`)."""
 
     async def player_for_token(self, token: str | None) -> Player | None: ...
 
@@ -51,7 +51,7 @@ def no_player() -> GameActionError:
 
 async def known_player_or_refuse(request: Request) -> Player:
     """The cookie's player; 401 ``no_player`` without one, whatever the method."""
-    player = await known_player(request.app.state.service, request.cookies)
+    player = await known_player(request.app.state.players, request.cookies)
     if player is None:
         raise no_player()
     return player
@@ -81,13 +81,13 @@ async def current_player(request: Request, response: Response) -> Player:
     unsafe request without a valid cookie, or another site's (an image, a link), is refused
     (401 ``no_player``) before anything is spent, so no request another site sends replaces
     the visitor's cookie or uses up the address's new players."""
-    service: Players = request.app.state.service
+    service: Players = request.app.state.players
     player = await known_player(service, request.cookies)
     if player is not None:
         return player
     if request.method not in SAFE_METHODS:
         raise no_player()
-    if not from_own_page(request, request.app.state.settings.allowed_origins):
+    if not from_own_page(request, request.app.state.allowed_origins):
         raise no_player()
     player, token = await service.new_player()  # 429 once the address block made too many
     set_player_cookie(request, response, token)

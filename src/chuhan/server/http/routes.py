@@ -12,25 +12,27 @@ from fastapi.responses import JSONResponse
 
 from ...rules import RulesError, make_board
 from ..ai.pool import AIPool
+from ..db.database import Database
 from ..games.service import GameService, NewGame
 from ..hub.redis import RedisHub
-from ..identity import Me
+from ..identity import Me, known_player
 from ..ops.metrics import CONTENT_TYPE, Metrics
+from ..players.service import Players
 from ..protocol.bodies import AnalysisBody, CreateGameBody, MoveBody, ProfileBody
 from ..refusal import GameActionError
 from ..sockets.game import game_socket
 
 
 def ops_router(
-    service: GameService, pool: AIPool, metrics: Metrics, redis_hub: RedisHub | None
+    db: Database, pool: AIPool, metrics: Metrics, redis_hub: RedisHub | None
 ) -> APIRouter:
     """``/health`` and ``/metrics`` (the guard keeps /metrics to the operators' port)."""
     router = APIRouter()
-    store = service.store
+    store = db.store
 
     @router.get("/health")
     async def health() -> JSONResponse:
-        db_ok = await service.db(store.ping)
+        db_ok = await db(store.ping)
         ai: dict[str, Any] = {
             "workers": pool.workers,
             "jobs": pool.pending,
@@ -39,7 +41,7 @@ def ops_router(
         body = {"status": "ok" if db_ok else "degraded", "db": "ok" if db_ok else "down", "ai": ai}
         if pool.shared:  # the queue every instance and worker shares, read from Redis
             try:
-                ai["shared"] = await service.db(pool.queue_state)
+                ai["shared"] = await db(pool.queue_state)
             except Exception:
                 ai["shared"] = "down"
                 body["status"] = "degraded"
@@ -54,24 +56,24 @@ def ops_router(
     @router.get("/metrics", include_in_schema=False)
     async def metrics_text() -> Response:
         """Prometheus text format (the games gauge reads the database: off the loop)."""
-        return Response(await service.db(metrics.text), media_type=CONTENT_TYPE)
+        return Response(await db(metrics.text), media_type=CONTENT_TYPE)
 
     return router
 
 
-def games_router(service: GameService) -> APIRouter:
+def games_router(service: GameService, players: Players) -> APIRouter:
     """The player's profile, their games against the AI or on one device, the learn pages'
     rules, and the game socket."""
     router = APIRouter()
 
     @router.get("/api/me")
     async def get_me(player: Me) -> dict[str, Any]:
-        return await service.profile(player)
+        return await players.profile(player)
 
     @router.patch("/api/me")
     async def patch_me(body: ProfileBody, player: Me) -> dict[str, Any]:
-        player = await service.rename(player, body.name)
-        return await service.profile(player)
+        player = await players.rename(player, body.name)
+        return await players.profile(player)
 
     @router.get("/api/games/pending")
     async def pending(player: Me) -> dict[str, Any]:
@@ -110,6 +112,7 @@ def games_router(service: GameService) -> APIRouter:
 
     @router.websocket("/ws/games/{game_id}")
     async def websocket(socket: WebSocket, game_id: str) -> None:
-        await game_socket(socket, service, game_id)
+        player = await known_player(players, socket.cookies)
+        await game_socket(socket, service, player, game_id)
 
     return router

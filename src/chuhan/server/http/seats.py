@@ -19,7 +19,8 @@ from ..db.rooms import RoomStore
 from ..identity import COOKIE
 
 if TYPE_CHECKING:
-    from ..games.service import GameService
+    from ..db.database import Database
+    from ..players.service import Players
 
 ROOM_SOCKET = re.compile(r"^/ws/rooms/([A-Za-z0-9_-]{1,64})$")
 
@@ -40,21 +41,22 @@ class SeatLookup:
     """The guard's ``seat_of``: ``"room:player"`` when the socket asks for the room of a
     running game in which its cookie's player holds a side, else None."""
 
-    def __init__(self, service: GameService) -> None:
-        self.service = service
-        self.rooms = RoomStore(service.store)
+    def __init__(self, db: Database, players: Players) -> None:
+        self.db = db
+        self.players = players
+        self.rooms = RoomStore(db.store)
 
     async def __call__(self, scope: Scope) -> str | None:
         found = ROOM_SOCKET.match(scope.get("path", ""))
         if found is None:
             return None
-        player = await self.service.player_for_token(_cookie(scope))
+        player = await self.players.player_for_token(_cookie(scope))
         if player is None:
             return None
-        room = await self.service.db(self.rooms.get, found.group(1))
+        room = await self.db(self.rooms.get, found.group(1))
         if room is None or room.game_id is None or room.side_of(player.id) is None:
             return None
-        game = await self.service.db(self.service.store.game, room.game_id)
+        game = await self.db(self.db.store.game, room.game_id)
         if game is None or not game.ongoing:
             return None
         return f"{room.id}:{player.id}"

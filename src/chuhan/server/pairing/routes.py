@@ -19,9 +19,10 @@ from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..addresses import CLIENT_BLOCK
-from ..games.service import GameService, new_id
+from ..games.service import new_id
 from ..hub.local import News
 from ..identity import known_player, no_player
+from ..players.service import Players
 from ..protocol.messages import (
     SEEK_MESSAGES,
     AckReply,
@@ -43,7 +44,7 @@ log = logging.getLogger("chuhan.pairing")
 NO_PLAYER_CLOSE = 4404
 
 
-def pairing_router(pairing: PairingService, games: GameService) -> APIRouter:
+def pairing_router(pairing: PairingService, players: Players) -> APIRouter:
     """The seek socket and the waiting counts on ``pairing`` (its beat started and stopped
     by the app, ``create_app``)."""
     router = APIRouter()
@@ -53,7 +54,7 @@ def pairing_router(pairing: PairingService, games: GameService) -> APIRouter:
         """B1: how many players wait for each variant and each pool (read at most every
         half second), not counting the asking player; ``seek``: their own waiting seek
         (another tab's), so that every tab shows it."""
-        player = await known_player(games, request.cookies)
+        player = await known_player(players, request.cookies)
         state = await pairing.state(player) if player is not None else None
         mine = state if state is not None and state.status == "waiting" else None
         own = wish(mine.variant, mine.options).pool if mine is not None else None
@@ -66,7 +67,7 @@ def pairing_router(pairing: PairingService, games: GameService) -> APIRouter:
     @router.websocket("/ws/seek")
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
-        player = await known_player(games, websocket.cookies)
+        player = await known_player(players, websocket.cookies)
         if player is None:
             refused = no_player()
             await websocket.send_text(encode(error_reply(refused.code, refused.message)))

@@ -35,13 +35,14 @@ from starlette.background import BackgroundTask
 from ...rules import RulesError
 from ..addresses import CLIENT_BLOCK
 from ..db.archive import ArchiveStore
+from ..db.database import Database
 from ..db.live import LiveStore
 from ..db.store import Store
 from ..games import views
 from ..games.changes import side_names
-from ..games.records_io import UNDECIDED_REASONS, record_text
-from ..games.service import GameService
+from ..games.review import UNDECIDED_REASONS, record_text
 from ..identity import Me
+from ..limits.spending import Spending
 from ..records import ArchivedGame, GameRecord, aware
 from ..refusal import GameActionError
 from .downloads import DownloadRunner
@@ -242,11 +243,11 @@ Variant = Literal["xiangqi", "janggi", "jieqi"]
 Kind = Literal["ai", "local", "room", "paired", "imported"]
 
 
-def archive_router(service: GameService, downloads: DownloadRunner) -> APIRouter:
-    """The archive's routes on ``service``'s store; ``downloads`` writes the files (started
+def archive_router(db: Database, spending: Spending, downloads: DownloadRunner) -> APIRouter:
+    """The archive's routes on ``db``; ``downloads`` writes the files (started
     and closed by the app, ``create_app``)."""
-    archive = ArchiveStore(service.store)
-    live = LiveStore(service.store)
+    archive = ArchiveStore(db.store)
+    live = LiveStore(db.store)
     router = APIRouter()
 
     @router.get("/api/archive")
@@ -258,11 +259,11 @@ def archive_router(service: GameService, downloads: DownloadRunner) -> APIRouter
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
     ) -> dict[str, Any]:
         cursor = _parse_cursor(before) if before else None
-        found = await service.db(archive.page, player.id, limit + 1, variant, kind, cursor)
+        found = await db(archive.page, player.id, limit + 1, variant, kind, cursor)
         page = found[:limit]
         rooms: dict[str, str] = {}
         if any(entry.game.kind == "online" and entry.game.ongoing for entry in page):
-            rooms = await service.db(rooms_of_games, live, player.id)
+            rooms = await db(rooms_of_games, live, player.id)
         return {
             "games": [entry_json(entry, rooms.get(entry.game.id)) for entry in page],
             "next": _cursor(page[-1].game) if len(found) > limit else None,
@@ -271,13 +272,13 @@ def archive_router(service: GameService, downloads: DownloadRunner) -> APIRouter
     @router.get("/api/archive/games/{game_id}")
     async def archived_game(game_id: str, player: Me) -> dict[str, Any]:
         entry = (
-            await service.db(archive.game_for, player.id, game_id) if len(game_id) <= 64 else None
+            await db(archive.game_for, player.id, game_id) if len(game_id) <= 64 else None
         )
         if entry is None:
             raise GameActionError("not_found", "no such game")
         game = entry.game
         if game.kind == "online" and game.ongoing:  # B5: a live game is played in its room
-            room = await service.db(room_of_game, live, player.id, game_id)
+            room = await db(room_of_game, live, player.id, game_id)
             raise GameActionError("game_ongoing", "this game is being played", room=room)
         viewer = entry.side if game.kind in ("ai", "online") else None
         # Z7: a cold state replays the whole game; in a thread, as every other state read.
@@ -299,10 +300,10 @@ def archive_router(service: GameService, downloads: DownloadRunner) -> APIRouter
         within the hourly budget (429 ``too_many_downloads``), written by a process of its
         own; the server only streams the file."""
         with downloads.one_at_a_time(player.id, CLIENT_BLOCK.get()):
-            await service.spend("downloads", player.id)
+            await spending.spend("downloads", player.id)
             job = DownloadJob(
-                service.store.url,
-                service.settings.db_schema,
+                db.store.url,
+                db.store.schema,
                 str(downloads.folder),
                 player.id,
                 player.name,

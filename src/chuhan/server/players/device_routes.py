@@ -28,10 +28,11 @@ from fastapi import APIRouter, Request, Response
 
 from ..addresses import CLIENT_BLOCK
 from ..budget import Budget, LimitExceeded, TooManyError
+from ..db.database import Database
 from ..db.devices import DeviceStore
 from ..db.limits import Limiter
 from ..games import views
-from ..games.service import GameService, hash_token, new_id
+from ..games.service import hash_token, new_id
 from ..identity import COOKIE, Known, set_player_cookie
 from ..protocol.bodies import SignInBody
 from ..records import utcnow
@@ -45,16 +46,19 @@ from .devices import (
     new_recovery_code,
     recovery_code,
 )
+from .service import Players
 
 log = logging.getLogger("chuhan.devices")
 BAD_CODE = "this code is unknown, used, expired or revoked"
 
 
-def device_router(service: GameService, limits: DeviceLimits | None = None) -> APIRouter:
-    """The devices' routes on ``service``'s store, within ``limits``."""
+def device_router(
+    db: Database, players: Players, limits: DeviceLimits | None = None
+) -> APIRouter:
+    """The devices' routes on ``db``, within ``limits``."""
     limits = limits or DeviceLimits()
-    devices = DeviceStore(service.store)
-    limiter = Limiter(service.store.engine)
+    devices = DeviceStore(db.store)
+    limiter = Limiter(db.store.engine)
     router = APIRouter()
 
     async def spend(key: str, limit: int, code: str, message: str) -> None:
@@ -62,19 +66,19 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
             return
         budget = Budget(limit, limits.window_seconds)
         try:
-            await service.db(limiter.reserve, [(key, budget)])
+            await db(limiter.reserve, [(key, budget)])
         except LimitExceeded as exc:
             raise TooManyError(code, message, exc.retry_after) from None
 
     async def listing(player_id: str, cookie: str | None, user_agent: str) -> dict[str, Any]:
         mine = hash_token(cookie) if cookie else None
-        found = await service.db(devices.devices, player_id)
+        found = await db(devices.devices, player_id)
         for device in found:
             # The first device is made with the player, before any page says what it is.
             if device.token_hash == mine and not device.label and device_label(user_agent):
-                await service.db(devices.label_device, device.id, device_label(user_agent))
-                found = await service.db(devices.devices, player_id)
-        issued = await service.db(devices.recovery_issued, player_id)
+                await db(devices.label_device, device.id, device_label(user_agent))
+                found = await db(devices.devices, player_id)
+        issued = await db(devices.recovery_issued, player_id)
         return {
             "devices": [
                 {
@@ -102,7 +106,7 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
         )
         code = new_link_code()
         expires_at = utcnow() + timedelta(minutes=LINK_MINUTES)
-        await service.db(devices.add_link, player.id, hash_token(code), expires_at)
+        await db(devices.add_link, player.id, hash_token(code), expires_at)
         url = f"{str(request.base_url).rstrip('/')}/device#{code}"
         return {
             "url": url,
@@ -120,7 +124,7 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
             "you made too many recovery codes; wait a little",
         )
         code = new_recovery_code()
-        await service.db(devices.set_recovery, player.id, hash_token(code))
+        await db(devices.set_recovery, player.id, hash_token(code))
         log.info("recovery code issued", extra={"player": player.id})
         return {"code": code}
 
@@ -134,29 +138,29 @@ def device_router(service: GameService, limits: DeviceLimits | None = None) -> A
         )
         player_id = None
         if body.link is not None and (code := link_code(body.link)):
-            player_id = await service.db(devices.take_link, hash_token(code))
+            player_id = await db(devices.take_link, hash_token(code))
         elif body.recovery is not None and (code := recovery_code(body.recovery)):
-            player_id = await service.db(devices.recovery_player, hash_token(code))
-        player = await service.db(service.store.player, player_id) if player_id else None
+            player_id = await db(devices.recovery_player, hash_token(code))
+        player = await db(db.store.player, player_id) if player_id else None
         if player is None:
             raise GameActionError("bad_code", BAD_CODE)
         before = request.cookies.get(COOKIE)
-        current = await service.player_for_token(before)
+        current = await players.player_for_token(before)
         if current is None or current.id != player.id:
             token = secrets.token_urlsafe(32)
             label = device_label(request.headers.get("user-agent", ""))
             replaces = hash_token(before) if before else None
             device = new_id("d")
-            await service.db(
+            await db(
                 devices.add_device, device, player.id, hash_token(token), label, replaces
             )
             set_player_cookie(request, response, token)
             log.info("device signed in", extra={"player": player.id, "device": device})
-        return await service.profile(player)
+        return await players.profile(player)
 
     @router.delete("/api/devices/{device_id}")
     async def sign_out(device_id: str, request: Request, player: Known) -> dict[str, Any]:
-        if len(device_id) > 32 or not await service.db(
+        if len(device_id) > 32 or not await db(
             devices.remove_device, player.id, device_id
         ):
             raise GameActionError("not_found", "no such device")

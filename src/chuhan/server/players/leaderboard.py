@@ -17,10 +17,11 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 
+from ..db.database import Database
 from ..db.leaderboard import LeaderboardStore, RatingPoint
-from ..games.service import GameService
 from ..games.views import iso_time
 from ..identity import Me, known_player
+from .service import Players
 
 LEADERBOARD_SIZE = 50
 # A rating is established once its deviation is at most 110 (B2), which takes a dozen games
@@ -39,17 +40,17 @@ def history_json(points: list[RatingPoint]) -> dict[str, list[dict[str, Any]]]:
     return dict(by_variant)
 
 
-def leaderboard_router(service: GameService) -> APIRouter:
-    """The leaderboard's and the history's routes on ``service``'s store."""
-    board = LeaderboardStore(service.store)
+def leaderboard_router(db: Database, players: Players) -> APIRouter:
+    """The leaderboard's and the history's routes on ``db``."""
+    board = LeaderboardStore(db.store)
     router = APIRouter()
 
     @router.get("/api/leaderboard")
     async def leaderboard(
         request: Request, variant: Literal["xiangqi", "janggi", "jieqi"] = "xiangqi"
     ) -> dict[str, Any]:
-        asker = await known_player(service, request.cookies)
-        leaders = await service.db(board.leaders, variant, MIN_GAMES, LEADERBOARD_SIZE)
+        asker = await known_player(players, request.cookies)
+        leaders = await db(board.leaders, variant, MIN_GAMES, LEADERBOARD_SIZE)
         return {
             "variant": variant,
             "min_games": MIN_GAMES,
@@ -67,7 +68,7 @@ def leaderboard_router(service: GameService) -> APIRouter:
 
     @router.get("/api/ratings/history")
     async def rating_history(player: Me) -> dict[str, Any]:
-        points = await service.db(board.history, player.id, HISTORY_POINTS)
+        points = await db(board.history, player.id, HISTORY_POINTS)
         return {"variants": history_json(points)}
 
     return router

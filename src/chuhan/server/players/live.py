@@ -20,12 +20,14 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 
+from ..db.database import Database
 from ..db.live import LiveStore
 from ..games import views
 from ..games.changes import side_names, turn_of
 from ..games.service import GameService
 from ..identity import known_player
 from ..records import GameRecord, RoomRecord, utcnow
+from .service import Players
 
 
 def room_address(room_id: str) -> str:
@@ -34,13 +36,13 @@ def room_address(room_id: str) -> str:
 
 def rooms_of_games(live: LiveStore, player_id: str) -> dict[str, str]:
     """The addresses of the rooms where the player's live online games are played, by game
-    id. Synchronous: run it with ``service.db``."""
+    id. Synchronous: run it with the ``Database``."""
     return {game.id: room_address(room.id) for room, game in live.rooms_of(player_id) if game}
 
 
 def room_of_game(live: LiveStore, player_id: str, game_id: str) -> str | None:
     """The address of the room where the player's live online game ``game_id`` is played
-    (None: not live, or not theirs). Synchronous: run it with ``service.db``."""
+    (None: not live, or not theirs). Synchronous: run it with the ``Database``."""
     return rooms_of_games(live, player_id).get(game_id)
 
 
@@ -100,27 +102,27 @@ def resume_entry(game: GameRecord) -> dict[str, Any]:
     return entry
 
 
-def live_router(service: GameService) -> APIRouter:
-    """``GET /api/live`` on ``service``'s store."""
-    live = LiveStore(service.store)
+def live_router(db: Database, games: GameService, players: Players) -> APIRouter:
+    """``GET /api/live`` on ``db``; the pending AI game from ``games``."""
+    live = LiveStore(db.store)
     router = APIRouter()
 
     @router.get("/api/live")
     async def live_games(request: Request) -> dict[str, Any]:
         now = utcnow()
-        player = await known_player(service, request.cookies)
+        player = await known_player(players, request.cookies)
         if player is None:
             return {"games": [], "now": views.iso_time(now)}
-        found = await service.db(live.rooms_of, player.id)
+        found = await db(live.rooms_of, player.id)
         others = [s["player"] for room, _ in found for s in room.seats if s["player"] != player.id]
-        names = await service.db(service.store.player_names, others) if others else {}
+        names = await db(db.store.player_names, others) if others else {}
         entries = [online_entry(room, game, player.id, names) for room, game in found]
-        pending = await service.pending_game(player)
+        pending = await games.pending_game(player)
         if pending is not None:
             entries.append(resume_entry(pending))
         local = [
             game
-            for game in await service.db(service.store.ongoing_games, player.id, "local")
+            for game in await db(db.store.ongoing_games, player.id, "local")
             if game.expires_at > now
         ]
         if local:

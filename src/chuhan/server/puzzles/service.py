@@ -32,10 +32,12 @@ from ...rules import RulesError
 from .. import glicko2
 from ..addresses import CLIENT_BLOCK
 from ..budget import Budget, LimitExceeded, TooManyError
+from ..db.database import Database
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
 from ..games.changes import event
-from ..games.service import GameService, new_id
+from ..games.service import new_id
+from ..limits.spending import Spending
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
 from ..rules_config import PuzzleSettings
@@ -152,13 +154,14 @@ def analysis_record(puzzle: Puzzle, player: Player, now: datetime) -> GameRecord
 
 
 class PuzzleService:
-    """Puzzles on the game service's database (its threads, its store)."""
+    """Puzzles on the app's database; a puzzle's review is a new game (an import's budget)."""
 
-    def __init__(self, games: GameService, settings: PuzzleSettings) -> None:
-        self.games = games
+    def __init__(self, db: Database, spending: Spending, settings: PuzzleSettings) -> None:
+        self.db = db
+        self.spending = spending
         self.settings = settings
-        self.store = PuzzleStore(games.store)
-        self.limiter = Limiter(games.store.engine)
+        self.store = PuzzleStore(db.store)
+        self.limiter = Limiter(db.store.engine)
         self._daily: dict[tuple[str, date], Puzzle | None] = {}
         self._random = random.Random()
         self._loading: asyncio.Future[int] | None = None
@@ -177,7 +180,7 @@ class PuzzleService:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
         whose position does not hold together is left out (logged)."""
         usable = await asyncio.to_thread(usable_puzzles, self.settings.data_dir)
-        added = sum((await self.games.db(load_puzzles, self.store, usable)).values())
+        added = sum((await self.db(load_puzzles, self.store, usable)).values())
         log.info("puzzles loaded", extra={"found": len(usable), "added": added})
         return added
 
@@ -201,7 +204,7 @@ class PuzzleService:
         if not uses:
             return
         try:
-            taken = await self.games.db(self.limiter.reserve, uses)
+            taken = await self.db(self.limiter.reserve, uses)
         except LimitExceeded as exc:
             raise TooManyError(
                 "too_many_puzzles", "too many puzzle moves; wait a little", exc.retry_after
@@ -213,11 +216,11 @@ class PuzzleService:
 
     async def _owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
         attempt = (
-            await self.games.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
+            await self.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
         )
         if attempt is None or attempt.player_id != player.id:
             raise GameActionError("not_found", "no such puzzle attempt")
-        puzzle = await self.games.db(self.store.puzzle, attempt.puzzle_id)
+        puzzle = await self.db(self.store.puzzle, attempt.puzzle_id)
         if puzzle is None:
             raise GameActionError("not_found", "the puzzle is gone")
         return attempt, puzzle
@@ -226,7 +229,7 @@ class PuzzleService:
         self, attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating | None = None
     ) -> dict[str, Any]:
         if rating is None:
-            rating = await self.games.db(self.store.rating, attempt.player_id, attempt.variant)
+            rating = await self.db(self.store.rating, attempt.player_id, attempt.variant)
         return await asyncio.to_thread(attempt_json, attempt, puzzle, rating)
 
     async def show(self, player: Player, attempt_id: str) -> dict[str, Any]:
@@ -239,7 +242,7 @@ class PuzzleService:
         key = (variant, day)
         if key not in self._daily:
             self._daily = {k: v for k, v in self._daily.items() if k[1] == day}
-            self._daily[key] = await self.games.db(
+            self._daily[key] = await self.db(
                 self.store.first_from, variant, daily_key(variant, day)
             )
         return self._daily[key]
@@ -264,7 +267,7 @@ class PuzzleService:
         return {"date": day.isoformat(), "puzzles": shown}
 
     async def ratings(self, player: Player) -> dict[str, Any]:
-        found = await self.games.db(self.store.ratings, player.id)
+        found = await self.db(self.store.ratings, player.id)
         return {v: rating_json(found[v]) if v in found else None for v in VARIANTS}
 
     # ------------------------------------------------------------------ playing
@@ -275,17 +278,17 @@ class PuzzleService:
         """A new attempt: at the puzzle asked for (by id, or the day's), else the next one
         near the player's rating. Raises GameActionError ``not_found`` when there is none."""
         await self._spend(player, begin=True)
-        mine = await self.games.db(self.store.rating, player.id, variant)
+        mine = await self.db(self.store.rating, player.id, variant)
         puzzle: Puzzle | None
         if daily:
             puzzle = await self.daily(variant)
         elif puzzle_id is not None:
-            puzzle = await self.games.db(self.store.puzzle, puzzle_id)
+            puzzle = await self.db(self.store.puzzle, puzzle_id)
             if puzzle is not None and puzzle.variant != variant:
                 puzzle = None
         else:
             target = mine.rating.rating + self._random.uniform(-SPREAD, SPREAD)
-            puzzle = await self.games.db(
+            puzzle = await self.db(
                 self.store.nearest, player.id, variant, target, mine.last_puzzle
             )
         if puzzle is None:
@@ -307,7 +310,7 @@ class PuzzleService:
             created_at=now,
             updated_at=now,
         )
-        attempt = await self.games.db(self.store.start, fresh)
+        attempt = await self.db(self.store.start, fresh)
         return await self.answer(attempt, puzzle, mine)  # the rating as read: unchanged
 
     async def move(self, player: Player, attempt_id: str, ply: int, move: str) -> dict[str, Any]:
@@ -334,7 +337,7 @@ class PuzzleService:
             else:
                 assert verdict.reply is not None
                 played.append(verdict.reply)
-                attempt = await self.games.db(self.store.step, attempt, played, attempt.hinted, now)
+                attempt = await self.db(self.store.step, attempt, played, attempt.hinted, now)
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
         if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
@@ -352,7 +355,7 @@ class PuzzleService:
         self._ongoing(attempt, len(attempt.played))
         if not attempt.hinted:
             try:
-                attempt = await self.games.db(
+                attempt = await self.db(
                     self.store.step, attempt, attempt.played, True, utcnow()
                 )
             except Moved:
@@ -381,15 +384,15 @@ class PuzzleService:
         attempt, puzzle = await self._owned(player, attempt_id)
         if not attempt.over:
             raise GameActionError("puzzle_ongoing", "finish the puzzle first")
-        await self.games.spend("imports", player.id)  # a new game row, as an import is
+        await self.spending.spend("imports", player.id)  # a new game row, as an import is
         game = analysis_record(puzzle, player, utcnow())
-        await self.games.db(self.games.store.insert_game, game, [event("start")])
+        await self.db(self.db.store.insert_game, game, [event("start")])
         return game.id
 
     async def history(
         self, player: Player, limit: int, variant: str | None, before: datetime | None
     ) -> list[dict[str, Any]]:
-        found = await self.games.db(self.store.history, player.id, limit, variant, before)
+        found = await self.db(self.store.history, player.id, limit, variant, before)
         return [
             {
                 "id": attempt.id,
@@ -420,12 +423,12 @@ class PuzzleService:
 
     async def _reread(self, puzzle: Puzzle) -> Puzzle:
         """The puzzle as stored now (its rating moved with an attempt's end)."""
-        found: Puzzle | None = await self.games.db(self.store.puzzle, puzzle.id)
+        found: Puzzle | None = await self.db(self.store.puzzle, puzzle.id)
         return found or puzzle
 
     async def _finish(
         self, attempt: Attempt, played: list[str], ending: Ending, now: datetime
     ) -> tuple[Attempt, PuzzleRating]:
-        return await self.games.db(
+        return await self.db(
             self.store.finish, attempt, played, ending, now, rate, self.settings.gain_per_hour
         )

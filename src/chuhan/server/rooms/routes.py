@@ -9,9 +9,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
 
+from ..db.database import Database
 from ..games import views
 from ..games.service import GameService
 from ..identity import Known, known_player, no_player
+from ..players.service import Players
 from ..protocol.bodies import CreateRoomBody, JoinBody
 from ..protocol.messages import encode, error_reply
 from ..records import Player, RoomRecord
@@ -22,21 +24,23 @@ from .service import RoomService
 NOT_FOUND_CLOSE = 4404
 
 
-def rooms_router(rooms: RoomService, games: GameService) -> APIRouter:
+def rooms_router(
+    rooms: RoomService, games: GameService, players: Players, db: Database
+) -> APIRouter:
     """The rooms' routes on ``rooms`` (started and stopped by the app, ``create_app``)."""
     router = APIRouter()
 
     async def names_of(room: RoomRecord) -> dict[str, dict[str, Any]]:
         """Each seated player's name and, in a paired room, their rating in its variant (B7:
         the room shows both players' before the first move)."""
-        players = [seat["player"] for seat in room.seats]
+        seated = [seat["player"] for seat in room.seats]
         variant = room.variant if room.options.get("paired") else None
-        names: dict[str, str | None] = await games.db(games.store.player_names, players)
+        names: dict[str, str | None] = await db(db.store.player_names, seated)
         shown: dict[str, dict[str, Any]] = {}
         for player_id, name in names.items():
             rating = None
             if variant:  # one read, no rating work on the way (as the profile's read does)
-                rating = (await games.db(games.ratings.store.of_player, player_id))[variant]
+                rating = (await db(rooms.ratings.store.of_player, player_id))[variant]
             shown[player_id] = {"name": name, "rating": rating.to_json() if rating else None}
         return shown
 
@@ -82,7 +86,7 @@ def rooms_router(rooms: RoomService, games: GameService) -> APIRouter:
     async def socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.accept()
         try:
-            player = await known_player(games, websocket.cookies)
+            player = await known_player(players, websocket.cookies)
             if player is None:
                 raise no_player()
             room = await rooms.room_for(player, room_id)

@@ -31,6 +31,7 @@ from ..budget import Budget, LimitExceeded
 from ..db.instances import InstanceStore
 from ..games import changes as rules_of
 from ..games.service import GameService, new_id
+from ..players.rating_service import Ratings
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
 from ..refusal import GameActionError
 from ..settings import RoomSettings
@@ -74,9 +75,16 @@ QUICK_MESSAGES = Budget(5, 20.0)
 
 class RoomService:
     def __init__(
-        self, games: GameService, settings: RoomSettings, clock: Clock = SYSTEM_CLOCK
+        self,
+        games: GameService,
+        settings: RoomSettings,
+        clock: Clock = SYSTEM_CLOCK,
+        ratings: Ratings | None = None,
     ) -> None:
+        """``ratings``: the app's (``create_app``); a test's rooms without it rate with the
+        game service's database, hub and settings."""
         self.games = games
+        self.ratings = ratings or Ratings(games.db, games.hub, games.known, games.settings.ratings)
         self.settings = settings
         self.instance_id = secrets.token_hex(8)  # marks the seats its connections hold
         self.core = RoomCore(games, settings, self.instance_id, clock)
@@ -524,7 +532,7 @@ class RoomService:
         # Any instance that changes a room's game keeps its time from then on (scale-out).
         self.keep_time(room.id, after)
         if not after.ongoing:
-            after = await self.games.ratings.settle(after)  # B2: a paired game rates once
+            after = await self.ratings.settle(after)  # B2: a paired game rates once
         return after
 
     # ------------------------------------------------------------------ the clock's actions

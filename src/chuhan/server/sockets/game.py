@@ -15,7 +15,6 @@ from starlette.websockets import WebSocket
 
 from ..games import views
 from ..games.service import GameService
-from ..identity import known_player
 from ..protocol.messages import (
     GAME_MESSAGES,
     AckReply,
@@ -27,7 +26,7 @@ from ..protocol.messages import (
     encode,
     error_reply,
 )
-from ..records import GameRecord
+from ..records import GameRecord, Player
 from ..refusal import GameActionError
 from .base import GameFollower
 
@@ -99,9 +98,11 @@ class GameConnection(GameFollower):
         # Events the change produced reached this socket through the hub, like any other.
 
 
-async def game_socket(socket: WebSocket, service: GameService, game_id: str) -> None:
-    """Serve one game socket until the client leaves."""
-    player = await known_player(service, socket.cookies)
+async def game_socket(
+    socket: WebSocket, service: GameService, player: Player | None, game_id: str
+) -> None:
+    """Serve one game socket of ``player`` (the cookie's, None: unknown) until the client
+    leaves."""
     await socket.accept()
     try:
         game = await service.game_for(player, game_id)
