@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from ..budget import Budget, LimitExceeded, Reservation
 from ..rules_config import MAX_WAIT_SECONDS
@@ -36,46 +36,57 @@ class Limiter:
     ) -> Reservation:
         """Take one use from each ``(key, budget)``, or none; when a gauge among them is
         full, from each of ``when_full`` instead of it. Raises LimitExceeded."""
+        with self.engine.begin() as conn:
+            return self.reserve_in(conn, uses, now, when_full)
+
+    def reserve_in(
+        self,
+        conn: Connection,
+        uses: Sequence[tuple[str, Budget]],
+        now: float | None = None,
+        when_full: Sequence[tuple[str, Budget]] = (),
+    ) -> Reservation:
+        """:meth:`reserve` inside the caller's transaction on ``conn`` (its other writes and
+        the uses commit together, one commit; LimitExceeded: the caller rolls back)."""
         now = time.time() if now is None else now
         keys = sorted({key for key, _ in (*uses, *when_full)})
-        with self.engine.begin() as conn:
-            missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
-            conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
-            query = select(limit_buckets.c.key, limit_buckets.c.tat).where(
-                limit_buckets.c.key.in_(keys)
+        missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
+        conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
+        query = select(limit_buckets.c.key, limit_buckets.c.tat).where(
+            limit_buckets.c.key.in_(keys)
+        )
+        if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
+            query = query.with_for_update()
+        # A bucket the retention job deleted meanwhile had regained every use: unused.
+        tat = dict.fromkeys(keys, 0.0)
+        tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
+
+        def early(key: str, budget: Budget) -> float:
+            """> 0: the bucket is full for that long (the use's turn is that late)."""
+            return max(tat[key], now) - budget.tolerance - now
+
+        full = {key for key, budget in uses if budget.gauge and early(key, budget) > 0}
+        uses = [use for use in uses if use[0] not in full] + (list(when_full) if full else [])
+        wait, refused_for, left = 0.0, 0.0, None
+        for key, budget in uses:
+            late = early(key, budget)
+            if late > 0 and not budget.slows:
+                refused_for = max(refused_for, late)
+            wait = max(wait, late) if budget.slows else wait
+            if not budget.gauge:  # the site's room is nobody's own number of tries
+                room = int((now + budget.tolerance - max(tat[key], now)) // budget.interval)
+                left = room if left is None else min(left, room)
+        if refused_for > 0:
+            raise LimitExceeded(refused_for)
+        if wait > self.max_wait_seconds:
+            raise LimitExceeded(wait)
+        charged = []
+        for key, budget in uses:
+            tat[key] = max(tat[key], now) + budget.interval
+            charged.append((key, budget.interval))
+            conn.execute(
+                update(limit_buckets).where(limit_buckets.c.key == key).values(tat=tat[key])
             )
-            if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
-                query = query.with_for_update()
-            # A bucket the retention job deleted meanwhile had regained every use: unused.
-            tat = dict.fromkeys(keys, 0.0)
-            tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
-
-            def early(key: str, budget: Budget) -> float:
-                """> 0: the bucket is full for that long (the use's turn is that late)."""
-                return max(tat[key], now) - budget.tolerance - now
-
-            full = {key for key, budget in uses if budget.gauge and early(key, budget) > 0}
-            uses = [use for use in uses if use[0] not in full] + (list(when_full) if full else [])
-            wait, refused_for, left = 0.0, 0.0, None
-            for key, budget in uses:
-                late = early(key, budget)
-                if late > 0 and not budget.slows:
-                    refused_for = max(refused_for, late)
-                wait = max(wait, late) if budget.slows else wait
-                if not budget.gauge:  # the site's room is nobody's own number of tries
-                    room = int((now + budget.tolerance - max(tat[key], now)) // budget.interval)
-                    left = room if left is None else min(left, room)
-            if refused_for > 0:
-                raise LimitExceeded(refused_for)
-            if wait > self.max_wait_seconds:
-                raise LimitExceeded(wait)
-            charged = []
-            for key, budget in uses:
-                tat[key] = max(tat[key], now) + budget.interval
-                charged.append((key, budget.interval))
-                conn.execute(
-                    update(limit_buckets).where(limit_buckets.c.key == key).values(tat=tat[key])
-                )
         return Reservation(max(0.0, wait), max(0, left if left is not None else 0), tuple(charged))
 
     def refund(self, reservation: Reservation) -> None:

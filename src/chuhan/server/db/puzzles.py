@@ -103,6 +103,16 @@ class Ending:
     shown: bool = False
 
 
+@dataclass(frozen=True)
+class Begun:
+    """What :meth:`PuzzleStore.begin` did: the player's rating as it read it (before the
+    attempt), the puzzle (None: there was none to give) and the attempt stored."""
+
+    rating: PuzzleRating
+    puzzle: Puzzle | None
+    attempt: Attempt | None
+
+
 class Moved(Exception):
     """A row changed since this transaction read it (another request came first)."""
 
@@ -196,7 +206,11 @@ class PuzzleStore:
 
     def puzzle(self, puzzle_id: str) -> Puzzle | None:
         with self.store.reader.connect() as conn:
-            row = conn.execute(select(puzzles).where(puzzles.c.id == puzzle_id)).one_or_none()
+            return self._puzzle(conn, puzzle_id)
+
+    @staticmethod
+    def _puzzle(conn: Connection, puzzle_id: str) -> Puzzle | None:
+        row = conn.execute(select(puzzles).where(puzzles.c.id == puzzle_id)).one_or_none()
         return None if row is None else _puzzle(row)
 
     def counts(self) -> dict[str, int]:
@@ -211,6 +225,13 @@ class PuzzleStore:
         """The puzzle of ``variant`` rated nearest above ``target`` (else below) that the
         player never tried, never ``avoid`` (the last one given). Once every puzzle was
         tried, the nearest one but ``avoid``. One indexed query in the usual case."""
+        with self.store.reader.connect() as conn:
+            return self._nearest(conn, player_id, variant, target, avoid)
+
+    @staticmethod
+    def _nearest(
+        conn: Connection, player_id: str, variant: str, target: float, avoid: str | None
+    ) -> Puzzle | None:
         tried = exists().where(
             puzzle_attempts.c.player_id == player_id,
             puzzle_attempts.c.puzzle_id == puzzles.c.id,
@@ -218,25 +239,24 @@ class PuzzleStore:
         base = [puzzles.c.variant == variant]
         if avoid is not None:
             base.append(puzzles.c.id != avoid)
-        with self.store.reader.connect() as conn:
-            for unseen in (True, False):
-                where = [*base, ~tried] if unseen else base
-                up = (
-                    select(puzzles)
-                    .where(*where, puzzles.c.rating >= target)
-                    .order_by(puzzles.c.rating)
-                    .limit(1)
-                )
-                down = (
-                    select(puzzles)
-                    .where(*where, puzzles.c.rating < target)
-                    .order_by(puzzles.c.rating.desc())
-                    .limit(1)
-                )
-                for query in (up, down):
-                    row = conn.execute(query).first()
-                    if row is not None:
-                        return _puzzle(row)
+        for unseen in (True, False):
+            where = [*base, ~tried] if unseen else base
+            up = (
+                select(puzzles)
+                .where(*where, puzzles.c.rating >= target)
+                .order_by(puzzles.c.rating)
+                .limit(1)
+            )
+            down = (
+                select(puzzles)
+                .where(*where, puzzles.c.rating < target)
+                .order_by(puzzles.c.rating.desc())
+                .limit(1)
+            )
+            for query in (up, down):
+                row = conn.execute(query).first()
+                if row is not None:
+                    return _puzzle(row)
         return None
 
     def first_from(self, variant: str, key: str) -> Puzzle | None:
@@ -277,6 +297,58 @@ class PuzzleStore:
         return NEWCOMER if row is None else _rating(row)
 
     # ------------------------------------------------------------------ attempts
+
+    def begin(
+        self,
+        attempt: Attempt,
+        pick: Puzzle | str | None,
+        offset: float,
+        spend: Callable[[Connection], object] | None = None,
+    ) -> Begun:
+        """A player's new attempt in one transaction (one commit): their rating in the
+        attempt's variant, the puzzle (``pick``: this one; an id, read here and kept only if
+        of the attempt's variant; None: :meth:`nearest` to the rating plus ``offset``), the
+        attempt stored as :meth:`start` stores it (``attempt.puzzle_id`` is set here), and
+        last ``spend(conn)``: the budgets taken in the same transaction (whatever it raises
+        rolls everything back). No puzzle: nothing is stored but what ``spend`` takes."""
+        for _ in range(_ATTEMPTS):
+            try:
+                with self.store.engine.begin() as conn:
+                    return self._begin(conn, attempt, pick, offset, spend)
+            except (IntegrityError, Moved):
+                continue  # the player's rating row was made or moved meanwhile: again
+            except OperationalError:
+                if not self.store.is_sqlite:
+                    raise
+        raise RuntimeError(f"could not start attempt {attempt.id}")
+
+    def _begin(
+        self,
+        conn: Connection,
+        attempt: Attempt,
+        pick: Puzzle | str | None,
+        offset: float,
+        spend: Callable[[Connection], object] | None,
+    ) -> Begun:
+        mine = self._rating(conn, attempt.player_id, attempt.variant)
+        puzzle: Puzzle | None
+        if isinstance(pick, Puzzle):
+            puzzle = pick
+        elif pick is not None:
+            puzzle = self._puzzle(conn, pick)
+            if puzzle is not None and puzzle.variant != attempt.variant:
+                puzzle = None
+        else:
+            target = mine.rating.rating + offset
+            puzzle = self._nearest(
+                conn, attempt.player_id, attempt.variant, target, mine.last_puzzle
+            )
+        stored = None
+        if puzzle is not None:
+            stored = self._start(conn, replace(attempt, puzzle_id=puzzle.id))
+        if spend is not None:
+            spend(conn)
+        return Begun(mine, puzzle, stored)
 
     def start(self, attempt: Attempt) -> Attempt:
         """Store a new attempt, rated unless the player tried this puzzle before, and make

@@ -25,24 +25,25 @@ import asyncio
 import hashlib
 import logging
 import random
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
+
+from sqlalchemy.engine import Connection
 
 from ...rules import RulesError
 from .. import glicko2
 from ..addresses import CLIENT_BLOCK
 from ..budget import Budget, LimitExceeded, TooManyError
-from ..db.database import Database
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
 from ..games.changes import event
-from ..games.service import new_id
-from ..limits.spending import Spending
+from ..games.service import GameService, new_id
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
-from ..rules_config import PuzzleSettings
 from . import solving
 from .catalog import VARIANTS, load_puzzles, usable_puzzles
+from .limits import PuzzleSettings
 
 log = logging.getLogger("chuhan.puzzles")
 SPREAD = 100.0  # the next puzzle is rated within this of the player's rating, where it can be
@@ -51,6 +52,14 @@ SOLVED = Ending("solved", 1.0, "grow")
 ASSISTED = Ending("solved", 0.5, "keep")
 FAILED = Ending("failed", 0.0, "reset")
 SHOWN = Ending("failed", 0.0, "reset", shown=True)
+
+
+class _Slowed(Exception):
+    """A begin's budget said to wait for its turn (:meth:`PuzzleService._charge`)."""
+
+
+def too_many(exc: LimitExceeded) -> TooManyError:
+    return TooManyError("too_many_puzzles", "too many puzzle moves; wait a little", exc.retry_after)
 
 
 def rate(mine: glicko2.Rating, theirs: glicko2.Rating, score: float) -> glicko2.Rating:
@@ -82,9 +91,11 @@ def credit_of(puzzle: Puzzle) -> str | None:
 
 def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict[str, Any]:
     """An attempt as its player sees it. Before its end: the position and the moves played,
-    never the line ahead nor the themes (B9); after it: the whole line and the themes."""
-    start = solving.start_board(puzzle)
-    names, solver = start.SIDE_NAMES, start.turn
+    never the line ahead nor the themes (B9); after it: the whole line and the themes. The
+    boards are worked out once per puzzle and state (:func:`.solving.shown`): cheap enough
+    to answer on the event loop."""
+    start = solving.shown(puzzle, "start", lambda: solving.start(puzzle))
+    played, over = attempt.played, attempt.over
     answer: dict[str, Any] = {
         "id": attempt.id,
         "variant": puzzle.variant,
@@ -97,9 +108,13 @@ def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict
             "source": puzzle.source.get("kind"),
         },
         "daily": attempt.daily,
-        "solver": names[solver],
-        "start_fen": start.fen(),
-        "position": solving.position(puzzle, attempt.played, attempt.over),
+        "solver": start.solver,
+        "start_fen": start.fen,
+        "position": dict(
+            solving.shown(
+                puzzle, "position", lambda: solving.position(puzzle, played, over), *played, over
+            )
+        ),
         "hinted": attempt.hinted,
         "shown": attempt.shown,
         "rated": attempt.rated,
@@ -109,13 +124,10 @@ def attempt_json(attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating) -> dict
         "change": None,
     }
     if attempt.over:
-        line = list(puzzle.moves)
         answer["themes"] = list(puzzle.themes)
-        answer["solution"] = {
-            "moves": line,
-            "notation": solving.notations(puzzle, line),
-            "fen": solving.board_after(puzzle, line).fen(),
-        }
+        answer["solution"] = dict(
+            solving.shown(puzzle, "solution", lambda: solving.solution(puzzle))
+        )
         if attempt.rated and attempt.rating_before is not None:
             answer["change"] = round(attempt.rating_after or 0) - round(attempt.rating_before)
     return answer
@@ -154,14 +166,13 @@ def analysis_record(puzzle: Puzzle, player: Player, now: datetime) -> GameRecord
 
 
 class PuzzleService:
-    """Puzzles on the app's database; a puzzle's review is a new game (an import's budget)."""
+    """Puzzles on the game service's database (its threads, its store)."""
 
-    def __init__(self, db: Database, spending: Spending, settings: PuzzleSettings) -> None:
-        self.db = db
-        self.spending = spending
+    def __init__(self, games: GameService, settings: PuzzleSettings) -> None:
+        self.games = games
         self.settings = settings
-        self.store = PuzzleStore(db.store)
-        self.limiter = Limiter(db.store.engine)
+        self.store = PuzzleStore(games.store)
+        self.limiter = Limiter(games.store.engine)
         self._daily: dict[tuple[str, date], Puzzle | None] = {}
         self._random = random.Random()
         self._loading: asyncio.Future[int] | None = None
@@ -180,13 +191,15 @@ class PuzzleService:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
         whose position does not hold together is left out (logged)."""
         usable = await asyncio.to_thread(usable_puzzles, self.settings.data_dir)
-        added = sum((await self.db(load_puzzles, self.store, usable)).values())
+        added = sum((await self.games.db(load_puzzles, self.store, usable)).values())
         log.info("puzzles loaded", extra={"found": len(usable), "added": added})
         return added
 
     # ------------------------------------------------------------------ budgets (Z5, Z8)
 
-    async def _spend(self, player: Player, begin: bool) -> None:
+    def _uses(self, player: Player, begin: bool) -> list[tuple[str, Budget]]:
+        """The budgets a puzzle begun (``begin``) or an action spends: per player, and per
+        address block (slowed, not refused)."""
         settings = self.settings
         window = settings.window_seconds
         uses: list[tuple[str, Budget]] = []
@@ -201,26 +214,39 @@ class PuzzleService:
         if block and settings.actions_per_address:
             budget = Budget(settings.actions_per_address, window, slows=True)
             uses.append((f"puzzle_actions:address:{block}", budget))
+        return uses
+
+    async def _spend(self, player: Player, begin: bool) -> None:
+        uses = self._uses(player, begin)
         if not uses:
             return
         try:
-            taken = await self.db(self.limiter.reserve, uses)
+            taken = await self.games.db(self.limiter.reserve, uses)
         except LimitExceeded as exc:
-            raise TooManyError(
-                "too_many_puzzles", "too many puzzle moves; wait a little", exc.retry_after
-            ) from None
+            raise too_many(exc) from None
         if taken.wait > 0:
             await asyncio.sleep(taken.wait)
+
+    def _charge(self, uses: list[tuple[str, Budget]]) -> Callable[[Connection], None]:
+        """The budgets taken inside a begin's transaction (:meth:`PuzzleStore.begin`); a
+        use whose turn is later (a busy address block) rolls the begin back with
+        :class:`_Slowed`, to wait first and begin after, as :meth:`_spend` does."""
+
+        def charge(conn: Connection) -> None:
+            if self.limiter.reserve_in(conn, uses).wait > 0:
+                raise _Slowed
+
+        return charge
 
     # ------------------------------------------------------------------ reading
 
     async def _owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
         attempt = (
-            await self.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
+            await self.games.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
         )
         if attempt is None or attempt.player_id != player.id:
             raise GameActionError("not_found", "no such puzzle attempt")
-        puzzle = await self.db(self.store.puzzle, attempt.puzzle_id)
+        puzzle = await self.games.db(self.store.puzzle, attempt.puzzle_id)
         if puzzle is None:
             raise GameActionError("not_found", "the puzzle is gone")
         return attempt, puzzle
@@ -229,8 +255,8 @@ class PuzzleService:
         self, attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating | None = None
     ) -> dict[str, Any]:
         if rating is None:
-            rating = await self.db(self.store.rating, attempt.player_id, attempt.variant)
-        return await asyncio.to_thread(attempt_json, attempt, puzzle, rating)
+            rating = await self.games.db(self.store.rating, attempt.player_id, attempt.variant)
+        return attempt_json(attempt, puzzle, rating)
 
     async def show(self, player: Player, attempt_id: str) -> dict[str, Any]:
         attempt, puzzle = await self._owned(player, attempt_id)
@@ -242,7 +268,7 @@ class PuzzleService:
         key = (variant, day)
         if key not in self._daily:
             self._daily = {k: v for k, v in self._daily.items() if k[1] == day}
-            self._daily[key] = await self.db(
+            self._daily[key] = await self.games.db(
                 self.store.first_from, variant, daily_key(variant, day)
             )
         return self._daily[key]
@@ -267,7 +293,7 @@ class PuzzleService:
         return {"date": day.isoformat(), "puzzles": shown}
 
     async def ratings(self, player: Player) -> dict[str, Any]:
-        found = await self.db(self.store.ratings, player.id)
+        found = await self.games.db(self.store.ratings, player.id)
         return {v: rating_json(found[v]) if v in found else None for v in VARIANTS}
 
     # ------------------------------------------------------------------ playing
@@ -276,28 +302,23 @@ class PuzzleService:
         self, player: Player, variant: str, puzzle_id: str | None = None, daily: bool = False
     ) -> dict[str, Any]:
         """A new attempt: at the puzzle asked for (by id, or the day's), else the next one
-        near the player's rating. Raises GameActionError ``not_found`` when there is none."""
-        await self._spend(player, begin=True)
-        mine = await self.db(self.store.rating, player.id, variant)
-        puzzle: Puzzle | None
+        near the player's rating. Raises GameActionError ``not_found`` when there is none.
+
+        One database call, one transaction: the rating, the choice, the attempt and the
+        budgets commit together (a refused budget stores nothing, as when it was spent
+        first); only a slowed one waits first and begins after, in two."""
+        pick: Puzzle | str | None = puzzle_id
         if daily:
-            puzzle = await self.daily(variant)
-        elif puzzle_id is not None:
-            puzzle = await self.db(self.store.puzzle, puzzle_id)
-            if puzzle is not None and puzzle.variant != variant:
-                puzzle = None
-        else:
-            target = mine.rating.rating + self._random.uniform(-SPREAD, SPREAD)
-            puzzle = await self.db(
-                self.store.nearest, player.id, variant, target, mine.last_puzzle
-            )
-        if puzzle is None:
-            raise GameActionError("not_found", f"no {variant} puzzle to give")
+            pick = await self.daily(variant)
+            if pick is None:
+                await self._spend(player, begin=True)
+                raise GameActionError("not_found", f"no {variant} puzzle to give")
+        offset = self._random.uniform(-SPREAD, SPREAD)
         now = utcnow()
         fresh = Attempt(
             id=new_id("z"),
             player_id=player.id,
-            puzzle_id=puzzle.id,
+            puzzle_id="",
             variant=variant,
             status="playing",
             played=[],
@@ -310,8 +331,19 @@ class PuzzleService:
             created_at=now,
             updated_at=now,
         )
-        attempt = await self.db(self.store.start, fresh)
-        return await self.answer(attempt, puzzle, mine)  # the rating as read: unchanged
+        uses = self._uses(player, begin=True)
+        try:
+            begun = await self.games.db(
+                self.store.begin, fresh, pick, offset, self._charge(uses) if uses else None
+            )
+        except LimitExceeded as exc:
+            raise too_many(exc) from None
+        except _Slowed:
+            await self._spend(player, begin=True)
+            begun = await self.games.db(self.store.begin, fresh, pick, offset)
+        if begun.puzzle is None or begun.attempt is None:
+            raise GameActionError("not_found", f"no {variant} puzzle to give")
+        return await self.answer(begun.attempt, begun.puzzle, begun.rating)  # as read
 
     async def move(self, player: Player, attempt_id: str, ply: int, move: str) -> dict[str, Any]:
         """The solver's ``move`` at ``ply`` (the moves played so far). Right: the stored
@@ -337,7 +369,7 @@ class PuzzleService:
             else:
                 assert verdict.reply is not None
                 played.append(verdict.reply)
-                attempt = await self.db(self.store.step, attempt, played, attempt.hinted, now)
+                attempt = await self.games.db(self.store.step, attempt, played, attempt.hinted, now)
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
         if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
@@ -355,7 +387,7 @@ class PuzzleService:
         self._ongoing(attempt, len(attempt.played))
         if not attempt.hinted:
             try:
-                attempt = await self.db(
+                attempt = await self.games.db(
                     self.store.step, attempt, attempt.played, True, utcnow()
                 )
             except Moved:
@@ -384,15 +416,15 @@ class PuzzleService:
         attempt, puzzle = await self._owned(player, attempt_id)
         if not attempt.over:
             raise GameActionError("puzzle_ongoing", "finish the puzzle first")
-        await self.spending.spend("imports", player.id)  # a new game row, as an import is
+        await self.games.spend("imports", player.id)  # a new game row, as an import is
         game = analysis_record(puzzle, player, utcnow())
-        await self.db(self.db.store.insert_game, game, [event("start")])
+        await self.games.db(self.games.store.insert_game, game, [event("start")])
         return game.id
 
     async def history(
         self, player: Player, limit: int, variant: str | None, before: datetime | None
     ) -> list[dict[str, Any]]:
-        found = await self.db(self.store.history, player.id, limit, variant, before)
+        found = await self.games.db(self.store.history, player.id, limit, variant, before)
         return [
             {
                 "id": attempt.id,
@@ -423,12 +455,12 @@ class PuzzleService:
 
     async def _reread(self, puzzle: Puzzle) -> Puzzle:
         """The puzzle as stored now (its rating moved with an attempt's end)."""
-        found: Puzzle | None = await self.db(self.store.puzzle, puzzle.id)
+        found: Puzzle | None = await self.games.db(self.store.puzzle, puzzle.id)
         return found or puzzle
 
     async def _finish(
         self, attempt: Attempt, played: list[str], ending: Ending, now: datetime
     ) -> tuple[Attempt, PuzzleRating]:
-        return await self.db(
+        return await self.games.db(
             self.store.finish, attempt, played, ending, now, rate, self.settings.gain_per_hour
         )

@@ -8,13 +8,21 @@ a solver's move against the stored line, and what the solver may see. Pure rules
 - The board of a jieqi puzzle is rebuilt from the solver's view (no secret, Z2); a face-down
   mover of the line turns into the identity the stored game gave it (``reveals``), which the
   solver learns only once the move is played, as in a game (Q3).
+- What a puzzle shows depends only on its position, its line and the moves played, none of
+  which change once it is stored (a loaded puzzle is never rewritten; only its rating and
+  plays move): :func:`shown` keeps what it worked out in memory, so serving the next puzzle
+  or a move's answer replays no board that was replayed before (a bounded number of them).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ...rules import Board, JieqiBoard, RulesError, make_board
 from ...rules.notation import write_move
@@ -23,6 +31,8 @@ from ..games.changes import NOTATIONS
 from ..games.views import captured_known
 
 FROM_POINT = re.compile(r"[a-i](?:10|[1-9])")
+SHOWN_KEPT = 20_000  # what :func:`shown` keeps (a few KB each): every state of ~2,000 puzzles
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -148,3 +158,57 @@ def position(puzzle: Puzzle, played: list[str], over: bool) -> dict[str, Any]:
     if isinstance(board, JieqiBoard):
         state["captured"] = captured_known(board, solver)
     return state
+
+
+@dataclass(frozen=True)
+class Start:
+    """A puzzle's start as the solver sees it: the solver's side name and the FEN."""
+
+    solver: str
+    fen: str
+
+
+def start(puzzle: Puzzle) -> Start:
+    board = start_board(puzzle)
+    return Start(board.SIDE_NAMES[board.turn], board.fen())
+
+
+def solution(puzzle: Puzzle) -> dict[str, Any]:
+    """The whole line as shown once the attempt is over: the moves, their notations and
+    the FEN after them."""
+    line = list(puzzle.moves)
+    return {
+        "moves": line,
+        "notation": notations(puzzle, line),
+        "fen": board_after(puzzle, line).fen(),
+    }
+
+
+_shown: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_shown_lock = threading.Lock()
+
+
+def _identity(puzzle: Puzzle) -> tuple[Any, ...]:
+    """What a puzzle's boards depend on (not its rating nor its plays)."""
+    view = json.dumps(puzzle.view, sort_keys=True) if puzzle.view is not None else None
+    return (puzzle.id, puzzle.variant, puzzle.fen, tuple(puzzle.moves), view) + tuple(
+        puzzle.reveals or ()
+    )
+
+
+def shown(puzzle: Puzzle, part: str, make: Callable[[], T], *state: Any) -> T:
+    """``make()``, worked out once per puzzle, ``part`` and ``state`` (e.g. the moves played)
+    and kept (the last :data:`SHOWN_KEPT` used). What it returns is shared: never changed
+    by a caller."""
+    key = (_identity(puzzle), part, *state)
+    with _shown_lock:
+        found = _shown.get(key)
+        if found is not None:
+            _shown.move_to_end(key)
+            return found
+    made = make()
+    with _shown_lock:
+        _shown[key] = made
+        while len(_shown) > SHOWN_KEPT:
+            _shown.popitem(last=False)
+    return made
