@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from chuhan.rules.record import read_records
 from chuhan.server import glicko2
-from chuhan.server.players.ratings import rated
+from chuhan.server.rating_rules import rated
 from test_pairing_browser import paired_pages, seek
 from test_record import PLAYED_ON
 

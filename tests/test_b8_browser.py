@@ -22,8 +22,8 @@ from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import ratings
 from chuhan.server.players.leaderboard import MIN_GAMES
-from chuhan.server.players.ratings import RatingRules
 from chuhan.server.records import utcnow
+from chuhan.server.rules_config import RatingRules
 from rooms_client import running_server
 from test_ratings import finished_game
 from web_fixtures import chromium, create_room, invite_link, open_page  # noqa: F401

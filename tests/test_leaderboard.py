@@ -15,8 +15,8 @@ from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import ratings
 from chuhan.server.players.leaderboard import MIN_GAMES
-from chuhan.server.players.ratings import RatingRules
 from chuhan.server.records import utcnow
+from chuhan.server.rules_config import RatingRules
 from test_ratings import finished_game
 from test_server_support import server
 

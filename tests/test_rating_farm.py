@@ -1,7 +1,7 @@
 """A rating cannot be bought (SPEC Z8, B2), tried as a rating farm tries it: a booster
 and fresh cookies that lose to it on purpose, over a real server's seek and room sockets.
 
-Before the rules of ``server/players/ratings.py`` the booster went from 1500 to 2278 in 78
+Before the rules of ``server/rating_rules.py`` the booster went from 1500 to 2278 in 78
 games. Now identities of one address are never rated together, and from as many addresses
 as the farm likes the booster's gain in an hour stops at ``gain_per_hour`` and its rated
 games against new identities at ``new_opponents_per_day``. The server believes the test's
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from chuhan.server.players.ratings import RatingRules
+from chuhan.server.rules_config import RatingRules
 from farm_client import Identity, lose_on_purpose
 from rooms_client import running_server
 

@@ -18,8 +18,9 @@ from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import player_networks, rating_changes
 from chuhan.server.db.tables import ratings as ratings_table
-from chuhan.server.players.ratings import AI_GAME_PLIES, MIN_PLIES, RatingRules, rated
+from chuhan.server.rating_rules import AI_GAME_PLIES, MIN_PLIES, rated
 from chuhan.server.records import PROVISIONAL_DEVIATION, GameRecord, utcnow
+from chuhan.server.rules_config import RatingRules
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 OPENING = ["h3e3", "h10g8", "b1c3", "b10c8"]
@@ -467,9 +468,9 @@ def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any)
         events = await site.rooms[1].db(site.stores[1].events_after, ended.id, 0)
         assert [e.type for e in events][-2:] == ["end", "rated"]
         # The other instance meets the finished game: nothing is rated twice.
-        again = await site.rooms[0].ratings.settle(ended)
+        again = await site.rooms[0].games.ratings.settle(ended)
         assert again.seq == ended.seq
-        profile = await site.players[0].profile(red)
+        profile = await site.rooms[0].games.profile(red)
         assert profile["ratings"]["xiangqi"] == {
             "rating": round(winner.rating),
             "deviation": round(winner.deviation),
@@ -506,7 +507,7 @@ def test_a_game_an_instance_ended_but_never_rated_is_rated_at_the_next_profile_r
         await games.db(games.store.commit_change, game, finished, [{"type": "end"}])
         assert "rated" not in (await games.current_game(game.id)).options
 
-        profile = await site.players[1].profile(first)
+        profile = await site.rooms[1].games.profile(first)
 
         assert profile["ratings"]["jieqi"]["games"] == 1
         assert "rated" in (await games.current_game(game.id)).options

@@ -2,7 +2,7 @@
 rating period's update of a player's rating, deviation and volatility from their results.
 
 Pure arithmetic, no I/O, a core module (records, storage and the rating rules use it).
-:mod:`.players.ratings` decides which games count and stores the result
+:mod:`.rating_rules` decides which games count and stores the result
 (SPEC B2). Checked against the paper's worked example in ``tests/test_ratings.py``.
 """
 

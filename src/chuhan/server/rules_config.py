@@ -97,7 +97,7 @@ class PuzzleSettings:
 @dataclass(frozen=True)
 class RatingRules:
     """The limits that keep a rating from being bought (SPEC Z8, B2), each a named number
-    (the rating rules, ``players/ratings.py``, apply them).
+    (the rating rules, ``rating_rules.py``, apply them).
 
     Measured with ``bench/rating_farm.py`` (one booster, fresh cookies losing on purpose, a
     paired game every 0.1–0.2 s): without them 1500 became 2285 in 10 s (3147 projected for
@@ -124,7 +124,7 @@ class RatingRules:
     hours (Z8): after ten, such games are not rated, so fresh identities stop paying."""
 
     ai_games_first: int = 3
-    """Finished games against the AI (of :data:`~.players.ratings.AI_GAME_PLIES` half-moves or
+    """Finished games against the AI (of :data:`~.rating_rules.AI_GAME_PLIES` half-moves or
     more, not abandoned or expired) a player needs before their paired games are rated (Z8): a
     throwaway cookie costs a few real games before it can feed anyone a rating (0: no such
     rule)."""

@@ -1,7 +1,8 @@
 """The ``ratings``, ``rating_changes`` and ``player_networks`` tables (SPEC B2, Z8; migrations
-0008 and 0011; the rules: ``server/players/ratings.py``): a game rated once, ratings moved by
-a conditional update, and the limits that keep a rating from being bought read from the
-rated games themselves."""
+0008 and 0011): a game rated once, ratings moved by a conditional update. The rules decide
+(``server/rating_rules.py``: :func:`~..rating_rules.judge`): this store reads, inside the
+rating's transaction, what they ask of the rated games themselves (:class:`_Facts`), and
+writes what they decided."""
 
 from __future__ import annotations
 
@@ -14,28 +15,16 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import glicko2
-from ..games.changes import event, side_names
-from ..players.ratings import (
-    GAIN_WINDOW,
-    NEW_OPPONENT_WINDOW,
-    VARIANTS,
-    RatingRules,
-    counts_as_ai_practice,
-    network_keys,
-    rateable,
-    rated,
-    score_of,
-    utc_day_start,
-)
+from ..rating_rules import VARIANTS, judge, network_keys, rateable
 from ..records import (
     NEWCOMER,
     PROVISIONAL_DEVIATION,
     GameRecord,
     PlayerRating,
     StaleGameError,
-    is_provisional,
     utcnow,
 )
+from ..rules_config import RatingRules
 from .engine import update_unless_moved
 from .games import game_from_row
 from .store import Store
@@ -155,34 +144,21 @@ class RatingStore:
         if sorted(by_side) != [0, 1] or by_side[0] == by_side[1]:
             return None
         now = utcnow()
-        before = {side: self._current(conn, by_side[side], game.variant) for side in (0, 1)}
-        reason = self._not_rated_because(conn, game.variant, by_side, before, now)
-        counted = reason is None
-        after = {side: (before[side].rating, False) for side in (0, 1)}
+        players = (by_side[0], by_side[1])
+        before = (
+            self._current(conn, players[0], game.variant),
+            self._current(conn, players[1], game.variant),
+        )
+        verdict = judge(game, players, before, _Facts(conn), now, self.rules)
         for side in (0, 1):
-            if counted:
-                allowance = self.rules.gain_per_hour - self._gained(
-                    conn, by_side[side], game.variant, now - GAIN_WINDOW
-                )
-                after[side] = rated(
-                    before[side].rating,
-                    before[1 - side].rating,
-                    score_of(game, side),
-                    self.rules,
-                    allowance,
-                )
-        names = side_names(game.variant)
-        shown: dict[str, Any] = {"counted": counted}
-        for side in (0, 1):
-            player_id, was = by_side[side], before[side]
-            now_rating, capped = after[side]
+            player_id, was, now_rating = players[side], before[side], verdict.after[side]
             conn.execute(
                 rating_changes.insert().values(
                     game_id=game_id,
                     player_id=player_id,
-                    opponent_id=by_side[1 - side],
+                    opponent_id=players[1 - side],
                     variant=game.variant,
-                    counted=counted,
+                    counted=verdict.counted,
                     before=was.rating.rating,
                     after=now_rating.rating,
                     deviation_before=was.rating.deviation,
@@ -190,23 +166,14 @@ class RatingStore:
                     created_at=now,
                 )
             )
-            if counted:
+            if verdict.counted:
                 self._store_rating(conn, player_id, game.variant, was, now_rating, now)
-            shown[names[side]] = {
-                "before": round(was.rating.rating),
-                "after": round(now_rating.rating),
-                "delta": round(now_rating.rating) - round(was.rating.rating),
-                "provisional": is_provisional(now_rating),
-            }
-            if capped:
-                shown[names[side]]["capped"] = True
-        if reason is not None:
-            shown["reason"] = reason
-        if reason == "new_player":
-            shown["ai_games_first"] = self.rules.ai_games_first  # what the page says it needs
-        payload = event("rated", rated=shown)
+        payload = verdict.event()
         finished = replace(
-            game, options={**game.options, "rated": shown}, seq=game.seq + 1, updated_at=now
+            game,
+            options={**game.options, "rated": verdict.shown},
+            seq=game.seq + 1,
+            updated_at=now,
         )
         values = {"options": finished.options, "seq": finished.seq, "updated_at": now}
         Store.apply_change(conn, game_id, game.seq, values, [payload])
@@ -218,104 +185,6 @@ class RatingStore:
             select(ratings).where(ratings.c.player_id == player_id, ratings.c.variant == variant)
         ).one_or_none()
         return NEWCOMER if row is None else _rating_of(row)
-
-    def _not_rated_because(
-        self,
-        conn: Connection,
-        variant: str,
-        by_side: dict[int, str],
-        before: dict[int, PlayerRating],
-        now: datetime,
-    ) -> str | None:
-        """Why the game between ``by_side``'s players rates nobody (Z8, B2), or None: the
-        reasons of :mod:`..players.ratings`, the first that holds."""
-        first, second = by_side[0], by_side[1]
-        since = now - self.rules.network_window
-        if self.rules.network_days > 0 and self._share_a_network(conn, first, second, since):
-            return "same_network"
-        if any(
-            self._ai_games(conn, player) < self.rules.ai_games_first for player in (first, second)
-        ):
-            return "new_player"
-        if self._counted_today(conn, first, second, now) >= self.rules.games_per_pair_per_day:
-            return "pair_limit"
-        for side in (0, 1):
-            if before[1 - side].provisional and (
-                self._against_new_opponents(conn, by_side[side], variant, now - NEW_OPPONENT_WINDOW)
-                >= self.rules.new_opponents_per_day
-            ):
-                return "new_opponent_limit"
-        return None
-
-    @staticmethod
-    def _share_a_network(conn: Connection, first: str, second: str, since: datetime) -> bool:
-        mine, theirs = player_networks.alias("mine"), player_networks.alias("theirs")
-        query = (
-            select(mine.c.network)
-            .join(theirs, theirs.c.network == mine.c.network)
-            .where(mine.c.player_id == first, theirs.c.player_id == second)
-            .where(mine.c.seen_at >= since, theirs.c.seen_at >= since)
-            .limit(1)
-        )
-        return conn.execute(query).first() is not None
-
-    def _ai_games(self, conn: Connection, player_id: str) -> int:
-        """How many of the player's games against the AI count toward
-        :attr:`RatingRules.ai_games_first` (up to that many: enough to know)."""
-        if self.rules.ai_games_first <= 0:
-            return 0
-        query = (
-            select(games)
-            .where(games.c.player_id == player_id, games.c.kind == "ai")
-            .where(games.c.status != "ongoing")
-            .order_by(games.c.created_at.desc())
-            .limit(20)
-        )
-        found = (game_from_row(row) for row in conn.execute(query))
-        return sum(counts_as_ai_practice(game) for game in found)
-
-    @staticmethod
-    def _gained(conn: Connection, player_id: str, variant: str, since: datetime) -> float:
-        """The sum of the player's rating gains in ``variant`` since ``since`` (Z8)."""
-        gain = rating_changes.c.after - rating_changes.c.before
-        query = (
-            select(func.coalesce(func.sum(case((gain > 0, gain), else_=0.0)), 0.0))
-            .where(rating_changes.c.player_id == player_id, rating_changes.c.variant == variant)
-            .where(rating_changes.c.counted.is_(True), rating_changes.c.created_at >= since)
-        )
-        return float(conn.execute(query).scalar_one())
-
-    @staticmethod
-    def _against_new_opponents(
-        conn: Connection, player_id: str, variant: str, since: datetime
-    ) -> int:
-        """How many rated games the player played in ``variant`` since ``since`` against a
-        provisional opponent (the opponent's own row says its deviation then)."""
-        mine, theirs = rating_changes.alias("mine"), rating_changes.alias("theirs")
-        query = (
-            select(func.count())
-            .select_from(mine)
-            .join(
-                theirs,
-                and_(theirs.c.game_id == mine.c.game_id, theirs.c.player_id == mine.c.opponent_id),
-            )
-            .where(mine.c.player_id == player_id, mine.c.variant == variant)
-            .where(mine.c.counted.is_(True), mine.c.created_at >= since)
-            .where(theirs.c.deviation_before > PROVISIONAL_DEVIATION)
-        )
-        return int(conn.execute(query).scalar_one())
-
-    @staticmethod
-    def _counted_today(conn: Connection, first: str, second: str, now: datetime) -> int:
-        """How many games ``first`` and ``second`` rated against each other this UTC day."""
-        query = (
-            select(func.count())
-            .select_from(rating_changes)
-            .where(rating_changes.c.player_id == first, rating_changes.c.opponent_id == second)
-            .where(rating_changes.c.counted.is_(True))
-            .where(rating_changes.c.created_at >= utc_day_start(now))
-        )
-        return int(conn.execute(query).scalar_one())
 
     @staticmethod
     def _store_rating(
@@ -347,3 +216,67 @@ class RatingStore:
 
 def _rating_of(row: Any) -> PlayerRating:
     return PlayerRating(glicko2.Rating(row.rating, row.deviation, row.volatility), row.games)
+
+
+class _Facts:
+    """What the rating rules ask (:class:`~..rating_rules.RatingFacts`), read on the rating's
+    transaction: the rated games themselves, the AI games, the networks seen."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def share_a_network(self, first: str, second: str, since: datetime) -> bool:
+        mine, theirs = player_networks.alias("mine"), player_networks.alias("theirs")
+        query = (
+            select(mine.c.network)
+            .join(theirs, theirs.c.network == mine.c.network)
+            .where(mine.c.player_id == first, theirs.c.player_id == second)
+            .where(mine.c.seen_at >= since, theirs.c.seen_at >= since)
+            .limit(1)
+        )
+        return self.conn.execute(query).first() is not None
+
+    def ai_games(self, player_id: str) -> list[GameRecord]:
+        query = (
+            select(games)
+            .where(games.c.player_id == player_id, games.c.kind == "ai")
+            .where(games.c.status != "ongoing")
+            .order_by(games.c.created_at.desc())
+            .limit(20)
+        )
+        return [game_from_row(row) for row in self.conn.execute(query)]
+
+    def gained(self, player_id: str, variant: str, since: datetime) -> float:
+        gain = rating_changes.c.after - rating_changes.c.before
+        query = (
+            select(func.coalesce(func.sum(case((gain > 0, gain), else_=0.0)), 0.0))
+            .where(rating_changes.c.player_id == player_id, rating_changes.c.variant == variant)
+            .where(rating_changes.c.counted.is_(True), rating_changes.c.created_at >= since)
+        )
+        return float(self.conn.execute(query).scalar_one())
+
+    def against_new_opponents(self, player_id: str, variant: str, since: datetime) -> int:
+        """The opponent's own row says its deviation then."""
+        mine, theirs = rating_changes.alias("mine"), rating_changes.alias("theirs")
+        query = (
+            select(func.count())
+            .select_from(mine)
+            .join(
+                theirs,
+                and_(theirs.c.game_id == mine.c.game_id, theirs.c.player_id == mine.c.opponent_id),
+            )
+            .where(mine.c.player_id == player_id, mine.c.variant == variant)
+            .where(mine.c.counted.is_(True), mine.c.created_at >= since)
+            .where(theirs.c.deviation_before > PROVISIONAL_DEVIATION)
+        )
+        return int(self.conn.execute(query).scalar_one())
+
+    def counted_between(self, first: str, second: str, since: datetime) -> int:
+        query = (
+            select(func.count())
+            .select_from(rating_changes)
+            .where(rating_changes.c.player_id == first, rating_changes.c.opponent_id == second)
+            .where(rating_changes.c.counted.is_(True))
+            .where(rating_changes.c.created_at >= since)
+        )
+        return int(self.conn.execute(query).scalar_one())

@@ -142,7 +142,7 @@ game_analyses = _table(
 )
 
 # Ratings (SPEC B2): one Glicko-2 rating per player and variant, from paired games
-# only (``server/players/ratings.py``). ``games`` counts the rated games: a rating changes by a
+# only (``server/rating_rules.py``). ``games`` counts the rated games: a rating changes by a
 # conditional update on it, so two instances never apply two games over one read. The
 # leaderboard (B8, ``db/leaderboard.py``) walks one variant by rating.
 ratings = _table(
@@ -171,7 +171,7 @@ rating_changes = _table(
 )
 
 # The address blocks each player sought a game from lately (SPEC Z8), hashed
-# (``players/ratings.py: network_keys``): two identities seen in one block are never rated
+# (``rating_rules.py: network_keys``): two identities seen in one block are never rated
 # together. Rows older than ``RatingRules.network_days`` go as new ones come; no foreign key,
 # so that deleting an old player (retention) never waits on them.
 player_networks = _table(

@@ -1,4 +1,8 @@
-"""Ratings (SPEC B2): a Glicko-2 rating per player and variant, from paired games.
+"""The rating rules (SPEC B2, Z8) as pure functions: a Glicko-2 rating per player and variant,
+from paired games. No database, no clock: the ratings' storage (``db/ratings.py``) reads what
+:func:`judge` asks (:class:`RatingFacts`) inside the rating's transaction and writes what it
+decides (:class:`Verdict`); the players' rating service (``players/``) reads and announces.
+A core module, so that storage can run the rules without importing the packages above it.
 
 - **Which games.** Only a paired game (an online game whose options say ``paired``, made by
   "Play someone now", B1) is rated, once it is over with a result that the players played
@@ -28,7 +32,7 @@
     opponents in the last 24 hours (``new_opponent_limit``);
   - *rated, less*: every rating (a provisional one too) moves by only
     :attr:`RatingRules.provisional_opponent_factor` of the Glicko-2 change against a
-    provisional opponent (deviation above :data:`~.records.PROVISIONAL_DEVIATION`, a new
+    provisional opponent (deviation above :data:`.records.PROVISIONAL_DEVIATION`, a new
     identity); and a player's gains in a variant add up to at most
     :attr:`RatingRules.gain_per_hour` over any rolling hour (the side's ``capped``);
   - the deviation never exceeds Glickman's 350 (:data:`.glicko2.MAX_DEVIATION`).
@@ -41,13 +45,14 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any, Protocol
 
-from .. import glicko2
-from ..games.changes import side_names
-from ..records import GameRecord, is_provisional
-from ..rules_config import RatingRules
+from ..rules import VARIANTS as BOARDS
+from . import glicko2
+from .records import GameRecord, PlayerRating, is_provisional
+from .rules_config import RatingRules
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
 MIN_PLIES = 2  # both players moved at least once
@@ -78,7 +83,7 @@ def score_of(game: GameRecord, side: int) -> float:
     winner = (game.result or {}).get("winner")
     if winner is None:
         return 0.5
-    return 1.0 if winner == side_names(game.variant)[side] else 0.0
+    return 1.0 if winner == BOARDS[game.variant].SIDE_NAMES[side] else 0.0
 
 
 def rated(
@@ -144,3 +149,120 @@ def network_keys(address: str) -> list[str]:
 
 def utc_day_start(moment: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+# ---------------------------------------------------------------------- judging one game
+
+
+class RatingFacts(Protocol):
+    """What :func:`judge` asks of the stored games, ratings and networks (``db/ratings.py``
+    answers, on the rating's own transaction)."""
+
+    def share_a_network(self, first: str, second: str, since: datetime) -> bool:
+        """Whether the two players were seen in one address block since ``since``."""
+        ...
+
+    def ai_games(self, player_id: str) -> list[GameRecord]:
+        """The player's latest finished games against the AI (20 at most)."""
+        ...
+
+    def counted_between(self, first: str, second: str, since: datetime) -> int:
+        """How many games ``first`` rated against ``second`` since ``since``."""
+        ...
+
+    def against_new_opponents(self, player_id: str, variant: str, since: datetime) -> int:
+        """How many rated games the player played in ``variant`` since ``since`` against a
+        provisional opponent."""
+        ...
+
+    def gained(self, player_id: str, variant: str, since: datetime) -> float:
+        """The sum of the player's rating gains in ``variant`` since ``since``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a finished paired game changes (B2, Z8): whether it counted, each side's rating
+    after it (as before when not counted), and what the game shows (its ``options.rated``)."""
+
+    counted: bool
+    after: tuple[glicko2.Rating, glicko2.Rating]
+    shown: dict[str, Any]
+
+    def event(self) -> dict[str, Any]:
+        """The game's ``rated`` event (logged as every game event: its type, its fields)."""
+        return {"type": "rated", "rated": self.shown}
+
+
+def not_rated_because(
+    variant: str,
+    players: tuple[str, str],
+    before: tuple[PlayerRating, PlayerRating],
+    facts: RatingFacts,
+    now: datetime,
+    rules: RatingRules,
+) -> str | None:
+    """Why the game between ``players`` (red's or cho's first) rates nobody (Z8, B2), or
+    None: the reasons of the module docstring, the first that holds."""
+    first, second = players
+    if rules.network_days > 0 and facts.share_a_network(first, second, now - rules.network_window):
+        return "same_network"
+    if rules.ai_games_first > 0 and any(
+        sum(counts_as_ai_practice(game) for game in facts.ai_games(player)) < rules.ai_games_first
+        for player in players
+    ):
+        return "new_player"
+    if facts.counted_between(first, second, utc_day_start(now)) >= rules.games_per_pair_per_day:
+        return "pair_limit"
+    for side in (0, 1):
+        if before[1 - side].provisional and (
+            facts.against_new_opponents(players[side], variant, now - NEW_OPPONENT_WINDOW)
+            >= rules.new_opponents_per_day
+        ):
+            return "new_opponent_limit"
+    return None
+
+
+def judge(
+    game: GameRecord,
+    players: tuple[str, str],
+    before: tuple[PlayerRating, PlayerRating],
+    facts: RatingFacts,
+    now: datetime,
+    rules: RatingRules,
+) -> Verdict:
+    """The rating of the finished paired ``game`` (:func:`rateable`) between ``players``,
+    rated ``before`` it: Glicko-2 with the limits of :class:`~.rules_config.RatingRules`,
+    or nothing counted and the reason why (B2, Z8)."""
+    reason = not_rated_because(game.variant, players, before, facts, now, rules)
+    counted = reason is None
+    after = [(before[side].rating, False) for side in (0, 1)]
+    if counted:
+        for side in (0, 1):
+            allowance = rules.gain_per_hour - facts.gained(
+                players[side], game.variant, now - GAIN_WINDOW
+            )
+            after[side] = rated(
+                before[side].rating,
+                before[1 - side].rating,
+                score_of(game, side),
+                rules,
+                allowance,
+            )
+    names = BOARDS[game.variant].SIDE_NAMES  # red/black, cho/han: as the result says them
+    shown: dict[str, Any] = {"counted": counted}
+    for side in (0, 1):
+        was, (now_rating, capped) = before[side], after[side]
+        shown[names[side]] = {
+            "before": round(was.rating.rating),
+            "after": round(now_rating.rating),
+            "delta": round(now_rating.rating) - round(was.rating.rating),
+            "provisional": is_provisional(now_rating),
+        }
+        if capped:
+            shown[names[side]]["capped"] = True
+    if reason is not None:
+        shown["reason"] = reason
+    if reason == "new_player":
+        shown["ai_games_first"] = rules.ai_games_first  # what the page says it needs
+    return Verdict(counted, (after[0][0], after[1][0]), shown)
