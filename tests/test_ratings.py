@@ -468,9 +468,9 @@ def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any)
         events = await site.rooms[1].db(site.stores[1].events_after, ended.id, 0)
         assert [e.type for e in events][-2:] == ["end", "rated"]
         # The other instance meets the finished game: nothing is rated twice.
-        again = await site.rooms[0].games.ratings.settle(ended)
+        again = await site.rooms[0].ratings.settle(ended)
         assert again.seq == ended.seq
-        profile = await site.rooms[0].games.profile(red)
+        profile = await site.players[0].profile(red)
         assert profile["ratings"]["xiangqi"] == {
             "rating": round(winner.rating),
             "deviation": round(winner.deviation),
@@ -507,7 +507,7 @@ def test_a_game_an_instance_ended_but_never_rated_is_rated_at_the_next_profile_r
         await games.db(games.store.commit_change, game, finished, [{"type": "end"}])
         assert "rated" not in (await games.current_game(game.id)).options
 
-        profile = await site.rooms[1].games.profile(first)
+        profile = await site.players[1].profile(first)
 
         assert profile["ratings"]["jieqi"]["games"] == 1
         assert "rated" in (await games.current_game(game.id)).options

@@ -11,30 +11,23 @@ game that was waiting for the AI gets its move computed again.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from ...rules.janggi import DEFAULT_SETUP, SETUPS
-from ..addresses import CLIENT_BLOCK
 from ..ai.pool import AIBusyError, AIJob, AIPool
 from ..background import cancel_all, release
-from ..db.engine import POOL_OVERFLOW, POOL_SIZE, connection_lost
-from ..db.ratings import RatingStore
-from ..db.store import Store
+from ..db.database import Database
 from ..hub.local import Hub, News
-from ..limits.budgets import CreationBudgets
-from ..names import display_name
+from ..limits.spending import Spending
 from ..protocol.messages import BusyNotice
-from ..rating_rules import rateable
-from ..records import Change, GameRecord, Player, PlayerRating, StaleGameError, utcnow
+from ..records import Change, GameRecord, Player, StaleGameError, utcnow
 from ..refusal import GameActionError
 from ..settings import Settings
 from . import changes as rules_of
@@ -43,7 +36,6 @@ from .known import KnownGames, decide_and_commit
 from .views import viewer_of
 
 log = logging.getLogger("chuhan.games")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -75,8 +67,12 @@ def ai_seed(game_id: str, ply: int) -> int:
 
 
 class GameService:
-    def __init__(self, store: Store, hub: Hub, pool: AIPool, settings: Settings) -> None:
-        self.store = store
+    def __init__(
+        self, db: Database, hub: Hub, pool: AIPool, settings: Settings, spending: Spending
+    ) -> None:
+        self.db = db  # ``await self.db(fn, *args)``: ``fn`` in a database thread
+        self.store = db.store
+        self.spending = spending  # the creation budgets (limits/spending.py)
         self.hub = hub
         self.pool = pool
         self.settings = settings
@@ -89,36 +85,11 @@ class GameService:
         self.commit_observers: list[Callable[[Change], None]] = []
         self.known = KnownGames()
         hub.on_news(self.known.heard)
-        self.ratings = Ratings(self)  # B2: paired games rate their players
-        # The database's own threads, one per pooled connection: a plain executor costs less
-        # per call than anyio's limiter (a move makes one call), and the store's functions
-        # read no context variables. An in-memory database is one thread's.
-        threads = 1 if store.in_memory else POOL_SIZE + POOL_OVERFLOW
-        self.budgets = CreationBudgets(store, settings.creation)
-        self._threads = ThreadPoolExecutor(threads, thread_name_prefix="db")
-
-    async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker thread, once more on a fresh connection if the database
-        dropped the one it used (a restart, a terminated backend): no ping before each query.
-
-        A write whose connection dropped mid-transaction was rolled back, so running it again
-        is safe; one that did commit is refused the second time by its conditional update.
-        """
-        loop = asyncio.get_running_loop()
-        call = functools.partial(fn, *args)
-        try:
-            return await loop.run_in_executor(self._threads, call)
-        except Exception as exc:
-            if not connection_lost(exc):
-                raise
-            log.warning("database connection lost; retrying on a new one")
-            return await loop.run_in_executor(self._threads, call)
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        """Migrate the database and resume every AI game that waits for the AI."""
-        await self.db(self.store.migrate)
+        """Resume every AI game that waits for the AI (the database migrated)."""
         waiting = await self.db(self.store.ongoing_games, None, "ai")
         resumed = 0
         for game in waiting:
@@ -131,47 +102,6 @@ class GameService:
         self._closing = True
         await cancel_all(self._ai_tasks.values())
         self.pool.shutdown()
-        await self.db(self.store.dispose)
-        self._threads.shutdown(wait=False)
-
-    # ------------------------------------------------------------------ players (S1)
-
-    async def player_for_token(self, token: str | None) -> Player | None:
-        if not token or len(token) > 128:
-            return None
-        return await self.db(self.store.player_by_token_hash, hash_token(token))
-
-    async def spend(self, kind: str, player_id: str | None) -> None:
-        """Take one use of a creation budget (``limits/budgets.py``: ``players``, ``games``,
-        ``imports``, ``analyses``) for the player, from the client's address block, waiting
-        for its turn when the block is busy. Raises TooManyError (429)."""
-        taken = await self.db(self.budgets.spend, kind, player_id, CLIENT_BLOCK.get())
-        if taken is not None and taken.wait > 0:
-            await asyncio.sleep(taken.wait)
-
-    async def new_player(self) -> tuple[Player, str]:
-        """A new player and the cookie token that identifies them (only its hash is stored).
-        Raises TooManyError when the client's address block made too many."""
-        await self.spend("players", None)
-        token = secrets.token_urlsafe(32)
-        player = await self.db(self.store.create_player, new_id("p"), hash_token(token))
-        log.info("player created", extra={"player": player.id})
-        return player, token
-
-    async def rename(self, player: Player, name: str | None) -> Player:
-        """Set the display name (blank: none); raises :class:`~.names.BadText` for a name a
-        reader could be fooled by (invisible, look-alike, reserved)."""
-        if name is not None:
-            name = display_name(name)
-        await self.db(self.store.set_player_name, player.id, name)
-        return replace(player, name=name)
-
-    async def profile(self, player: Player) -> dict[str, Any]:
-        fresh = await self.db(self.store.player, player.id) or player
-        recent = await self.db(self.store.player_games, player.id)
-        online = await self.db(self.store.online_games, player.id)
-        ratings = await self.ratings.of_player(player.id)
-        return views.profile(fresh, recent, online, ratings)
 
     # ------------------------------------------------------------------ reading games
 
@@ -272,7 +202,7 @@ class GameService:
         TooManyError when the player (or address block) started too many."""
         _validate_new_game(request)
         if request.kind != "ai":
-            await self.spend("games", player.id)
+            await self.spending.spend("games", player.id)
             return await self._create_game(player, request)
         # One pending AI game per player (P2): two creations by one player never interleave.
         lock = self._create_locks.setdefault(player.id, asyncio.Lock())
@@ -286,7 +216,7 @@ class GameService:
                         pending=await self.state(pending),
                     )
                 # Counted before the pending game is abandoned: a refused creation keeps it.
-                await self.spend("games", player.id)
+                await self.spending.spend("games", player.id)
                 if pending is not None:
                     await self.apply(
                         pending.id, lambda g: rules_of.abandon(g) if g.ongoing else None
@@ -557,41 +487,3 @@ def _validate_new_game(request: NewGame) -> None:
         request.variant == "janggi" and request.rules != "casual"
     ):
         raise GameActionError("bad_request", "rules must be casual or wxf (xiangqi and jieqi)")
-
-
-PENDING_WINDOW = timedelta(days=7)  # how far back a profile read looks for unrated games
-
-
-class Ratings:
-    """Rating finished paired games and reading ratings, for the game and room services."""
-
-    def __init__(self, service: GameService) -> None:
-        self.service = service
-        self.store = RatingStore(service.store, service.settings.ratings)
-
-    async def settle(self, game: GameRecord) -> GameRecord:
-        """Rate ``game`` if it is a finished paired game not rated yet, and announce its
-        ``rated`` event to the game's followers. Returns the game as it now is."""
-        if not rateable(game) or "rated" in game.options:
-            return game
-        done = await self.service.db(self.store.rate, game.id)
-        if done is None:
-            return game
-        after, payload = done
-        self.service.known.remember(after)
-        await self.service.hub.publish(after.id, after.seq, News.of(after, [payload]))
-        log.info("game rated", extra={"game": after.id, "rated": payload["rated"]})
-        return after
-
-    async def saw(self, player_id: str, address: str) -> None:
-        """The player seeks a stranger from ``address`` (Z8: identities of one address block
-        are never rated together; the address stays on the server, hashed)."""
-        await self.service.db(self.store.saw, player_id, address)
-
-    async def of_player(self, player_id: str) -> dict[str, PlayerRating]:
-        """The player's ratings, after rating any of their finished paired games that an
-        instance left unrated (a crash between a game's end and its rating)."""
-        since = utcnow() - PENDING_WINDOW
-        for game in await self.service.db(self.store.unrated_games, player_id, since):
-            await self.settle(game)
-        return await self.service.db(self.store.of_player, player_id)

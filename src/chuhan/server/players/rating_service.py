@@ -11,8 +11,9 @@ from ..db.database import Database
 from ..db.ratings import RatingStore
 from ..games.known import KnownGames
 from ..hub.local import Hub, News
+from ..rating_rules import rateable
 from ..records import GameRecord, PlayerRating, utcnow
-from .ratings import RatingRules, rateable
+from ..rules_config import RatingRules
 
 log = logging.getLogger("chuhan.games")
 PENDING_WINDOW = timedelta(days=7)  # how far back a profile read looks for unrated games
