@@ -35,15 +35,17 @@ from ...rules import RulesError
 from .. import glicko2
 from ..addresses import CLIENT_BLOCK
 from ..budget import Budget, LimitExceeded, TooManyError
+from ..db.database import Database
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
 from ..games.changes import event
-from ..games.service import GameService, new_id
+from ..games.service import new_id
+from ..limits.spending import Spending
 from ..records import GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
+from ..rules_config import PuzzleSettings
 from . import solving
 from .catalog import VARIANTS, load_puzzles, usable_puzzles
-from .limits import PuzzleSettings
 
 log = logging.getLogger("chuhan.puzzles")
 SPREAD = 100.0  # the next puzzle is rated within this of the player's rating, where it can be
@@ -166,13 +168,14 @@ def analysis_record(puzzle: Puzzle, player: Player, now: datetime) -> GameRecord
 
 
 class PuzzleService:
-    """Puzzles on the game service's database (its threads, its store)."""
+    """Puzzles on the app's database; a puzzle's review is a new game (an import's budget)."""
 
-    def __init__(self, games: GameService, settings: PuzzleSettings) -> None:
-        self.games = games
+    def __init__(self, db: Database, spending: Spending, settings: PuzzleSettings) -> None:
+        self.db = db
+        self.spending = spending
         self.settings = settings
-        self.store = PuzzleStore(games.store)
-        self.limiter = Limiter(games.store.engine)
+        self.store = PuzzleStore(db.store)
+        self.limiter = Limiter(db.store.engine)
         self._daily: dict[tuple[str, date], Puzzle | None] = {}
         self._random = random.Random()
         self._loading: asyncio.Future[int] | None = None
@@ -191,7 +194,7 @@ class PuzzleService:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
         whose position does not hold together is left out (logged)."""
         usable = await asyncio.to_thread(usable_puzzles, self.settings.data_dir)
-        added = sum((await self.games.db(load_puzzles, self.store, usable)).values())
+        added = sum((await self.db(load_puzzles, self.store, usable)).values())
         log.info("puzzles loaded", extra={"found": len(usable), "added": added})
         return added
 
@@ -221,7 +224,7 @@ class PuzzleService:
         if not uses:
             return
         try:
-            taken = await self.games.db(self.limiter.reserve, uses)
+            taken = await self.db(self.limiter.reserve, uses)
         except LimitExceeded as exc:
             raise too_many(exc) from None
         if taken.wait > 0:
@@ -242,11 +245,11 @@ class PuzzleService:
 
     async def _owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
         attempt = (
-            await self.games.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
+            await self.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
         )
         if attempt is None or attempt.player_id != player.id:
             raise GameActionError("not_found", "no such puzzle attempt")
-        puzzle = await self.games.db(self.store.puzzle, attempt.puzzle_id)
+        puzzle = await self.db(self.store.puzzle, attempt.puzzle_id)
         if puzzle is None:
             raise GameActionError("not_found", "the puzzle is gone")
         return attempt, puzzle
@@ -255,7 +258,7 @@ class PuzzleService:
         self, attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating | None = None
     ) -> dict[str, Any]:
         if rating is None:
-            rating = await self.games.db(self.store.rating, attempt.player_id, attempt.variant)
+            rating = await self.db(self.store.rating, attempt.player_id, attempt.variant)
         return attempt_json(attempt, puzzle, rating)
 
     async def show(self, player: Player, attempt_id: str) -> dict[str, Any]:
@@ -268,7 +271,7 @@ class PuzzleService:
         key = (variant, day)
         if key not in self._daily:
             self._daily = {k: v for k, v in self._daily.items() if k[1] == day}
-            self._daily[key] = await self.games.db(
+            self._daily[key] = await self.db(
                 self.store.first_from, variant, daily_key(variant, day)
             )
         return self._daily[key]
@@ -293,7 +296,7 @@ class PuzzleService:
         return {"date": day.isoformat(), "puzzles": shown}
 
     async def ratings(self, player: Player) -> dict[str, Any]:
-        found = await self.games.db(self.store.ratings, player.id)
+        found = await self.db(self.store.ratings, player.id)
         return {v: rating_json(found[v]) if v in found else None for v in VARIANTS}
 
     # ------------------------------------------------------------------ playing
@@ -333,14 +336,14 @@ class PuzzleService:
         )
         uses = self._uses(player, begin=True)
         try:
-            begun = await self.games.db(
+            begun = await self.db(
                 self.store.begin, fresh, pick, offset, self._charge(uses) if uses else None
             )
         except LimitExceeded as exc:
             raise too_many(exc) from None
         except _Slowed:
             await self._spend(player, begin=True)
-            begun = await self.games.db(self.store.begin, fresh, pick, offset)
+            begun = await self.db(self.store.begin, fresh, pick, offset)
         if begun.puzzle is None or begun.attempt is None:
             raise GameActionError("not_found", f"no {variant} puzzle to give")
         return await self.answer(begun.attempt, begun.puzzle, begun.rating)  # as read
@@ -369,7 +372,7 @@ class PuzzleService:
             else:
                 assert verdict.reply is not None
                 played.append(verdict.reply)
-                attempt = await self.games.db(self.store.step, attempt, played, attempt.hinted, now)
+                attempt = await self.db(self.store.step, attempt, played, attempt.hinted, now)
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
         if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
@@ -387,7 +390,7 @@ class PuzzleService:
         self._ongoing(attempt, len(attempt.played))
         if not attempt.hinted:
             try:
-                attempt = await self.games.db(
+                attempt = await self.db(
                     self.store.step, attempt, attempt.played, True, utcnow()
                 )
             except Moved:
@@ -416,15 +419,15 @@ class PuzzleService:
         attempt, puzzle = await self._owned(player, attempt_id)
         if not attempt.over:
             raise GameActionError("puzzle_ongoing", "finish the puzzle first")
-        await self.games.spend("imports", player.id)  # a new game row, as an import is
+        await self.spending.spend("imports", player.id)  # a new game row, as an import is
         game = analysis_record(puzzle, player, utcnow())
-        await self.games.db(self.games.store.insert_game, game, [event("start")])
+        await self.db(self.db.store.insert_game, game, [event("start")])
         return game.id
 
     async def history(
         self, player: Player, limit: int, variant: str | None, before: datetime | None
     ) -> list[dict[str, Any]]:
-        found = await self.games.db(self.store.history, player.id, limit, variant, before)
+        found = await self.db(self.store.history, player.id, limit, variant, before)
         return [
             {
                 "id": attempt.id,
@@ -455,12 +458,12 @@ class PuzzleService:
 
     async def _reread(self, puzzle: Puzzle) -> Puzzle:
         """The puzzle as stored now (its rating moved with an attempt's end)."""
-        found: Puzzle | None = await self.games.db(self.store.puzzle, puzzle.id)
+        found: Puzzle | None = await self.db(self.store.puzzle, puzzle.id)
         return found or puzzle
 
     async def _finish(
         self, attempt: Attempt, played: list[str], ending: Ending, now: datetime
     ) -> tuple[Attempt, PuzzleRating]:
-        return await self.games.db(
+        return await self.db(
             self.store.finish, attempt, played, ending, now, rate, self.settings.gain_per_hour
         )
