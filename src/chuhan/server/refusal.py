@@ -31,3 +31,8 @@ class GameActionError(Exception):
     def with_fields(self, **fields: Any) -> GameActionError:
         """The same refusal with more answer fields."""
         return GameActionError(self.code, self.message, **{**self.extra, **fields})
+
+
+class SeekError(GameActionError):
+    """A seek refused (SPEC B1, Z7, Z8): a bad seek, too many, a cooldown after aborting, a
+    game going on elsewhere. Raised by the pairing rules and by the seeks' storage."""

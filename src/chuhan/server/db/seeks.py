@@ -6,7 +6,9 @@ pool's lock (PostgreSQL: an advisory transaction lock, so two instances never pa
 at once; SQLite, one instance: a process lock), locks the rows it reads, claims both seeks of
 each pair by conditional updates and inserts their room in the same transaction. A player
 therefore has one seek (the primary key is the player), is never paired with themselves
-(:mod:`.rules`) and never twice (a claimed seek is no longer ``waiting``).
+and never twice (a claimed seek is no longer ``waiting``). Who is paired with whom, and what
+an abort costs, the store does not decide: the pairing rules handed to it (:class:`Rules`,
+``pairing/rules.py``) do, inside its transactions.
 
 A seek lives while a socket of its player waits (the socket's close withdraws it) on a live
 instance: a seek held by an instance whose heartbeat (``server_instances``, rooms/
@@ -18,8 +20,9 @@ own instance (:meth:`SeekStore.withdraw`, pairing/service.py).
 
 Z8: a seek keeps the address block (and IPv6 /48) it came from; an abort (a paired game left
 before the leaver's first move) is one row of ``seek_aborts``. A seek is refused while its
-player's or address's cooldown runs (:func:`..pairing.rules.cooling_until`), a waiting seek
-of a cooling player or address is not paired, and a pair that just aborted is kept apart.
+player's or address's cooldown runs (``pairing/rules.py``), a waiting seek
+of a cooling player or address is not paired, and a pair that just aborted is kept apart
+(the waits: ``pairing/rules.py``, aborts).
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import contextlib
 import math
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
-from typing import Any, NamedTuple
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import (
     and_,
@@ -46,16 +49,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ..glicko2 import DEFAULT_RATING
-from ..pairing.rules import (
-    BLOCK_MEMORY,
-    PAIR_APART,
-    PLAYER_MEMORY,
-    SeekError,
-    Wish,
-    cooling_until,
-    pairs,
-)
 from ..records import Pairing, RoomRecord, Seek, SeekState, aware
+from ..refusal import SeekError
 from .games import seated_in_ongoing_game
 from .rooms import room_values
 from .store import Store
@@ -82,16 +77,59 @@ class Origin(NamedTuple):
     network: str | None = None
 
 
+class Abort(NamedTuple):
+    """An abort remembered (a ``seek_aborts`` row, Z8): who left, from where, against whom."""
+
+    player_id: str
+    block: str | None
+    network: str | None
+    opponent_id: str
+    at: datetime
+
+
+class Wanted(Protocol):
+    """The game a seek asks for (``pairing/rules.py``: ``Wish``)."""
+
+    @property
+    def variant(self) -> str: ...
+    @property
+    def options(self) -> dict[str, str]: ...
+    @property
+    def pool(self) -> str: ...
+
+
+class Cooling(Protocol):
+    """The waits after aborting of some seeks' players and addresses (Z8)."""
+
+    @property
+    def apart(self) -> Collection[frozenset[str]]: ...
+    def until(self, origin: Origin) -> datetime | None: ...
+
+
+class Rules(Protocol):
+    """The pure pairing rules the store runs in its transactions (``pairing/rules.py``:
+    ``RULES``): how long an abort counts, the waits it makes, who is paired with whom."""
+
+    @property
+    def abort_memory(self) -> timedelta: ...
+    def cooldowns(self, aborts: Iterable[Abort], now: datetime) -> Cooling: ...
+    def pairs(
+        self, waiting: Sequence[Seek], apart: Collection[frozenset[str]]
+    ) -> list[tuple[Seek, Seek]]: ...
+
+
 def _state(row: Any) -> SeekState:
     since = aware(row.created_at)
     return SeekState(row.status, row.variant, dict(row.options), since, row.room_id)
 
 
 class SeekStore:
-    """Synchronous seek storage on the server's :class:`~.store.Store` engine."""
+    """Synchronous seek storage on the server's :class:`~.store.Store` engine, pairing by
+    ``rules``."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, rules: Rules) -> None:
         self.store = store
+        self.rules = rules
         self.engine = store.engine
         self.reader = store.reader
         self._sqlite_lock = threading.Lock()  # SQLite: one instance, one pairing at a time
@@ -101,7 +139,7 @@ class SeekStore:
     def put(
         self,
         player_id: str,
-        wish: Wish,
+        wish: Wanted,
         connection: str,
         instance: str,
         now: datetime,
@@ -128,7 +166,7 @@ class SeekStore:
     def _put(
         self,
         player_id: str,
-        wish: Wish,
+        wish: Wanted,
         connection: str,
         instance: str,
         now: datetime,
@@ -145,7 +183,7 @@ class SeekStore:
                 raise SeekError(
                     "already_playing", "you are playing an online game already", room=playing
                 )
-            until = _cooldowns(conn, [origin], now).until(origin)
+            until = self._cooldowns(conn, [origin], now).until(origin)
             if until is not None and until > now:
                 raise SeekError(
                     "abort_cooldown",
@@ -211,7 +249,9 @@ class SeekStore:
                     seeks.c.player_id == player_id, seeks.c.room_id == room_id
                 )
             ).one_or_none()
-            conn.execute(delete(seek_aborts).where(seek_aborts.c.at < now - PLAYER_MEMORY))
+            conn.execute(
+                delete(seek_aborts).where(seek_aborts.c.at < now - self.rules.abort_memory)
+            )
             conn.execute(
                 seek_aborts.insert().values(
                     player_id=player_id,
@@ -226,7 +266,7 @@ class SeekStore:
     def cooling(self, origin: Origin, now: datetime) -> datetime | None:
         """Z8: when the wait after aborting ends for this player and address (None: none)."""
         with self.reader.connect() as conn:
-            until = _cooldowns(conn, [origin], now).until(origin)
+            until = self._cooldowns(conn, [origin], now).until(origin)
         return until if until is not None and until > now else None
 
     def waiting_pool(self, player_id: str) -> str | None:
@@ -288,7 +328,7 @@ class SeekStore:
         now: datetime | None = None,
         beat_since: datetime | None = None,
     ) -> list[Pairing]:
-        """Pair the pool's waiting seeks (:func:`.rules.pairs`), site-wide atomically: the
+        """Pair the pool's waiting seeks (``rules.pairs``), site-wide atomically: the
         pool's lock, the rows locked, each pair's two seeks claimed and its room
         (``make_room(first, second, variant, options)``) inserted in one transaction.
         Seeks of instances not alive since ``live_since`` wait (a late instance's are
@@ -316,9 +356,9 @@ class SeekStore:
             if len(rows) < 2:
                 return []
             origins = {r.player_id: Origin(r.player_id, r.block, r.network) for r in rows}
-            cooldowns = _cooldowns(conn, list(origins.values()), now)
-            free = [r for r in rows if not cooldowns.cooling(origins[r.player_id], now)]
-            found = pairs(
+            cooldowns = self._cooldowns(conn, list(origins.values()), now)
+            free = [r for r in rows if not _cooling(cooldowns, origins[r.player_id], now)]
+            found = self.rules.pairs(
                 [Seek(r.player_id, r.pool, r.rating, aware(r.created_at)) for r in free],
                 cooldowns.apart,
             )
@@ -343,6 +383,25 @@ class SeekStore:
                 made.append(Pairing(first, second, room))
             return made
 
+    def _cooldowns(self, conn: Connection, origins: list[Origin], now: datetime) -> Cooling:
+        """The waits after the aborts that count against these seeks' players and addresses
+        at ``now`` (read on ``conn``, judged by the rules)."""
+        players = sorted({o.player_id for o in origins})
+        blocks = sorted({o.block for o in origins if o.block is not None})
+        networks = sorted({o.network for o in origins if o.network is not None})
+        whose = [seek_aborts.c.player_id.in_(players)]
+        if blocks:
+            whose.append(seek_aborts.c.block.in_(blocks))
+        if networks:
+            whose.append(seek_aborts.c.network.in_(networks))
+        since = now - self.rules.abort_memory
+        query = select(seek_aborts).where(seek_aborts.c.at >= since, or_(*whose))
+        aborts = [
+            Abort(row.player_id, row.block, row.network, row.opponent_id, aware(row.at))
+            for row in conn.execute(query)
+        ]
+        return self.rules.cooldowns(aborts, now)
+
     def _serial(self) -> AbstractContextManager[Any]:
         """SQLite (one instance): the seeks' transactions one at a time, since a read that
         turns into a write in two at once would fail as locked; PostgreSQL: row and pool
@@ -353,47 +412,9 @@ class SeekStore:
         return query if self.store.is_sqlite else query.with_for_update()
 
 
-class _Cooldowns:
-    """The aborts remembered of some seeks' players and addresses (Z8): when each one's
-    wait ends, and the pairs kept apart."""
-
-    def __init__(self, rows: list[Any], now: datetime) -> None:
-        times: dict[tuple[str, str], list[datetime]] = {}
-        self.apart: set[frozenset[str]] = set()
-        for row in rows:
-            at = aware(row.at)
-            times.setdefault(("player", row.player_id), []).append(at)
-            if at >= now - BLOCK_MEMORY:
-                for kind, key in (("block", row.block), ("network", row.network)):
-                    if key is not None:
-                        times.setdefault((kind, key), []).append(at)
-            if at >= now - PAIR_APART:
-                self.apart.add(frozenset((row.player_id, row.opponent_id)))
-        self._until = {key: cooling_until(found) for key, found in times.items()}
-
-    def until(self, origin: Origin) -> datetime | None:
-        """When the wait of this player and address ends (the latest of the three)."""
-        keys = [("player", origin.player_id), ("block", origin.block), ("network", origin.network)]
-        ends = [end for key in keys if (end := self._until.get(key)) is not None]  # type: ignore[arg-type]
-        return max(ends) if ends else None
-
-    def cooling(self, origin: Origin, now: datetime) -> bool:
-        until = self.until(origin)
-        return until is not None and until > now
-
-
-def _cooldowns(conn: Connection, origins: list[Origin], now: datetime) -> _Cooldowns:
-    """The aborts that count against these seeks' players and addresses at ``now``."""
-    players = sorted({o.player_id for o in origins})
-    blocks = sorted({o.block for o in origins if o.block is not None})
-    networks = sorted({o.network for o in origins if o.network is not None})
-    whose = [seek_aborts.c.player_id.in_(players)]
-    if blocks:
-        whose.append(seek_aborts.c.block.in_(blocks))
-    if networks:
-        whose.append(seek_aborts.c.network.in_(networks))
-    query = select(seek_aborts).where(seek_aborts.c.at >= now - PLAYER_MEMORY, or_(*whose))
-    return _Cooldowns(list(conn.execute(query)), now)
+def _cooling(cooldowns: Cooling, origin: Origin, now: datetime) -> bool:
+    until = cooldowns.until(origin)
+    return until is not None and until > now
 
 
 def _held_live(live_since: datetime) -> Any:

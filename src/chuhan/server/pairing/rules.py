@@ -6,8 +6,8 @@ and a game length (B7: ``clock``, one of :mod:`..rooms.timecontrols`; R4's turn 
 not given). Two seeks are *compatible* when they ask for the same game (the same *pool*:
 variant, rule option and clock) and come from two different players. The store keeps one
 seek per player (two tabs of one cookie are one seek) and runs :func:`pairs` over a pool's
-waiting seeks inside one site-wide transaction, so a player is never paired with themselves
-or twice.
+waiting seeks inside one site-wide transaction (:data:`RULES`, handed to the store: storage
+reads and writes, these rules decide), so a player is never paired with themselves or twice.
 
 "Nearest in rating": the oldest seek is served first (the first compatible player waiting),
 and among the others it takes the one nearest in rating, the longest waiting on a tie. Run
@@ -17,13 +17,13 @@ player waits.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from ..records import Seek
-from ..refusal import GameActionError
+from ..refusal import SeekError
 from ..rooms import timecontrols
 
 VARIANTS = ("xiangqi", "janggi", "jieqi")
@@ -33,10 +33,6 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "jieqi": ("rules", ("casual", "wxf")),
     "janggi": ("bikjang", ("off", "points")),
 }
-
-
-class SeekError(GameActionError):
-    """A seek refused: ``code`` for the client, ``message`` in English, ``extra`` fields."""
 
 
 @dataclass(frozen=True)
@@ -150,3 +146,79 @@ def cooling_until(aborts: Sequence[datetime]) -> datetime | None:
     if not aborts:
         return None
     return max(aborts) + timedelta(seconds=cooldown_seconds(len(aborts)))
+
+
+class AbortSeen(Protocol):
+    """An abort remembered (a ``seek_aborts`` row, :class:`~..db.seeks.Abort`)."""
+
+    @property
+    def player_id(self) -> str: ...
+    @property
+    def block(self) -> str | None: ...
+    @property
+    def network(self) -> str | None: ...
+    @property
+    def opponent_id(self) -> str: ...
+    @property
+    def at(self) -> datetime: ...
+
+
+class Whence(Protocol):
+    """Where a seek comes from (:class:`~..db.seeks.Origin`): player, address block, /48."""
+
+    @property
+    def player_id(self) -> str: ...
+    @property
+    def block(self) -> str | None: ...
+    @property
+    def network(self) -> str | None: ...
+
+
+class Cooldowns:
+    """The aborts remembered of some seeks' players and addresses at ``now`` (Z8): when each
+    one's wait ends, and the pairs kept apart."""
+
+    def __init__(self, aborts: Iterable[AbortSeen], now: datetime) -> None:
+        times: dict[tuple[str, str], list[datetime]] = {}
+        self._apart: set[frozenset[str]] = set()
+        for abort in aborts:
+            at = abort.at
+            times.setdefault(("player", abort.player_id), []).append(at)
+            if at >= now - BLOCK_MEMORY:
+                for kind, key in (("block", abort.block), ("network", abort.network)):
+                    if key is not None:
+                        times.setdefault((kind, key), []).append(at)
+            if at >= now - PAIR_APART:
+                self._apart.add(frozenset((abort.player_id, abort.opponent_id)))
+        self._until = {key: cooling_until(found) for key, found in times.items()}
+
+    @property
+    def apart(self) -> Collection[frozenset[str]]:
+        """The pairs not paired together again yet (one just aborted against the other)."""
+        return self._apart
+
+    def until(self, origin: Whence) -> datetime | None:
+        """When the wait of this player and address ends (the latest of the three)."""
+        keys = [("player", origin.player_id), ("block", origin.block), ("network", origin.network)]
+        ends = [
+            end for kind, key in keys if key is not None and (end := self._until.get((kind, key)))
+        ]
+        return max(ends) if ends else None
+
+
+class PairingRules:
+    """The rules the seeks' store runs inside its transactions (:class:`~..db.seeks.Rules`):
+    how long an abort is remembered, the cooldowns it makes, and who is paired with whom."""
+
+    abort_memory = PLAYER_MEMORY
+
+    def cooldowns(self, aborts: Iterable[AbortSeen], now: datetime) -> Cooldowns:
+        return Cooldowns(aborts, now)
+
+    def pairs(
+        self, waiting: Sequence[Seek], apart: Collection[frozenset[str]]
+    ) -> list[tuple[Seek, Seek]]:
+        return pairs(waiting, apart)
+
+
+RULES = PairingRules()

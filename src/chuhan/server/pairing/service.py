@@ -57,7 +57,7 @@ from ..records import Pairing, Player, RoomRecord, Seek, SeekState
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
-from .rules import SeekError, wish
+from .rules import RULES, SeekError, wish
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0
@@ -115,7 +115,7 @@ class PairingService:
         self.silent_seconds = silent_seconds
         rooms.on_abort = self.aborted  # Z8: what leaving a paired game unbegun costs
         self.games = rooms.games
-        self.store = SeekStore(self.games.store)
+        self.store = SeekStore(self.games.store, RULES)  # B1, Z8: the pure rules decide
         self.instance_id = rooms.instance_id
         self.limiter = Limiter(self.games.store.engine)
         # 0: no limit (a bench whose thousands of players share one address).
