@@ -38,13 +38,11 @@ lint: $(STAMP)
 services:
 	tools/test-services
 
-# Browser and multi-instance tests share two cores with the whole suite; one that fails under
-# that load is run again (up to twice, shown as R in the output) before it counts as failed.
 test: $(STAMP) $(NATIVE) services
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/pytest -n 2 --timeout 600 --reruns 2 --reruns-delay 1
+	$(VENV)/bin/pytest -n 2 --timeout 600
 	CHUHAN_PURE_PYTHON=1 $(VENV)/bin/pytest -n 2 --timeout 600 -q $(PURE_TESTS)
 
 # The fast tier: rules, engine, notation, records and the server's pure rules, with no service

@@ -353,7 +353,7 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move(tmp_path
 def test_older_stored_analyses_without_lines_still_answer():
     """An analysis stored before lines were kept (score and best only) is read as before, with
     empty lines and no better move."""
-    from chuhan.server.games.review import analysis_plies
+    from chuhan.server.games.analysis import analysis_plies
 
     now = utcnow()
     game = GameRecord(

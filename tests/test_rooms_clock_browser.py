@@ -52,9 +52,19 @@ def seconds(text: str) -> int:
 
 
 def visible_in_viewport(page: Page, selector: str) -> bool:
-    box = page.locator(selector).first.bounding_box()
-    size = page.viewport_size
-    return bool(box and size and box["y"] >= 0 and box["y"] + box["height"] <= size["height"])
+    """Whether the element is shown, whole, in the window, found and measured at one moment:
+    the players' rows are drawn again each time a clock's text changes, and an element found
+    by one call can be gone by the next (a locator's bounding box is then None)."""
+    return bool(
+        page.evaluate(
+            """selector => {
+                const box = document.querySelector(selector)?.getBoundingClientRect();
+                return Boolean(box && box.height > 0 && box.top >= 0
+                    && box.bottom <= window.innerHeight);
+            }""",
+            selector,
+        )
+    )
 
 
 @pytest.mark.parametrize("width", [390, 1366])

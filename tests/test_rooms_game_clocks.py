@@ -8,7 +8,6 @@ made in. Every credit that moves a deadline (both away, an outage) is charged to
 from __future__ import annotations
 
 import asyncio
-import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -213,23 +212,6 @@ def test_a_room_created_as_today_keeps_R4s_turn_clock(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     store.dispose()
-
-
-def test_the_forms_offer_the_clocks_the_server_accepts_B7() -> None:
-    source = (Path(__file__).parent.parent / "src/chuhan/web/js/clocks.js").read_text()
-    table = source.split("export const CONTROLS = {", 1)[1].split("};", 1)[0]
-    offered = {
-        name: [float(n) for n in numbers.split(",")]
-        for name, numbers in re.findall(r'"([^"]+)": \[([^\]]+)\]', table)
-    }
-    assert offered == {
-        control.id: [
-            control.base / 60, control.increment, control.periods, control.period_seconds
-        ]
-        for control in timecontrols.CONTROLS.values()
-    }
-    assert 'export const TURN = "turn"' in source and timecontrols.TURN == "turn"
-
 
 async def _new_player(games: GameService) -> tuple[Player, str]:
     """A new visitor, as the app's players service makes one."""

@@ -4,6 +4,9 @@ choices (B7, R4). The client keeps no copy of them that could drift."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -11,6 +14,8 @@ from chuhan.rules.janggi import JanggiBoard
 from chuhan.server import Settings, create_app
 from chuhan.server.rooms import timecontrols
 from chuhan.server.rooms.rules import DRAW_OFFER_GAP
+
+WEB_JS = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web" / "js"
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +65,16 @@ def test_the_clock_choices_are_the_ones_the_server_accepts_B7(facts: dict) -> No
         assert (control["increment"], control["periods"], control["period_seconds"]) == (
             server.increment, server.periods, server.period_seconds,
         )  # fmt: skip
+
+
+def test_the_client_keeps_no_copy_of_the_facts() -> None:
+    sources = {path.name: path.read_text("utf-8") for path in WEB_JS.glob("*.js")}
+    copies = [
+        f"{name}: {what}"
+        for name, text in sources.items()
+        for what in [
+            *(f'"{id}"' for id in timecontrols.CONTROLS if f'"{id}"' in text),
+            *re.findall(r"chariot:\s*13|DRAW_OFFER_GAP\s*=\s*\d+|han:\s*1\.5", text),
+        ]
+    ]
+    assert not copies, f"facts the server sends are written again: {copies}"

@@ -16,7 +16,7 @@ PROJECTING = re.compile(r"\bgame_state\(|\.view\(|\.extra_state\(|\bdef state_fo
 # of the engine, never sent to anyone as it is.
 NOT_SENT = {
     ("games/service.py", "view = rules_of.board_of(game).view(side)"),
-    ("games/review.py", "view = board.view(knower, game_over=False)"),
+    ("games/analysis.py", "view = board.view(knower, game_over=False)"),
 }
 
 

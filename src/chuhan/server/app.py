@@ -21,7 +21,8 @@ from .ai.shared_pool import pool_for
 from .db.database import Database
 from .db.reviews import ReviewStore
 from .db.store import Store
-from .games.review import AnalysisRunner, review_router
+from .games.analysis import AnalysisRunner
+from .games.review import review_router
 from .games.service import GameService
 from .http.facts import facts_router
 from .http.front_end import mount_front_end

@@ -96,7 +96,7 @@ def run_job(job: AIJob, analysis_engine: str | None = None) -> Any:
 
     if job.kind == "setup":
         return _choose_setup(job.side, job.options.get("opponent_setup"), job.seed)
-    if job.kind == "analysis":  # one position of a game's analysis (server/games/review.py)
+    if job.kind == "analysis":  # one position of a game's analysis (server/games/analysis.py)
         from ...engine.analysis import run_position
 
         return run_position(dataclasses.asdict(job), analysis_engine)
@@ -201,7 +201,7 @@ class FairTurns:
     """At most ``capacity`` turns at once, handed round-robin over address blocks and, within
     a block, over its players (SPEC Z7): whoever asks waits for at most one turn
     of each other block (and each other player of its own block), however many turns any of
-    them has asked for. Used by the analyses (one turn per position, ``games/review.py``), whose
+    them has asked for. Used by the analyses (one turn per position, ``games/analysis.py``), whose
     many small jobs would otherwise be served first come, first served."""
 
     def __init__(self, capacity: int) -> None:

@@ -1,6 +1,6 @@
 """After the game (N4): share tokens and engine analyses in the game database (tables
 ``game_shares`` and ``game_analyses``, migration 0005; what is done with them:
-``server/games/review.py``)."""
+``server/games/review.py`` and ``analysis.py``)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from ..db.live import LiveStore
 from ..db.store import Store
 from ..games import views
 from ..games.changes import side_names
-from ..games.review import UNDECIDED_REASONS, record_text
+from ..games.records_io import UNDECIDED_REASONS, record_text
 from ..identity import Me
 from ..limits.spending import Spending
 from ..records import ArchivedGame, GameRecord, aware

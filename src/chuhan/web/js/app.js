@@ -7,6 +7,7 @@ import { openRoomRoute } from "./room.js";
 import { openReviewRoute } from "./shared_review.js";
 import { showArchive } from "./archive.js";
 import { openDeviceRoute } from "./devices.js";
+import { loadFacts } from "./facts.js";
 import { showPuzzles } from "./puzzles.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { settings, updateSettings } from "./settings.js";
@@ -75,11 +76,13 @@ async function main() {
   // A first visit gets its player identity from a read (S1): no POST makes one (SPEC Z6),
   // whichever page was opened first (a /play/local link, a share link's "Analyse").
   const identity = fetch("/api/me", { credentials: "same-origin" }).catch(() => null);
+  const facts = loadFacts(); // the rule facts the screens show (janggi points, clocks, R5)
   await setLanguage(detectLanguage());
   translateTree();
   renderTopBar();
   const root = document.getElementById("app");
   await identity;
+  await facts;
   const params = new URLSearchParams(location.search);
   if (location.pathname.startsWith("/play/ai")) screen = await openGame(root, "ai", params);
   else if (location.pathname.startsWith("/play/local")) screen = await openGame(root, "local", params);

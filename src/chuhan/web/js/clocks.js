@@ -1,34 +1,31 @@
 // Game lengths (SPEC B7 beside R4): the clock choice of the room and seek forms, and what a
-// room shows of a game clock. The server keeps the clocks and refuses any other choice (Z1,
-// Z5; server/rooms/timecontrols.py holds the same list, a test checks that they agree).
+// room shows of a game clock. The server keeps the clocks, refuses any other choice (Z1, Z5)
+// and sends the list the forms offer (GET /api/facts, from server/rooms/timecontrols.py).
+import { clockFacts } from "./facts.js";
 import { t } from "./i18n.js";
 import { el } from "./ui.js";
 
-export const TURN = "turn"; // R4: 90 s per move, the default
-// id: [base minutes, increment s, byoyomi periods, period s], as the server names them.
-export const CONTROLS = {
-  "3+2": [3, 2, 0, 0],
-  "5+3": [5, 3, 0, 0],
-  "10+5": [10, 5, 0, 0],
-  "15+10": [15, 10, 0, 0],
-  "5m+3x30s": [5, 0, 3, 30],
-  "10m+5x30s": [10, 0, 5, 30],
-};
+export const TURN = "turn"; // R4: 90 s per move, the default (what the forms send for it)
 export const THRESHOLDS = [60, 30, 10]; // seconds left announced to a screen reader
+
+/** The game clock named ``id`` as the server describes it, or undefined. */
+function control(id) {
+  return clockFacts().controls.find((each) => each.id === id);
+}
 
 /** The ids a player of ``variant`` may choose, R4's turn clock first (byoyomi: janggi). */
 export function offered(variant) {
-  return [TURN, ...Object.keys(CONTROLS).filter((id) => CONTROLS[id][2] === 0 || variant === "janggi")];
+  return [TURN, ...clockFacts().controls.filter((each) => each.variants.includes(variant)).map((each) => each.id)];
 }
 
 /** What a clock choice reads as: "90 s per move", "5 min + 3 s per move", "5 min + 3 × 30 s". */
 export function clockLabel(id, turnSeconds = 90) {
-  const control = CONTROLS[id];
-  if (!control) return t("clock.turn", { seconds: turnSeconds });
-  const [minutes, increment, periods, period] = control;
-  return periods
-    ? t("clock.byoyomi", { minutes, periods, seconds: period })
-    : t("clock.fischer", { minutes, seconds: increment });
+  const chosen = control(id);
+  if (!chosen) return t("clock.turn", { seconds: turnSeconds });
+  const minutes = chosen.base_minutes;
+  return chosen.periods
+    ? t("clock.byoyomi", { minutes, periods: chosen.periods, seconds: chosen.period_seconds })
+    : t("clock.fischer", { minutes, seconds: chosen.increment });
 }
 
 /** "m:ss" (h:mm:ss never: the longest clock is 15 minutes). */

@@ -4,9 +4,10 @@
 import { PlaySocket } from "./connection.js";
 import { refusal } from "./errors.js";
 import { t } from "./i18n.js";
-import { formatCoordinates, PlayView } from "./play.js";
+import { PlayView } from "./play.js";
 import { parseMove, sideNames } from "./position.js";
 import { announce, confirmDialog, showDialog } from "./ui.js";
+import { formatCoordinates } from "./wording.js";
 
 export class GameScreen {
   constructor(root, state) {

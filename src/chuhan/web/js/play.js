@@ -6,69 +6,27 @@
 // the face-up board and the commitment check at the end.
 //
 // What differs by kind comes from the host (game.js, room.js): how to send, the players'
-// names, clocks, its own buttons and panels.
-import { boardDiagram, BoardView } from "./board.js";
-import { api } from "./connection.js";
+// names, clocks, its own buttons and panels. Its parts, each a module of its own: the page
+// (play_layout.js), the move input (move_input.js, shared with the puzzles), the players
+// (players_panel.js), the move list and captured pieces (move_list.js), a move said aloud
+// (move_news.js), the end of the game (game_end.js); janggi's points come from the server
+// (facts.js).
+import { BoardView } from "./board.js";
 import { refusal } from "./errors.js";
-import { hasText, t } from "./i18n.js";
-import { pieceSvg } from "./pieces.js";
-import { kindOf, parseMove, placementFromFen, sideNames, sideOf } from "./position.js";
+import { janggiTotals } from "./facts.js";
+import { endSummary, parseArrangement, renderEndBox, resultOf } from "./game_end.js";
+import { t } from "./i18n.js";
+import { MoveInput } from "./move_input.js";
+import { notationOf, renderCaptured, renderMoves, writtenMove } from "./move_list.js";
+import { announceMove } from "./move_news.js";
+import { kindOf, parseMove, placementFromFen, sideNames } from "./position.js";
+import { renderBadges, renderPlayers } from "./players_panel.js";
 import { onSettingsChange, settings } from "./settings.js";
-import { ratingChange } from "./archive.js";
 import { Review } from "./review.js";
+import { playLayout } from "./play_layout.js";
 import { playSound } from "./sound.js";
-import { announce, confirmDialog, el } from "./ui.js";
-
-/** "red chariot", "face-down black piece": a piece as the player reads it. */
-export function pieceName(letter, variant) {
-  const kind = kindOf(letter);
-  const side = t(`owner.${sideOf(letter, variant)}`);
-  if (kind === "hidden") return t("piece.hidden", { side });
-  return t("piece.named", { side, piece: t(`kind.${kind}`) });
-}
-
-/** N1: "h3-e3" (a pass: "pass"). */
-export function formatCoordinates(move) {
-  const parsed = parseMove(move);
-  if (!parsed) return move;
-  return parsed.pass ? t("move.pass") : `${parsed.from}-${parsed.to}`;
-}
-
-/** The notation the player chose for a variant: janggi has its own setting (Korean). */
-export function chosenNotation(variant) {
-  return variant === "janggi" ? settings.janggiNotation : settings.notation;
-}
-
-// J8: janggi material points, and Han's 1.5 for moving second.
-const JANGGI_POINTS = { chariot: 13, cannon: 7, horse: 5, elephant: 3, advisor: 3, soldier: 2, general: 0 };
-
-/** {cho, han}: each side's points on a janggi board (J8). */
-export function janggiTotals(fen) {
-  const totals = { cho: 0, han: 1.5 };
-  for (const letter of placementFromFen(fen).values()) {
-    totals[sideOf(letter, "janggi")] += JANGGI_POINTS[kindOf(letter)] ?? 0;
-  }
-  return totals;
-}
-
-/** Map point → letter of a jieqi arrangement text ("a1=P b1=R …", Q7). */
-export function parseArrangement(text) {
-  const placement = new Map();
-  for (const item of String(text || "").split(/\s+/)) {
-    const [point, letter] = item.split("=");
-    if (point && letter) placement.set(point, letter);
-  }
-  return placement;
-}
-
-/** "You lost" → "You lost."; "You won!" stays as it is (no "You won!."). */
-export function sentenceEnd(text) {
-  return /[.!?。！？]$/.test(text) ? text : `${text}.`;
-}
-
-function hexOf(buffer) {
-  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { announce, confirmDialog, iconButton, textButton } from "./ui.js";
+import { pointLabel, sentenceEnd } from "./wording.js";
 
 export class PlayView {
   /**
@@ -86,9 +44,7 @@ export class PlayView {
     this.host = host;
     this.state = null;
     this.pending = null; // {move, ply} sent but not yet confirmed
-    this.selected = null;
     this.hint = null;
-    this.preview = null; // a move waiting for "Play?" (U4), shown on the board
     this.thinking = false;
     this.link = "connecting";
     this.notice = "";
@@ -124,81 +80,49 @@ export class PlayView {
     return this.myTurn && !this.pending && !this.review?.reviewing;
   }
 
+  /** The point selected to move from (the move input's). */
+  get selected() {
+    return this.input.selected;
+  }
+
+  set selected(point) {
+    this.input.selected = point;
+  }
+
+  /** A move waiting for "Play?" (U4), shown on the board. */
+  get preview() {
+    return this.input.preview;
+  }
+
   // ------------------------------------------------------------------ layout
 
   build() {
     this.root.innerHTML = "";
-    const layout = el("div", { class: "game-layout", "data-play": this.host.kind, ...(this.host.attributes || {}) });
-    this.layout = layout;
-    this.heading = el("h1", { class: "sr-only" });
-    this.statusText = el("span", {});
-    this.clock = el("span", { class: "turn-clock", "data-clock": "", hidden: "" });
-    this.statusLine = el("p", { class: "status-line", role: "status" }, this.statusText, this.clock);
-    this.noticeLine = el("p", { class: "notice", "data-notice": "", hidden: "" });
-    this.topSlot = el("div", { class: "play-slot" });
-    this.boardBox = el("div", { class: "board-box" });
-    this.confirmBar = el("div", { class: "confirm-bar", hidden: "" });
-    this.confirmBar.addEventListener("keydown", (event) => {
-      if (event.key !== "Escape") return;
-      event.preventDefault();
-      this.cancel();
-    });
-    this.viewControls = el("div", { class: "view-controls" });
-    const main = el("div", { class: "game-main" });
-    main.append(this.statusLine, this.noticeLine, this.topSlot, this.boardBox, this.confirmBar, this.viewControls);
-
-    const side = el("aside", { class: `side-panel${this.host.kind === "room" ? " room-panel" : ""}` });
-    this.panelTop = el("div", { class: "play-slot" });
-    this.players = el("div", { class: "players", "data-players": "" });
-    this.badges = el("div", { class: "badges" });
-    this.controls = el("div", { class: "controls", "data-controls": "" });
-    this.controlNote = el("p", { class: "note", "data-control-note": "", hidden: "" });
-    this.panelMiddle = el("div", { class: "play-slot" });
-    this.endBox = el("section", { class: "end-box", "data-end": "", hidden: "", "aria-label": "" });
-    this.movesHeading = el("h2", { class: "panel-heading" });
-    this.notationNote = el("p", { class: "note", "data-notation-note": "", hidden: "" });
-    this.moveList = el("ol", { class: "move-list", "aria-label": "" });
-    this.captured = el("div", { class: "captured", "data-captured": "" });
-    this.rulesLink = el("a", {
-      href: "", target: "_blank", rel: "noopener", class: "rules-link", "data-action": "rules",
-    });
-    side.append(this.panelTop, this.players, this.badges, this.controls, this.controlNote,
-      this.panelMiddle, this.endBox, this.movesHeading, this.notationNote, this.moveList,
-      this.captured, this.rulesLink);
-    layout.append(this.heading, main, side);
-    this.root.append(layout);
+    Object.assign(this, playLayout(this.host.kind, this.host.attributes));
+    this.root.append(this.layout);
 
     this.board = new BoardView(this.boardBox, {
       onActivate: (point) => this.activate(point),
-      onCancel: () => this.cancel(),
-      describe: (point, letter, flags) => this.describePoint(point, letter, flags),
+      onCancel: () => this.input.cancel(),
+      describe: (point, letter, flags) => pointLabel(point, letter, this.variant, flags),
+    });
+    this.input = new MoveInput(this.board, this.confirmBar, {
+      variant: () => this.variant,
+      legalMoves: () => (this.ready ? this.state.legal_moves || [] : []),
+      refusal: () => this.whyNotNow(),
+      pieceAt: (point) => this.displayedPlacement().get(point),
+      play: (move) => this.play(move),
+      render: () => this.render(),
+      describe: (move, span) => this.writeConfirm(move, span),
     });
     this.board.setVariant(this.variant);
     this.board.setStyle(settings.pieceStyle);
     this.buildControls();
   }
 
-  describePoint(point, letter, { selected, destination }) {
-    let label = `${point}, ${letter ? pieceName(letter, this.variant) : t("point.empty")}`;
-    if (selected) label += `, ${t("point.selected")}`;
-    if (destination) label += `, ${t("point.destination")}`;
-    return label;
-  }
-
-  /** A text button that follows the language; made once, so keyboard focus survives renders. */
+  /** A text button that follows the language (ui.js), for the hosts' own controls. */
   button(key, handler, extra = {}) {
-    const button = el("button", { type: "button", class: "button", "data-i18n-key": key, ...extra }, t(key));
-    button.addEventListener("click", handler);
-    return button;
-  }
-
-  iconButton(key, icon, handler) {
-    const button = el("button", {
-      type: "button", class: "icon-button", "aria-label": t(key), title: t(key), "data-i18n-key": key,
-    });
-    button.textContent = icon;
-    button.addEventListener("click", handler);
-    return button;
+    return textButton(key, handler, extra);
   }
 
   buildControls() {
@@ -208,10 +132,10 @@ export class PlayView {
     });
     this.controls.append(this.passButton, this.resignButton);
     this.viewControls.append(
-      this.iconButton("view.zoom_in", "+", () => this.board.zoom(1.4)),
-      this.iconButton("view.zoom_out", "−", () => this.board.zoom(1 / 1.4)),
-      this.iconButton("view.full", "⤢", () => this.board.resetView()),
-      this.iconButton("view.flip", "⇅", () => {
+      iconButton("view.zoom_in", "+", () => this.board.zoom(1.4)),
+      iconButton("view.zoom_out", "−", () => this.board.zoom(1 / 1.4)),
+      iconButton("view.full", "⤢", () => this.board.resetView()),
+      iconButton("view.flip", "⇅", () => {
         this.flippedByPlayer = !this.flippedByPlayer;
         this.render();
       }),
@@ -235,9 +159,8 @@ export class PlayView {
     this.state = state;
     if (!sameGame) {
       this.pending = null;
-      this.selected = null;
+      this.input.reset();
       this.hint = null;
-      this.preview = null;
       this.shownLastMove = undefined;
       this.shownPly = undefined;
       this.endShown = Boolean(state && state.status !== "ongoing");
@@ -250,12 +173,12 @@ export class PlayView {
     if (this.pending && (state.ply ?? 0) >= this.pending.ply) this.pending = null;
     if ("thinking" in state) this.thinking = Boolean(state.thinking) && state.status === "ongoing";
     if (!sameGame || state.ply !== before.ply || state.status !== "ongoing") this.hint = null;
-    if (state.ply !== before?.ply || state.status !== "ongoing") this.hidePreview();
+    if (state.ply !== before?.ply || state.status !== "ongoing") this.input.hidePreview();
     if (this.selected && !this.legalFrom(this.selected).length) this.selected = null;
     if (event?.type === "move") {
       this.thinking = false;
       this.notice = "";
-      if (sameGame) this.announceMove(event.move, before);
+      if (sameGame) announceMove(event.move, state, before, this.variant);
     }
     this.render();
     if (state.status !== "ongoing" && !this.endShown) {
@@ -313,11 +236,7 @@ export class PlayView {
   }
 
   legalFrom(point) {
-    if (!this.ready) return [];
-    return (this.state.legal_moves || [])
-      .map(parseMove)
-      .filter((move) => move && !move.pass && move.from === point)
-      .map((move) => move.to);
+    return this.input.legalFrom(point);
   }
 
   checkPoint(pieces) {
@@ -377,11 +296,11 @@ export class PlayView {
     });
     this.renderStatus();
     this.renderPlayers();
-    this.renderBadges();
+    renderBadges(this.badges, this.state, this.variant);
     this.renderControls();
     this.renderEnd();
-    this.renderMoves();
-    this.renderCaptured();
+    renderMoves({ heading: this.movesHeading, list: this.moveList, note: this.notationNote }, s, this.variant);
+    renderCaptured(this.captured, s, this.variant);
     this.rulesLink.textContent = t("home.rules");
     this.rulesLink.href = `/static/learn/index.html#/rules/${this.variant}`;
     this.host.onRender?.();
@@ -422,49 +341,11 @@ export class PlayView {
   }
 
   renderPlayers() {
-    const s = this.state;
-    this.players.hidden = !s;
-    this.players.innerHTML = "";
-    if (!s) return;
-    const [first, second] = sideNames(this.variant);
-    const totals = this.variant === "janggi" && s.fen ? janggiTotals(s.fen) : null;
-    this.players.toggleAttribute("data-janggi-points", Boolean(totals));
-    for (const side of this.flipped() ? [first, second] : [second, first]) {
-      const toMove = s.turn === side && s.status === "ongoing";
-      const row = el("div", {
-        class: `player side-${side}${toMove ? " to-move" : ""}`, "data-side": side,
-        "data-you": String(side === s.you),
-      });
-      row.append(el("span", { class: "dot", "aria-hidden": "true" }),
-        el("span", { class: "name", "data-name": "" }, this.playerName(side)));
-      for (const badge of this.host.playerBadges?.(side) || []) row.append(badge);
-      // R4: the mover's turn clock; B7: a game clock shows both sides' time, the mover's running.
-      const clock = this.host.clockText?.(side) ?? "";
-      if (clock) row.append(el("span", { class: "player-clock", "data-player-clock": "", "data-running": String(toMove) }, clock));
-      if (totals) {
-        // J8: points decide janggi games; each side's running total (Han's with its 1.5).
-        row.append(el("span", { class: "player-points", title: t("janggi.points_title") },
-          el("span", { class: "points-label" }, `${t("janggi.points")} `),
-          el("span", { "data-points-side": side }, String(totals[side]))));
-      }
-      if (toMove && this.thinking && side !== s.you && !this.isLocal) {
-        row.append(el("span", { class: "thinking-dots", "data-thinking": "" }, t("status.thinking")));
-      }
-      this.players.append(row);
-    }
-  }
-
-  renderBadges() {
-    const s = this.state;
-    this.badges.innerHTML = "";
-    if (!s) return;
-    this.badges.append(el("span", { class: "badge" }, t(`variant.${this.variant}`)));
-    if (s.practice) {
-      this.badges.append(el("span", { class: "badge practice", "data-practice": "" }, t("badge.practice")));
-    }
-    if (s.commitment) {
-      this.badges.append(el("span", { class: "badge commitment", title: String(s.commitment) }, t("badge.commitment")));
-    }
+    renderPlayers(this.players, {
+      state: this.state, variant: this.variant, flipped: this.flipped(), thinking: this.thinking,
+      local: this.isLocal, name: (side) => this.playerName(side),
+      badges: (side) => this.host.playerBadges?.(side) || [], clock: (side) => this.host.clockText?.(side) ?? "",
+    });
   }
 
   renderControls() {
@@ -483,285 +364,57 @@ export class PlayView {
     }
   }
 
+  /** The move at ``index`` in the player's notation (move_list.js; the review reads it too). */
   notationOf(index, move) {
-    const wanted = chosenNotation(this.variant);
-    if (wanted && wanted !== "coordinates") {
-      const list = this.state.notation?.[wanted];
-      if (Array.isArray(list) && list[index]) return { text: list[index], exact: true, lang: wanted };
-      return { text: formatCoordinates(move), exact: false };
-    }
-    return { text: formatCoordinates(move), exact: true };
-  }
-
-  renderMoves() {
-    const moves = this.state?.moves || [];
-    this.movesHeading.textContent = t("moves.heading");
-    this.moveList.setAttribute("aria-label", t("moves.heading"));
-    this.moveList.innerHTML = "";
-    let missing = false;
-    // The moves of a judged repetition that checked or chased carry a mark.
-    const marks = new Map((this.state?.ruling?.marks || []).map((mark) => [mark.ply, mark]));
-    // Chinese and Korean notations are read out by a voice of their language.
-    const languages = { chinese: "zh", korean: "ko" };
-    for (let i = 0; i < moves.length; i += 2) {
-      const item = el("li", {});
-      for (const index of [i, i + 1]) {
-        if (index >= moves.length) break;
-        const { text, exact, lang } = this.notationOf(index, moves[index]);
-        missing ||= !exact;
-        if (index % 2) item.append(" ");
-        const span = el("span", { class: "move", "data-ply": String(index + 1), lang: languages[lang] ?? null }, text);
-        const mark = marks.get(index + 1);
-        const kind = mark?.check ? "check" : mark?.chases?.length ? "chase" : null;
-        if (kind) {
-          span.dataset.repetition = kind;
-          span.append(el("span", { class: "repetition-mark", title: t(`moves.mark_${kind}`), "aria-hidden": "true" },
-            kind === "check" ? "+" : "→"), el("span", { class: "sr-only" }, ` ${t(`moves.mark_${kind}`)}`));
-        }
-        item.append(span);
-      }
-      this.moveList.append(item);
-    }
-    if (!moves.length) this.moveList.append(el("li", { class: "empty" }, t("moves.none")));
-    this.notationNote.hidden = !missing;
-    this.notationNote.textContent = missing ? t("moves.notation_missing") : "";
-    this.moveList.scrollTop = this.moveList.scrollHeight;
-  }
-
-  // Lost pieces per side (FEN letters). Jieqi gets them from the server, which alone knows
-  // what a captured face-down piece was ("?" when this viewer may not know, Q5); the other
-  // variants compare the starting placement with the current one.
-  lostPieces() {
-    const [first, second] = sideNames(this.variant);
-    const s = this.state;
-    if (this.variant === "jieqi") {
-      const captured = s.captured || {};
-      const letters = (side, hidden) => (captured[side] || []).map((l) => (l === "?" ? hidden : l));
-      return { [first]: letters(first, "X"), [second]: letters(second, "x") };
-    }
-    const count = (fen) => {
-      const counts = new Map();
-      for (const letter of placementFromFen(fen).values()) counts.set(letter, (counts.get(letter) || 0) + 1);
-      return counts;
-    };
-    const before = count(s.start_fen);
-    const now = count(s.fen);
-    const lost = { [first]: [], [second]: [] };
-    for (const [letter, number] of before) {
-      for (let i = now.get(letter) || 0; i < number; i++) lost[sideOf(letter, this.variant)].push(letter);
-    }
-    return lost;
-  }
-
-  renderCaptured() {
-    this.captured.innerHTML = "";
-    if (!this.state) return;
-    const lost = this.lostPieces();
-    if (Object.values(lost).some((letters) => letters.length)) {
-      this.captured.append(el("h2", { class: "panel-heading" }, t("captured.heading")));
-    }
-    for (const side of sideNames(this.variant)) {
-      const letters = lost[side] || [];
-      if (!letters.length) continue;
-      const label = t("captured.of", { side: t(`side.${side}`) });
-      const row = el("div", {
-        class: "captured-row", role: "img", "data-captured-side": side,
-        "data-letters": letters.join(""),
-        "aria-label": `${label}: ${letters.map((letter) => pieceName(letter, this.variant)).join(", ")}`,
-      });
-      for (const letter of letters) {
-        const holder = el("span", { class: "mini-piece", "aria-hidden": "true" });
-        holder.innerHTML = `<svg viewBox="-50 -50 100 100">${pieceSvg(letter, this.variant, settings.pieceStyle)}</svg>`;
-        row.append(holder);
-      }
-      this.captured.append(row);
-    }
+    return notationOf(this.state, this.variant, index, move);
   }
 
   // ------------------------------------------------------------------ the end (U6, Q5, Q7)
 
   /** {title, reason}: who won, and why (E5). */
   result() {
-    const s = this.state || {};
-    const result = s.result || {};
-    let title;
-    if (result.reason === "interrupted") title = t("result.interrupted");
-    else if (result.reason === "abandoned" || result.reason === "expired") title = t(`status.${result.reason}`);
-    else if (result.reason === "unfinished") title = t("result.unfinished"); // an imported "*" record
-    else if (!result.winner) title = t("result.draw");
-    else if (this.isLocal || !s.you) title = t("result.side_wins", { side: t(`side.${result.winner}`) });
-    else title = result.winner === s.you ? t("result.you_win") : t("result.you_lose");
-    // An imported record may name its own ending (its Termination tag): shown as written.
-    let reason = "";
-    if (result.reason) reason = hasText(`reason.${result.reason}`) ? t(`reason.${result.reason}`) : String(result.reason);
-    if (result.points && typeof result.points === "object") {
-      const parts = Object.entries(result.points).map(([side, value]) => `${t(`side.${side}`)} ${value}`);
-      reason += ` (${parts.join(" – ")})`;
-    }
-    const ruling = s.ruling; // A repetition verdict names its evidence
-    if (ruling?.rule === "perpetual_chase" && result.reason === "perpetual_chase") {
-      reason += ` ${t("ruling.perpetual_chase", {
-        piece: t(`kind.${ruling.piece}`), square: ruling.square, target: t(`kind.${ruling.target}`),
-        target_square: ruling.target_square, move: ruling.chase_move })}`;
-    } else if (ruling?.rule === "perpetual_check" && result.reason === "perpetual_check") {
-      reason += ` ${t("ruling.perpetual_check", { move: ruling.from_move })}`;
-    }
-    return { title, reason };
+    return resultOf(this.state, this.isLocal);
   }
 
-  /** The end of the game as a block: result, reason, points, and in jieqi the arrangement
-   * as a board and its check against the commitment. A new element each call; a dialog
-   * that shows the title itself asks for the rest only. */
-  endSummary({ title: withTitle = true } = {}) {
-    const s = this.state;
-    const { title, reason } = this.result();
-    const box = el("div", { class: "end-summary" });
-    const points = this.host.pointsText?.(s) || "";
-    const words = [withTitle ? sentenceEnd(title) : "", reason, points].filter(Boolean).join(" ");
-    box.append(el("p", { class: "end-result", [withTitle ? "data-result" : "data-result-reason"]: "" }, words));
-    if (s.practice) box.append(el("p", {}, t("result.practice")));
-    if (s.options?.rated) box.append(ratingChange(s));
-    if (s.commitment && s.arrangement && s.salt) box.append(this.commitmentCheck());
-    return box;
+  /** The end of the game as a block (game_end.js); ``title: false`` for a dialog that shows
+   * the title itself. */
+  endSummary({ title = true } = {}) {
+    const points = this.host.pointsText?.(this.state) || "";
+    return endSummary(this.state, { local: this.isLocal, points, flipped: this.flipped(), title });
   }
 
   renderEnd() {
     const finished = this.state && this.state.status !== "ongoing";
-    this.endBox.hidden = !finished;
-    if (!finished) {
-      this.endBox.innerHTML = "";
-      this.endKey = null;
-      return;
-    }
     // Built once per game and language: the commitment check is asynchronous.
-    const key = `${this.state.id}|${this.state.seq}|${document.documentElement.lang}`;
-    if (this.endKey === key) return;
+    const key = finished ? `${this.state.id}|${this.state.seq}|${document.documentElement.lang}` : null;
+    if (this.endKey !== key) renderEndBox(this.endBox, finished ? this.endSummary() : null);
     this.endKey = key;
-    this.endBox.innerHTML = "";
-    this.endBox.setAttribute("aria-label", t("end.heading"));
-    this.endBox.append(el("h2", { class: "panel-heading" }, t("end.heading")), this.endSummary());
-  }
-
-  // Q7: anyone can check that the face-down arrangement was fixed before the first move:
-  // SHA-256 of "arrangement|salt" must equal the commitment shown during the game.
-  commitmentCheck() {
-    const { commitment, arrangement, salt } = this.state;
-    const verdict = el("p", { class: "commitment-verdict", "data-commitment": "pending" }, t("end.commitment_unchecked"));
-    const placement = parseArrangement(arrangement);
-    const listed = [...placement].map(([point, letter]) => `${point} ${pieceName(letter, "jieqi")}`).join(", ");
-    const figure = el("figure", { class: "arrangement", "data-arrangement": "" });
-    figure.innerHTML = boardDiagram(placement, "jieqi", settings.pieceStyle, {
-      flipped: this.flipped(), label: `${t("end.arrangement")}: ${listed}`,
-    });
-    figure.append(el("figcaption", {}, t("end.arrangement")));
-    const details = el("details", {}, el("summary", {}, t("end.commitment_details")),
-      el("pre", { class: "commitment-text" }, `${arrangement}\n${salt}\n${commitment}`));
-    const box = el("div", { class: "commitment" }, verdict, figure, details);
-    if (window.crypto?.subtle) {
-      const data = new TextEncoder().encode(`${arrangement}|${salt}`);
-      window.crypto.subtle.digest("SHA-256", data).then((digest) => {
-        const ok = hexOf(digest) === String(commitment).trim().toLowerCase();
-        verdict.textContent = t(ok ? "end.commitment_ok" : "end.commitment_bad");
-        verdict.dataset.commitment = ok ? "ok" : "bad";
-      });
-    }
-    return box;
   }
 
   // ------------------------------------------------------------------ input
 
   activate(point) {
     this.hint = null;
-    if (this.preview) {
-      this.hidePreview();
-      this.render();
-    }
-    if (!this.ongoing) {
-      announce(t("announce.game_over"));
-      return;
-    }
-    if (this.review?.reviewing) {
-      announce(t("review.not_now")); // stepping back never sends a move (N4)
-      return;
-    }
-    if (!this.myTurn || this.pending) {
-      announce(this.pending ? t("status.sending") : t("announce.not_your_turn"));
-      return;
-    }
-    if (this.selected && this.legalFrom(this.selected).includes(point)) {
-      const move = this.selected + point;
-      if (settings.confirmMove) this.askConfirm(move);
-      else this.play(move);
-      return;
-    }
-    if (this.selected === point) {
-      this.cancel();
-      return;
-    }
-    const destinations = this.legalFrom(point);
-    if (destinations.length) {
-      this.selected = point;
-      this.render();
-      const letter = this.displayedPlacement().get(point);
-      announce(t("announce.selected", {
-        piece: pieceName(letter, this.variant), point, count: destinations.length,
-      }));
-    } else {
-      if (this.selected) this.cancel();
-      const letter = this.displayedPlacement().get(point);
-      if (letter) announce(t("announce.no_moves", { point }));
-    }
+    this.input.activate(point);
+  }
+
+  /** Why a tap cannot move now (announced), or null. */
+  whyNotNow() {
+    if (!this.ongoing) return t("announce.game_over");
+    if (this.review?.reviewing) return t("review.not_now"); // stepping back never sends a move (N4)
+    if (!this.myTurn || this.pending) return this.pending ? t("status.sending") : t("announce.not_your_turn");
+    return null;
   }
 
   cancel() {
-    const previewing = Boolean(this.preview);
-    this.hidePreview();
-    if (this.selected || previewing) {
-      this.selected = null;
-      this.render();
-      announce(t("announce.cancelled"));
-    }
+    this.input.cancel();
   }
 
-  // U4 "Confirm before move": the move is drawn on the board while the question waits.
-  askConfirm(move) {
-    this.preview = move;
-    this.render();
-    this.confirmBar.innerHTML = "";
-    const text = el("span", { "data-confirm-text": "" }, t("confirm.move", { move: formatCoordinates(move) }));
-    const yes = this.button("confirm.play", () => {
-      this.hidePreview();
-      this.play(move);
-    }, { "data-action": "confirm-move", class: "button primary" });
-    const no = this.button("confirm.cancel", () => this.cancel(), { "data-action": "cancel-move" });
-    this.confirmBar.append(text, yes, no);
-    this.confirmBar.hidden = false;
-    yes.focus();
-    this.writeConfirm(move, text);
-  }
-
-  // U4 with N1–N3: the question names the move as the move list will (WXF, Chinese, Korean),
-  // written by the server, which alone writes notations; coordinates until it answers.
+  // U4 with N1–N3: the question names the move as the move list will; coordinates until
+  // the server answers.
   async writeConfirm(move, span) {
-    const wanted = chosenNotation(this.variant);
-    const id = this.state?.id;
-    if (!wanted || wanted === "coordinates" || !id) return;
-    try {
-      const answer = await api("GET", `/api/games/${encodeURIComponent(id)}/notation?move=${encodeURIComponent(move)}`);
-      const written = answer.notation?.[wanted];
-      if (written && this.preview === move) span.textContent = t("confirm.move", { move: written });
-    } catch {
-      // the coordinates stay
-    }
-  }
-
-  hidePreview() {
-    this.preview = null;
-    if (this.confirmBar.hidden) return;
-    const hadFocus = this.confirmBar.contains(document.activeElement);
-    this.confirmBar.hidden = true;
-    this.confirmBar.innerHTML = "";
-    if (hadFocus) this.board.focusPoint(this.board.focused);
+    const written = await writtenMove(this.state?.id, this.variant, move);
+    if (written && this.preview === move) span.textContent = t("confirm.move", { move: written });
   }
 
   async play(move) {
@@ -807,48 +460,6 @@ export class PlayView {
     if (!ok) return;
     const reply = await this.host.send("resign");
     if (reply?.type === "error") this.say(refusal(reply));
-  }
-
-  // ------------------------------------------------------------------ announcements (U7, U9)
-
-  announceMove(move, beforeState) {
-    const parsed = parseMove(move);
-    if (!parsed) return;
-    const names = sideNames(this.variant);
-    const side = t(`side.${names[this.state.turn === names[0] ? 1 : 0]}`);
-    if (parsed.pass) {
-      announce(t("announce.pass", { side }));
-      playSound("move");
-      return;
-    }
-    const beforePieces = placementFromFen(beforeState?.fen || "");
-    const after = placementFromFen(this.state.fen);
-    const moved = after.get(parsed.to);
-    const taken = beforePieces.get(parsed.to);
-    // A jieqi piece is named as it was when it set off (face down), then what it turned out to be.
-    const before = beforePieces.get(parsed.from);
-    const revealed = before && kindOf(before) === "hidden" && moved && kindOf(moved) !== "hidden";
-    const mover = revealed ? before : moved;
-    let text = t("announce.move", {
-      side, piece: mover ? t(`kind.${kindOf(mover)}`) : "", from: parsed.from, to: parsed.to,
-    });
-    if (taken) text += `, ${t("announce.captures", { piece: this.takenName(taken, beforeState) })}`;
-    if (revealed) text += `, ${t("announce.revealed", { piece: t(`kind.${kindOf(moved)}`) })}`;
-    if (this.state.in_check) text += `, ${t("status.check")}`;
-    announce(text);
-    playSound(this.state.in_check ? "check" : taken ? "capture" : "move");
-  }
-
-  // Q5: a face-down piece taken is named as the capturer learnt it (the newest capture).
-  takenName(taken, beforeState) {
-    if (kindOf(taken) === "hidden" && this.variant === "jieqi") {
-      const side = sideOf(taken, this.variant);
-      const now = this.state.captured?.[side] || [];
-      const then = beforeState?.captured?.[side] || [];
-      const letter = now.length > then.length ? now[now.length - 1] : "?";
-      if (letter !== "?") return pieceName(letter, this.variant);
-    }
-    return pieceName(taken, this.variant);
   }
 
   destroy() {

@@ -4,16 +4,17 @@
 // judges every move and answers with the opponent's reply from the stored line, so this page
 // never knows the solution before the puzzle is over.
 import { boardDiagram, BoardView } from "./board.js";
+import { VARIANTS } from "./choices.js";
 import { api, ApiError } from "./connection.js";
 import { apiErrorText } from "./errors.js";
 import { hasText, t } from "./i18n.js";
-import { chosenNotation, formatCoordinates, pieceName } from "./play.js";
+import { MoveInput } from "./move_input.js";
 import { parseMove, placementFromFen, sideNames } from "./position.js";
 import { onSettingsChange, settings } from "./settings.js";
 import { playSound } from "./sound.js";
 import { announce, el } from "./ui.js";
+import { chosenNotation, formatCoordinates, pieceName, pointLabel } from "./wording.js";
 
-const VARIANTS = ["xiangqi", "janggi", "jieqi"];
 const REPLY_DELAY_MS = 450; // the solver's move stays on its own this long before the reply
 
 function loadStyles() {
@@ -37,9 +38,7 @@ class PuzzleScreen {
     this.root = root;
     this.variant = variant;
     this.attempt = null;
-    this.selected = null;
     this.hint = null;
-    this.preview = null; // a move waiting for "Play?" (U4)
     this.sending = false;
     this.shownFen = null; // a position drawn before the server's (the solver's move alone)
     this.lastShown = null;
@@ -68,11 +67,6 @@ class PuzzleScreen {
     this.statusLine = el("p", { class: "status-line", role: "status", "data-puzzle-status": "" });
     this.boardBox = el("div", { class: "board-box" });
     this.confirmBar = el("div", { class: "confirm-bar", hidden: "" });
-    this.confirmBar.addEventListener("keydown", (event) => {
-      if (event.key !== "Escape") return;
-      event.preventDefault();
-      this.cancel();
-    });
     const main = el("div", { class: "game-main" });
     main.append(this.heading, tabs, this.statusLine, this.boardBox, this.confirmBar);
 
@@ -94,15 +88,25 @@ class PuzzleScreen {
     this.root.append(layout);
 
     this.board = new BoardView(this.boardBox, {
-      onActivate: (point) => this.activate(point),
-      onCancel: () => this.cancel(),
-      describe: (point, letter, { selected, destination }) => {
-        let label = `${point}, ${letter ? pieceName(letter, this.variant) : t("point.empty")}`;
-        if (selected) label += `, ${t("point.selected")}`;
-        if (destination) label += `, ${t("point.destination")}`;
-        if (this.hint?.from === point) label += `, ${t("puzzle.hint_mark")}`;
-        return label;
+      onActivate: (point) => this.input.activate(point),
+      onCancel: () => this.input.cancel(),
+      describe: (point, letter, flags) => {
+        const label = pointLabel(point, letter, this.variant, flags);
+        return this.hint?.from === point ? `${label}, ${t("puzzle.hint_mark")}` : label;
       },
+    });
+    // The play view's move input (U3, U4); the server judges each move.
+    this.input = new MoveInput(this.board, this.confirmBar, {
+      variant: () => this.variant,
+      legalMoves: () => (this.ready ? this.attempt.position.legal_moves : []),
+      refusal: () => {
+        if (!this.attempt) return "";
+        if (this.over) return t("puzzle.over");
+        return this.ready ? null : t("status.sending");
+      },
+      pieceAt: (point) => placementFromFen(this.attempt.position.fen).get(point),
+      play: (move) => this.play(move),
+      render: () => this.render(),
     });
     this.board.setStyle(settings.pieceStyle);
   }
@@ -228,81 +232,16 @@ class PuzzleScreen {
     else this.render();
   }
 
-  // ------------------------------------------------------------------ input (as the play view)
+  get selected() {
+    return this.input.selected;
+  }
+
+  set selected(point) {
+    this.input.selected = point;
+  }
 
   legalFrom(point) {
-    if (!this.ready) return [];
-    return this.attempt.position.legal_moves
-      .map(parseMove)
-      .filter((move) => move && !move.pass && move.from === point)
-      .map((move) => move.to);
-  }
-
-  activate(point) {
-    if (!this.attempt) return;
-    if (this.over) {
-      announce(t("puzzle.over"));
-      return;
-    }
-    if (!this.ready) {
-      announce(t("status.sending"));
-      return;
-    }
-    if (this.preview) this.hidePreview();
-    if (this.selected && this.legalFrom(this.selected).includes(point)) {
-      const move = this.selected + point;
-      if (settings.confirmMove) this.askConfirm(move);
-      else this.play(move);
-      return;
-    }
-    if (this.selected === point) {
-      this.cancel();
-      return;
-    }
-    const destinations = this.legalFrom(point);
-    const letter = placementFromFen(this.attempt.position.fen).get(point);
-    if (destinations.length) {
-      this.selected = point;
-      this.render();
-      announce(t("announce.selected", { piece: pieceName(letter, this.variant), point, count: destinations.length }));
-    } else {
-      if (this.selected) this.cancel();
-      if (letter) announce(t("announce.no_moves", { point }));
-    }
-  }
-
-  cancel() {
-    const previewing = Boolean(this.preview);
-    this.hidePreview();
-    if (!this.selected && !previewing) return;
-    this.selected = null;
-    this.render();
-    announce(t("announce.cancelled"));
-  }
-
-  // U4 "Confirm before move", as the play view asks it.
-  askConfirm(move) {
-    this.preview = move;
-    this.confirmBar.innerHTML = "";
-    const yes = el("button", { type: "button", class: "button primary", "data-action": "confirm-move" }, t("confirm.play"));
-    yes.addEventListener("click", () => {
-      this.hidePreview();
-      this.play(move);
-    });
-    const no = el("button", { type: "button", class: "button", "data-action": "cancel-move" }, t("confirm.cancel"));
-    no.addEventListener("click", () => this.cancel());
-    this.confirmBar.append(el("span", {}, t("confirm.move", { move: formatCoordinates(move) })), yes, no);
-    this.confirmBar.hidden = false;
-    yes.focus();
-  }
-
-  hidePreview() {
-    this.preview = null;
-    if (this.confirmBar.hidden) return;
-    const hadFocus = this.confirmBar.contains(document.activeElement);
-    this.confirmBar.hidden = true;
-    this.confirmBar.innerHTML = "";
-    if (hadFocus) this.board.focusPoint(this.board.focused);
+    return this.input.legalFrom(point);
   }
 
   // ------------------------------------------------------------------ drawing

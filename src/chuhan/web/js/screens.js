@@ -1,6 +1,7 @@
 // The screens around the board: home (choose a game), settings, and opening a game from a
 // /play/... address (resuming the pending AI game when it matches, SPEC P2).
-import { ratingText } from "./archive.js";
+import { ratingText } from "./ratings.js";
+import { bikjangChoice, radioGroup, rulesChoice, VARIANTS } from "./choices.js";
 import { api, ApiError } from "./connection.js";
 import { apiErrorText } from "./errors.js";
 import { GameScreen } from "./game.js";
@@ -12,24 +13,11 @@ import { seekCard } from "./seek.js";
 import { settings, updateSettings } from "./settings.js";
 import { el, showDialog } from "./ui.js";
 
-export const VARIANTS = ["xiangqi", "janggi", "jieqi"];
 export const LEVELS = ["beginner", "intermediate", "advanced"];
 export const SETUPS = ["HEHE", "EHEH", "HEEH", "EHHE"];
 
 function colorsOf(variant) {
   return variant === "janggi" ? ["cho", "han", "random"] : ["red", "black", "random"];
-}
-
-export function radioGroup(name, legendKey, values, labelOf, checked) {
-  const fieldset = el("fieldset", { class: "choice" });
-  fieldset.append(el("legend", {}, t(legendKey)));
-  for (const value of values) {
-    const id = `${name}-${value}`.replace(/[^\w-]/g, "");
-    const input = el("input", { type: "radio", name, id, value });
-    if (value === checked) input.checked = true;
-    fieldset.append(el("label", { for: id, class: "pill" }, input, el("span", {}, labelOf(value))));
-  }
-  return fieldset;
 }
 
 function setupLabel(setup) {
@@ -56,20 +44,6 @@ export function setupChoice(name, legendKey, prefix, upper) {
       el("span", { class: "setup-code", "aria-hidden": "true" }, setup)));
   }
   return fieldset;
-}
-
-// E1: repetitions are judged by the casual rule unless the WXF rules are chosen.
-export function rulesChoice(prefix) {
-  const id = `${prefix}-rules`;
-  const box = el("input", { type: "checkbox", id, name: "rules", value: "wxf" });
-  return el("div", { class: "field check xiangqi-only" }, box, el("label", { for: id }, t("field.rules_wxf")));
-}
-
-// J7: bikjang is off unless chosen when the game is created.
-export function bikjangChoice(prefix) {
-  const id = `${prefix}-bikjang`;
-  const box = el("input", { type: "checkbox", id, name: "bikjang", value: "points" });
-  return el("div", { class: "field check janggi-only" }, box, el("label", { for: id }, t("field.bikjang")));
 }
 
 function formValue(form, name) {

@@ -20,7 +20,7 @@ import { api } from "./connection.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
 import { nameBeforeFirstPairing } from "./naming.js";
-import { bikjangChoice, radioGroup, rulesChoice, VARIANTS } from "./screens.js";
+import { bikjangChoice, radioGroup, rulesChoice, VARIANTS } from "./choices.js";
 import { announce, el } from "./ui.js";
 
 export const AI_OFFER_SECONDS = 30; // SPEC B1: after 30 s the AI is offered instead

@@ -15,6 +15,24 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** A text button that follows the language (its key in data-i18n-key); made once, so
+ * keyboard focus survives renders. */
+export function textButton(key, handler, extra = {}) {
+  const button = el("button", { type: "button", class: "button", "data-i18n-key": key, ...extra }, t(key));
+  button.addEventListener("click", handler);
+  return button;
+}
+
+/** A button showing ``icon``, named by the text of ``key`` (its label and tooltip). */
+export function iconButton(key, icon, handler) {
+  const button = el("button", {
+    type: "button", class: "icon-button", "aria-label": t(key), title: t(key), "data-i18n-key": key,
+  });
+  button.textContent = icon;
+  button.addEventListener("click", handler);
+  return button;
+}
+
 let clearTimer = null;
 
 /** Say something to screen-reader users through the polite live region (SPEC U9). */
