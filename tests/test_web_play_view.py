@@ -533,9 +533,19 @@ def test_an_interrupted_room_game_reads_interrupted_not_draw_R7_E5(
         try:
             pages = open_room(pair, "xiangqi")
             addresses = {side: page.url for side, page in pages.items()}
+            game_id = room_data(pages["red"])["gameId"]
             for page in pages.values():
                 page.goto("about:blank")
-            pair.pages[0].wait_for_timeout(4000)
+            # Nobody comes back: the server ends the game by itself once the budget is spent
+            # (read over HTTP, so no page returns to the room meanwhile).
+            request = pages["red"].request
+            for _ in range(200):
+                games = request.get("/api/archive").json()["games"]
+                if next(g["status"] for g in games if g["id"] == game_id) != "ongoing":
+                    break
+                pages["red"].wait_for_timeout(100)
+            else:
+                raise AssertionError("the game did not end with both players gone")
             red = pages["red"]
             red.goto(addresses["red"])
             wait_end(red, "interrupted")
