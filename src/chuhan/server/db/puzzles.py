@@ -226,12 +226,13 @@ class PuzzleStore:
         player never tried, never ``avoid`` (the last one given). Once every puzzle was
         tried, the nearest one but ``avoid``. One indexed query in the usual case."""
         with self.store.reader.connect() as conn:
-            return self._nearest(conn, player_id, variant, target, avoid)
+            return self._nearest(conn, player_id, variant, target, avoid)[0]
 
     @staticmethod
     def _nearest(
         conn: Connection, player_id: str, variant: str, target: float, avoid: str | None
-    ) -> Puzzle | None:
+    ) -> tuple[Puzzle | None, bool]:
+        """:meth:`nearest`, and whether the player never tried it (as the query found)."""
         tried = exists().where(
             puzzle_attempts.c.player_id == player_id,
             puzzle_attempts.c.puzzle_id == puzzles.c.id,
@@ -256,8 +257,8 @@ class PuzzleStore:
             for query in (up, down):
                 row = conn.execute(query).first()
                 if row is not None:
-                    return _puzzle(row)
-        return None
+                    return _puzzle(row), unseen
+        return None, False
 
     def first_from(self, variant: str, key: str) -> Puzzle | None:
         """The first puzzle of ``variant`` whose id sorts at or after ``key`` (wrapping to
@@ -287,14 +288,18 @@ class PuzzleStore:
         with self.store.reader.connect() as conn:
             return {row.variant: _rating(row) for row in conn.execute(query)}
 
+    @classmethod
+    def _rating(cls, conn: Connection, player_id: str, variant: str) -> PuzzleRating:
+        row = cls._rating_row(conn, player_id, variant)
+        return NEWCOMER if row is None else _rating(row)
+
     @staticmethod
-    def _rating(conn: Connection, player_id: str, variant: str) -> PuzzleRating:
-        row = conn.execute(
+    def _rating_row(conn: Connection, player_id: str, variant: str) -> Any:
+        return conn.execute(
             select(puzzle_ratings).where(
                 puzzle_ratings.c.player_id == player_id, puzzle_ratings.c.variant == variant
             )
         ).one_or_none()
-        return NEWCOMER if row is None else _rating(row)
 
     # ------------------------------------------------------------------ attempts
 
@@ -330,8 +335,10 @@ class PuzzleStore:
         offset: float,
         spend: Callable[[Connection], object] | None,
     ) -> Begun:
-        mine = self._rating(conn, attempt.player_id, attempt.variant)
+        row = self._rating_row(conn, attempt.player_id, attempt.variant)
+        mine = NEWCOMER if row is None else _rating(row)
         puzzle: Puzzle | None
+        seen: bool | None = None  # not known: :meth:`_start` looks
         if isinstance(pick, Puzzle):
             puzzle = pick
         elif pick is not None:
@@ -340,48 +347,37 @@ class PuzzleStore:
                 puzzle = None
         else:
             target = mine.rating.rating + offset
-            puzzle = self._nearest(
+            puzzle, unseen = self._nearest(
                 conn, attempt.player_id, attempt.variant, target, mine.last_puzzle
             )
+            seen = False if unseen else None  # among the tried ones: :meth:`_start` looks
         stored = None
         if puzzle is not None:
-            stored = self._start(conn, replace(attempt, puzzle_id=puzzle.id))
+            attempt = replace(attempt, puzzle_id=puzzle.id)
+            stored = self._start(conn, attempt, seen, known=row is not None)
         if spend is not None:
             spend(conn)
         return Begun(mine, puzzle, stored)
 
-    def start(self, attempt: Attempt) -> Attempt:
-        """Store a new attempt, rated unless the player tried this puzzle before, and make
-        its puzzle the player's last one. Returns the attempt as stored."""
-        for _ in range(_ATTEMPTS):
-            try:
-                with self.store.engine.begin() as conn:
-                    return self._start(conn, attempt)
-            except (IntegrityError, Moved):
-                continue  # the player's rating row was made or moved meanwhile: again
-            except OperationalError:
-                if not self.store.is_sqlite:
-                    raise
-        raise RuntimeError(f"could not start attempt {attempt.id}")
-
-    def _start(self, conn: Connection, attempt: Attempt) -> Attempt:
-        seen = conn.execute(
-            select(puzzle_attempts.c.id)
-            .where(
-                puzzle_attempts.c.player_id == attempt.player_id,
-                puzzle_attempts.c.puzzle_id == attempt.puzzle_id,
+    def _start(self, conn: Connection, attempt: Attempt, seen: bool | None, known: bool) -> Attempt:
+        """Store a new attempt, rated unless the player tried this puzzle before (``seen``;
+        None: looked up here), and make its puzzle the player's last one (``known``: the
+        player has a rating row in the variant). Returns the attempt as stored."""
+        if seen is None:
+            seen = (
+                conn.execute(
+                    select(puzzle_attempts.c.id)
+                    .where(
+                        puzzle_attempts.c.player_id == attempt.player_id,
+                        puzzle_attempts.c.puzzle_id == attempt.puzzle_id,
+                    )
+                    .limit(1)
+                ).first()
+                is not None
             )
-            .limit(1)
-        ).first()
-        stored = Attempt(**{**attempt.__dict__, "rated": seen is None})
+        stored = Attempt(**{**attempt.__dict__, "rated": not seen})
         conn.execute(puzzle_attempts.insert().values(**_attempt_values(stored)))
-        row = conn.execute(
-            select(puzzle_ratings.c.attempts).where(
-                puzzle_ratings.c.player_id == attempt.player_id,
-                puzzle_ratings.c.variant == attempt.variant,
-            )
-        ).one_or_none()
-        if row is None:
+        if not known:  # a newcomer's row made meanwhile: IntegrityError, and begin again
             fresh = NEWCOMER.rating
             conn.execute(
                 puzzle_ratings.insert().values(
@@ -414,6 +410,17 @@ class PuzzleStore:
                 select(puzzle_attempts).where(puzzle_attempts.c.id == attempt_id)
             ).one_or_none()
         return None if row is None else _attempt(row)
+
+    def attempt_and_puzzle(self, attempt_id: str) -> tuple[Attempt | None, Puzzle | None]:
+        """The attempt and its puzzle, read on one connection."""
+        with self.store.reader.connect() as conn:
+            row = conn.execute(
+                select(puzzle_attempts).where(puzzle_attempts.c.id == attempt_id)
+            ).one_or_none()
+            if row is None:
+                return None, None
+            attempt = _attempt(row)
+            return attempt, self._puzzle(conn, attempt.puzzle_id)
 
     def step(self, attempt: Attempt, played: list[str], hinted: bool, now: datetime) -> Attempt:
         """The attempt goes on with ``played`` (and the hint flag). Raises Moved when the

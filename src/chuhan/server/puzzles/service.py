@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection
 from ...rules import RulesError
 from .. import glicko2
 from ..addresses import CLIENT_BLOCK
-from ..budget import Budget, LimitExceeded, TooManyError
+from ..budget import Budget, LimitExceeded, Reservation, TooManyError
 from ..db.database import Database
 from ..db.limits import Limiter
 from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
@@ -244,15 +244,50 @@ class PuzzleService:
     # ------------------------------------------------------------------ reading
 
     async def _owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
-        attempt = (
-            await self.db(self.store.attempt, attempt_id) if len(attempt_id) <= 32 else None
-        )
+        found = await self.db(self._read, attempt_id)
+        return self._mine(player, *found)
+
+    async def _spent_and_owned(self, player: Player, attempt_id: str) -> tuple[Attempt, Puzzle]:
+        """:meth:`_spend` (an action's budgets) then :meth:`_owned`, in one database call;
+        a slowed use waits and reads again after."""
+        uses = self._uses(player, begin=False)
+        try:
+            taken, attempt, puzzle = await self.db(self._reserve_and_read, uses, attempt_id)
+        except LimitExceeded as exc:
+            raise too_many(exc) from None
+        if taken is not None and taken.wait > 0:
+            await asyncio.sleep(taken.wait)
+            return await self._owned(player, attempt_id)
+        return self._mine(player, attempt, puzzle)
+
+    def _read(self, attempt_id: str) -> tuple[Attempt | None, Puzzle | None]:
+        if len(attempt_id) > 32:
+            return None, None
+        return self.store.attempt_and_puzzle(attempt_id)
+
+    def _reserve_and_read(
+        self, uses: list[tuple[str, Budget]], attempt_id: str
+    ) -> tuple[Reservation | None, Attempt | None, Puzzle | None]:
+        taken = self.limiter.reserve(uses) if uses else None
+        attempt, puzzle = self._read(attempt_id)
+        return taken, attempt, puzzle
+
+    @staticmethod
+    def _mine(
+        player: Player, attempt: Attempt | None, puzzle: Puzzle | None
+    ) -> tuple[Attempt, Puzzle]:
         if attempt is None or attempt.player_id != player.id:
             raise GameActionError("not_found", "no such puzzle attempt")
-        puzzle = await self.db(self.store.puzzle, attempt.puzzle_id)
         if puzzle is None:
             raise GameActionError("not_found", "the puzzle is gone")
         return attempt, puzzle
+
+    def _step(
+        self, attempt: Attempt, played: list[str], hinted: bool, now: datetime
+    ) -> tuple[Attempt, PuzzleRating]:
+        """:meth:`PuzzleStore.step`, and the player's rating to answer with (one call)."""
+        stepped = self.store.step(attempt, played, hinted, now)
+        return stepped, self.store.rating(attempt.player_id, attempt.variant)
 
     async def answer(
         self, attempt: Attempt, puzzle: Puzzle, rating: PuzzleRating | None = None
@@ -353,8 +388,7 @@ class PuzzleService:
         reply is played (the answer's ``reply``), or the puzzle is solved. Wrong: failed,
         and the answer shows the line. An illegal move is refused (``bad_request``) and
         changes nothing."""
-        await self._spend(player, begin=False)
-        attempt, puzzle = await self._owned(player, attempt_id)
+        attempt, puzzle = await self._spent_and_owned(player, attempt_id)
         self._ongoing(attempt, ply)
         try:
             verdict = await asyncio.to_thread(solving.judge, puzzle, attempt.played, move)
@@ -372,7 +406,7 @@ class PuzzleService:
             else:
                 assert verdict.reply is not None
                 played.append(verdict.reply)
-                attempt = await self.db(self.store.step, attempt, played, attempt.hinted, now)
+                attempt, rating = await self.db(self._step, attempt, played, attempt.hinted, now)
         except Moved:
             raise GameActionError("stale", "the puzzle moved on meanwhile; read it again") from None
         if attempt.over and attempt.rated:  # the puzzle's rating moved with the player's
@@ -385,14 +419,11 @@ class PuzzleService:
 
     async def hint(self, player: Player, attempt_id: str) -> dict[str, Any]:
         """The point of the piece to move now; the attempt counts as assisted from now on."""
-        await self._spend(player, begin=False)
-        attempt, puzzle = await self._owned(player, attempt_id)
+        attempt, puzzle = await self._spent_and_owned(player, attempt_id)
         self._ongoing(attempt, len(attempt.played))
         if not attempt.hinted:
             try:
-                attempt = await self.db(
-                    self.store.step, attempt, attempt.played, True, utcnow()
-                )
+                attempt = await self.db(self.store.step, attempt, attempt.played, True, utcnow())
             except Moved:
                 raise GameActionError("stale", "the puzzle moved on meanwhile") from None
         answer = await self.answer(attempt, puzzle)
@@ -401,8 +432,7 @@ class PuzzleService:
 
     async def solution(self, player: Player, attempt_id: str) -> dict[str, Any]:
         """The line, once the attempt is over: asking for it ends it as a loss (Z8)."""
-        await self._spend(player, begin=False)
-        attempt, puzzle = await self._owned(player, attempt_id)
+        attempt, puzzle = await self._spent_and_owned(player, attempt_id)
         if not attempt.over:
             try:
                 attempt, rating = await self._finish(attempt, attempt.played, SHOWN, utcnow())
