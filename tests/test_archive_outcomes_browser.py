@@ -50,9 +50,19 @@ def test_expired_games_are_unfinished_at_home_and_in_my_games_B3_P2(
         play(page, "h3e3")
         open_page(page, "/play/local?variant=janggi")
         page.wait_for_selector("[data-game]")
-        time.sleep(TTL + 0.5)  # the server's game time runs out (P2)
-        for game in context.request.get("/api/archive").json()["games"]:  # read: expired
-            assert context.request.get(f"/api/games/{game['id']}").json()["status"] != "ongoing"
+
+        def ongoing() -> list[str]:  # each game read: once its time ran out, expired (P2)
+            games = context.request.get("/api/archive").json()["games"]
+            return [
+                game["id"]
+                for game in games
+                if context.request.get(f"/api/games/{game['id']}").json()["status"] == "ongoing"
+            ]
+
+        deadline = time.monotonic() + TTL + 30  # the server's game time runs out
+        while ongoing():
+            assert time.monotonic() < deadline, "a game did not expire"
+            page.wait_for_timeout(100)
 
         open_page(page, "/")
         ai_list = page.locator("[data-games=ai]")
