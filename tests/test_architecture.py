@@ -204,20 +204,13 @@ def test_no_import_cycle_in_src() -> None:
     assert not unexpected, f"import cycles: {unexpected}"
 
 
-# The server packages still in one import cycle (tools/package_cycles.py prints it). A package
-# joining it, or a second cycle, fails the test; drop a name once its package leaves the cycle.
-KNOWN_PACKAGE_CYCLE = frozenset({
-    "ai", "db", "games", "limits", "pairing", "players", "puzzles", "rooms", "settings", "sockets",
-})
-
-
-def test_server_package_cycle_only_shrinks() -> None:
-    """The server read as packages: the one cycle left holds no package beyond the known ones
-    (and none of the packages that left it come back)."""
+def test_no_server_package_needs_another_that_needs_it() -> None:
+    """The server read as packages (tools/package_cycles.py prints them): no cycle at all, so
+    every package has a place in the layers (the import-linter contract in pyproject.toml)."""
     packages = package_graph(import_graph())
     assert "records" in packages and "rooms" in packages["app"]  # the fold sees packages
-    grown = [sorted(c) for c in strongly_connected(packages) if not c <= KNOWN_PACKAGE_CYCLE]
-    assert not grown, f"server package cycles beyond the known one: {grown}"
+    cycles = [sorted(c) for c in strongly_connected(packages)]
+    assert not cycles, f"server packages that need each other: {cycles}"
 
 
 def test_dependencies_point_inward() -> None:
