@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection the server hands over (db/store.py, migrate).
+"""Alembic environment: runs on the connection the server hands over (db/engine.py, migrate).
 
 Its target is the one ``MetaData`` of ``db/tables.py``, which holds every table:
 autogenerate compares types and server defaults too (``tests/test_storage.py`` checks that
