@@ -18,8 +18,8 @@ from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
 from chuhan.server.db.tables import player_networks, rating_changes
 from chuhan.server.db.tables import ratings as ratings_table
-from chuhan.server.rating_rules import AI_GAME_PLIES, MIN_PLIES, rated
-from chuhan.server.records import PROVISIONAL_DEVIATION, GameRecord, utcnow
+from chuhan.server.rating_rules import AI_GAME_PLIES, MIN_PLIES, judge, rated
+from chuhan.server.records import NEWCOMER, PROVISIONAL_DEVIATION, GameRecord, PlayerRating, utcnow
 from chuhan.server.rules_config import RatingRules
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
@@ -101,6 +101,96 @@ def test_the_deviation_never_exceeds_glickmans_350_Z8() -> None:
     for _ in range(300):  # a farm's run of surprising wins against fresh identities
         rating = glicko2.update(rating, [glicko2.Result(glicko2.Rating(), 1)])
         assert rating.deviation <= 350
+
+
+def _game(kind: str, moves: list[str]) -> GameRecord:
+    """A game red won by resignation, as the rules see it (no database)."""
+    now = utcnow()
+    return GameRecord(
+        id="g",
+        kind=kind,
+        variant="xiangqi",
+        start_fen=START,
+        created_at=now,
+        expires_at=now,
+        moves=moves,
+        status="finished",
+        result={"winner": "red", "reason": "resignation"},
+    )
+
+
+class _Facts:
+    """What storage would read for the rules (rating_rules.RatingFacts), given outright."""
+
+    def __init__(self, **given: Any) -> None:
+        self.given = {
+            "network": False,
+            "ai": RULES.ai_games_first,
+            "pair": 0,
+            "new": 0,
+            "gained": 0.0,
+        }
+        self.given.update(given)
+        self.asked: list[str] = []
+
+    def share_a_network(self, first: str, second: str, since: Any) -> bool:
+        self.asked.append("network")
+        return bool(self.given["network"])
+
+    def ai_games(self, player_id: str) -> list[GameRecord]:
+        self.asked.append("ai")
+        game = _game("ai", ["h3e3"] * AI_GAME_PLIES)
+        return [game] * int(self.given["ai"])
+
+    def counted_between(self, first: str, second: str, since: Any) -> int:
+        self.asked.append("pair")
+        return int(self.given["pair"])
+
+    def against_new_opponents(self, player_id: str, variant: str, since: Any) -> int:
+        self.asked.append("new")
+        return int(self.given["new"])
+
+    def gained(self, player_id: str, variant: str, since: Any) -> float:
+        self.asked.append("gained")
+        return float(self.given["gained"])
+
+
+def test_the_rules_judge_a_game_from_what_storage_reads_B2_Z8() -> None:
+    """The rating rules decide with no database (storage only answers their questions): the
+    first reason that holds rates nobody, else Glicko-2 with the hour's allowance."""
+    game = replace(_game("online", OPENING), options={"paired": True})
+    players = ("red-player", "black-player")
+    established = PlayerRating(glicko2.Rating(1500, 60), 30)
+    before = (established, established)
+    now = utcnow()
+    for facts, reason in [
+        (_Facts(network=True, pair=9), "same_network"),  # the first that holds
+        (_Facts(ai=RULES.ai_games_first - 1), "new_player"),
+        (_Facts(pair=RULES.games_per_pair_per_day), "pair_limit"),
+    ]:
+        verdict = judge(game, players, before, facts, now, RULES)
+        assert not verdict.counted and verdict.shown["reason"] == reason
+        assert verdict.after == (established.rating, established.rating)
+        assert verdict.shown["red"]["delta"] == verdict.shown["black"]["delta"] == 0
+    newcomer = (NEWCOMER, established)  # red is new: black's games against new ones count
+    limited = _Facts(new=RULES.new_opponents_per_day)
+    verdict = judge(game, players, newcomer, limited, now, RULES)
+    assert verdict.shown["reason"] == "new_opponent_limit"
+    assert limited.asked == ["network", "ai", "ai", "pair", "new"]
+    # Counted: red's gain cut to what is left of the hour, black's loss as Glicko-2 says.
+    nearly_spent = _Facts(gained=RULES.gain_per_hour - 5)
+    verdict = judge(game, players, before, nearly_spent, now, RULES)
+    assert verdict.counted and "reason" not in verdict.shown
+    assert verdict.after[0].rating == pytest.approx(1505.0)
+    assert verdict.shown["red"] == {
+        "before": 1500,
+        "after": 1505,
+        "delta": 5,
+        "provisional": False,
+        "capped": True,
+    }
+    assert verdict.after[1] == rated(established.rating, established.rating, 0)[0]
+    assert verdict.event() == {"type": "rated", "rated": verdict.shown}
 
 
 # ---------------------------------------------------------------------- storage
