@@ -26,6 +26,7 @@ from rooms_client import (
     jieqi_views,
     running_server,
 )
+from test_rooms_presence import wait_game_over
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -543,7 +544,8 @@ def test_both_away_until_the_budget_is_spent_interrupts_the_game_R7(fast: str) -
     sockets, room, players = new_game(fast)
     for sock in sockets.values():
         sock.close()
-    time.sleep(FAST_TURN + 0.5)  # longer than a turn: the waiting game does not time out
+    # Nobody comes back: the server ends the waiting game once the budget is spent, not on time.
+    wait_game_over(players[0], room["id"], timeout=FAST_TURN + FAST_AWAY + 10)
     back = players[1].open(room["id"])
     end = back.wait_state(lambda s: s["status"] != "ongoing", timeout=FAST_AWAY + 8)
     assert end["result"] == {"winner": None, "reason": "interrupted", "points": None}
