@@ -51,6 +51,8 @@ TT_MAX_ENTRIES: Final = 2_000_000  # about 400 MB of Python tuples at most; then
 EXACT: Final = 0
 LOWER: Final = 1
 UPPER: Final = 2
+# What the table probe answers when its entry does not decide the node (no score reaches it).
+NO_CUTOFF: Final = INFINITE + 1
 FUTILITY_MARGIN: Final = 150  # per ply of remaining depth, up to FUTILITY_DEPTH
 FUTILITY_DEPTH: Final = 2
 REVERSE_FUTILITY_MARGIN: Final = 120  # per ply of remaining depth, up to REVERSE_FUTILITY_DEPTH
@@ -519,7 +521,6 @@ class Searcher:
     ) -> int:
         """The value of the position for the side to move, searched ``depth`` plies in the
         window (alpha, beta); ``score`` is the first mover's incremental evaluation."""
-        board = self.board
         if ply:
             self.nodes += 1
             if self.nodes >= self.next_check:
@@ -534,27 +535,11 @@ class Searcher:
                 return alpha
         if depth <= 0:
             return self._quiesce(alpha, beta, ply, self._leaf_score(score, alpha, beta), in_check)
-
-        key = board.key
         pv_node = beta - alpha > 1
-        tt_move = 0
-        entry = self.tt.get(key)
-        if entry is not None:
-            e_depth, e_flag, e_value, tt_move = entry
-            if ply and e_depth >= depth and not pv_node:
-                if e_value >= MATE_BOUND:
-                    e_value -= ply
-                elif e_value <= -MATE_BOUND:
-                    e_value += ply
-                if (
-                    e_flag == EXACT
-                    or (e_flag == LOWER and e_value >= beta)
-                    or (e_flag == UPPER and e_value <= alpha)
-                ):
-                    return e_value
-
-        turn = board.turn
-        static = score if turn == 0 else -score
+        tt_move, cutoff = self._probe(depth, alpha, beta, ply, pv_node)
+        if cutoff != NO_CUTOFF:
+            return cutoff
+        static = score if self.board.turn == 0 else -score
         if ply and not pv_node and not in_check and abs(beta) < MATE_BOUND:
             if (
                 depth <= REVERSE_FUTILITY_DEPTH
@@ -565,7 +550,62 @@ class Searcher:
                 v = self._null_move(depth, beta, ply, score)
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
+        return self._moves(depth, alpha, beta, ply, score, in_check, pv_node, static, tt_move)
 
+    # ------------------------------------------------------------------ transposition table
+
+    def _probe(
+        self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool
+    ) -> tuple[int, int]:
+        """The table's entry for the board's position: (its best move or 0, its value when
+        that alone decides this node in the window (alpha, beta), else ``NO_CUTOFF``). Only
+        a deep enough entry outside the principal variation, and never at the root, decides."""
+        entry = self.tt.get(self.board.key)
+        if entry is None:
+            return 0, NO_CUTOFF
+        e_depth, e_flag, e_value, tt_move = entry
+        if ply and e_depth >= depth and not pv_node:
+            if e_value >= MATE_BOUND:  # mate scores are stored as distances from the node
+                e_value -= ply
+            elif e_value <= -MATE_BOUND:
+                e_value += ply
+            if (
+                e_flag == EXACT
+                or (e_flag == LOWER and e_value >= beta)
+                or (e_flag == UPPER and e_value <= alpha)
+            ):
+                return tt_move, e_value
+        return tt_move, NO_CUTOFF
+
+    def _store(self, key: int, depth: int, flag: int, best: int, best_move: int, ply: int) -> None:
+        """File a searched node's value (a bound or EXACT, by ``flag``) and best move."""
+        stored = best  # mate scores are stored as distances from this node
+        if stored >= MATE_BOUND:
+            stored += ply
+        elif stored <= -MATE_BOUND:
+            stored -= ply
+        self.tt[key] = (depth, flag, stored, best_move)
+
+    # ------------------------------------------------------------------ the move loop
+
+    def _moves(
+        self,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        score: int,
+        in_check: bool,
+        pv_node: bool,
+        static: int,
+        tt_move: int,
+    ) -> int:
+        """The node's value from its moves, each searched in turn (:meth:`_search` has
+        already tried to decide it without them), filed in the table. ``static`` is the side
+        to move's static score, ``tt_move`` the table's move (0 if none)."""
+        board = self.board
+        key = board.key
+        turn = board.turn
         b = board.squares
         # The table's move is tried before any move is generated: it usually cuts the node
         # off, and then no generation or ordering is spent. It comes from this very position
@@ -719,12 +759,7 @@ class Searcher:
         if best < original_alpha and pruned:
             # The pruned moves are taken to fail low: no better than the window's floor.
             best = max(best, min(static, original_alpha))
-        stored = best  # mate scores are stored as distances from this node
-        if stored >= MATE_BOUND:
-            stored += ply
-        elif stored <= -MATE_BOUND:
-            stored -= ply
-        self.tt[key] = (depth, flag, stored, best_move)
+        self._store(key, depth, flag, best, best_move, ply)
         return best
 
     def _own_piece_move(self, code: int) -> bool:
