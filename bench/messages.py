@@ -34,7 +34,7 @@ from chuhan.server.hub.local import News
 from chuhan.server.protocol.messages import encode
 from chuhan.server.records import GameRecord, RoomRecord
 from chuhan.server.rooms import rules
-from chuhan.server.rooms.clocks import ClockRules
+from chuhan.server.rules_config import ClockRules
 
 PLIES = 200
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

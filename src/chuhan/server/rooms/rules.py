@@ -17,8 +17,8 @@ from typing import Any
 from ..games import changes as rules_of
 from ..records import Change, GameRecord, RoomRecord
 from ..refusal import GameActionError
+from ..rules_config import ClockRules
 from . import clocks
-from .clocks import ClockRules
 from .scoring import costs_nothing, scored
 from .timecontrols import CONTROLS
 

@@ -34,9 +34,9 @@ from ..games.service import GameService, new_id
 from ..players.rating_service import Ratings
 from ..records import SYSTEM_CLOCK, Change, Clock, GameRecord, Player, RoomRecord
 from ..refusal import GameActionError
+from ..rules_config import ClockRules
 from ..settings import RoomSettings
 from . import rules
-from .clocks import ClockRules
 from .core import RoomCore, room_key
 from .instances import InstanceRegistry
 from .keeper import ClockKeeper
