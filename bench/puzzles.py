@@ -608,7 +608,9 @@ def verify_puzzle(analyser: Analyser, game: Board, budget: Budget, source: Sourc
         analysis = following
     solver_moves = (len(moves) + 1) // 2
     outcome = game.outcome()
-    mated = outcome is not None and outcome.winner == solver
+    # A mate (or a stalemate, a loss in these games) is the position's; an ending the game's
+    # own history decided (a repetition, a move limit) is not one the puzzle shows.
+    mated = outcome is not None and outcome.winner == solver and outcome.reason in MATED
     themes: list[str] = []
     if mated:
         themes += ["mate", f"mateIn{solver_moves}"] if solver_moves <= 5 else ["mate"]
@@ -638,6 +640,7 @@ def verify_puzzle(analyser: Analyser, game: Board, budget: Budget, source: Sourc
                   source, verify, positions, view, reveals if view is not None else None)
 
 
+MATED = ("checkmate", "stalemate")  # the endings a "mate" puzzle ends with
 THEME_ORDER = ["mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5", "material",
                "endgame", "defence", "points", "short", "long"]
 
