@@ -31,11 +31,11 @@ from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from chuhan.engine import choose_move  # noqa: E402
-from chuhan.engine.analysis import evaluate  # noqa: E402
-from chuhan.rules import make_board  # noqa: E402
-from chuhan.rules.record import write_record  # noqa: E402
-from rooms_client import running_server  # noqa: E402
+from chuhan.engine import choose_move
+from chuhan.engine.analysis import evaluate
+from chuhan.rules import make_board
+from chuhan.rules.record import write_record
+from rooms_client import running_server
 
 FAIRY_STOCKFISH = "/usr/games/fairy-stockfish"
 

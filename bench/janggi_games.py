@@ -40,7 +40,7 @@ from chuhan.rules.board import PASS_CODE
 from chuhan.rules.janggi import PIECE_POINTS, SETUPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from game_positions import (  # noqa: E402
+from game_positions import (
     GameResult,
     ended_by,
     game_end,
@@ -50,7 +50,7 @@ from game_positions import (  # noqa: E402
     self_play_parser,
     write_positions,
 )
-from strength import FS_COMMAND, FairyStockfish  # noqa: E402
+from strength import FS_COMMAND, FairyStockfish
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "bench" / "data" / "janggi_positions.txt.gz"

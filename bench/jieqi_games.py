@@ -36,8 +36,8 @@ from chuhan.rules import make_board
 from chuhan.rules.jieqi import JieqiBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import game_positions as positions  # noqa: E402
-from strength import adjudicate  # noqa: E402
+import game_positions as positions
+from strength import adjudicate
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "bench" / "data" / "jieqi_positions.txt.gz"

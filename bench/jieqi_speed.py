@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from chuhan.rules import make_board  # noqa: E402
-from chuhan.rules.jieqi import JieqiBoard  # noqa: E402
+from chuhan.rules import make_board
+from chuhan.rules.jieqi import JieqiBoard
 
 
 def per_call(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

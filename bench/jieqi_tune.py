@@ -57,7 +57,7 @@ from chuhan.rules.geometry import ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, SOL
 from chuhan.rules.jieqi import JieqiBoard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune import TUNED, fit_k, tune, tuned_json  # noqa: E402
+from tune import TUNED, fit_k, tune, tuned_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "jieqi_positions.txt.gz"

@@ -53,9 +53,9 @@ from sqlalchemy import create_engine, text
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chuhan.server.games.service import hash_token, new_id  # noqa: E402
-from chuhan.server.pairing.rules import SeekError, wish  # noqa: E402
-from load import POSTGRES_URL, Servers, _percentile, raise_open_files  # noqa: E402
+from chuhan.server.games.service import hash_token, new_id
+from chuhan.server.pairing.rules import SeekError, wish
+from load import POSTGRES_URL, Servers, _percentile, raise_open_files
 
 COOKIE = "chuhan_player"
 MAX_PLAYERS = 10_000  # one run's bound: sockets, rows and time stay finite

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import pyffish  # noqa: E402
+import pyffish
 
-from chuhan import native  # noqa: E402
-from chuhan.rules import make_board  # noqa: E402
+from chuhan import native
+from chuhan.rules import make_board
 
 CHILD = """
 import json, sys, time

@@ -129,9 +129,9 @@ from chuhan.rules.jieqi import JieqiBoard
 from chuhan.rules.record import read_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from game_positions import decode, random_opening, source_commit  # noqa: E402
-from janggi_games import fs_version  # noqa: E402
-from strength import FS_COMMAND, FS_VARIANTS, rules_move  # noqa: E402
+from game_positions import decode, random_opening, source_commit
+from janggi_games import fs_version
+from strength import FS_COMMAND, FS_VARIANTS, rules_move
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "src" / "chuhan" / "server" / "puzzles" / "data"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from rooms_client import Player, running_server  # noqa: E402
+from rooms_client import Player, running_server
 
 
 def _moment(text: str) -> float:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from chuhan.rules import make_board  # noqa: E402
-from chuhan.rules.wxf import cycle_loser, judge  # noqa: E402
+from chuhan.rules import make_board
+from chuhan.rules.wxf import cycle_loser, judge
 
 CASES = [
     ("4-move chase (cannon on a protected chariot)",

@@ -39,7 +39,7 @@ def foreign_site(host: str, pages: dict[str, str]) -> Iterator[str]:
     """Someone else's web site at http://host:<free port>/, serving ``pages`` (path → HTML)."""
 
     class Pages(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             body = pages.get(self.path, "").encode()
             self.send_response(200 if self.path in pages else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")

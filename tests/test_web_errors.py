@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 pytest.importorskip("playwright")
-from web_fixtures import chromium, open_page, web_page, web_server  # noqa: E402,F401
+from web_fixtures import chromium, open_page, web_page, web_server  # noqa: F401
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_architecture import import_graph, package_graph, strongly_connected  # noqa: E402
+from test_architecture import import_graph, package_graph, strongly_connected
 
 
 def main(argv: list[str]) -> int:
