@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
+from typing import Any, assert_never
 
 from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -27,10 +27,12 @@ from ..protocol.messages import (
     SEEK_MESSAGES,
     AckReply,
     CancelledNotice,
+    CancelSeek,
     PairedNotice,
     Ping,
     PongReply,
     SeekingNotice,
+    SeekMessage,
     SeekRequest,
     encode,
     error_reply,
@@ -86,7 +88,7 @@ def waited(state: SeekState) -> float:
     return round(max(0.0, (utcnow() - state.since).total_seconds()), 1)
 
 
-class SeekConnection(Connection):
+class SeekConnection(Connection[SeekMessage]):
     """One page waiting for a stranger: its seek, its notices; the seek ends with it.
 
     Every tab of the player shows the one seek (issue: a second tab's seek replaced the
@@ -178,25 +180,29 @@ class SeekConnection(Connection):
             except Exception:
                 log.warning("seek not withdrawn", exc_info=True)
 
-    async def dispatch(self, message: Any) -> None:
-        if isinstance(message, Ping):
-            await self.send(PongReply(reply_to=message.id))
-            return
-        if isinstance(message, SeekRequest):
-            state: SeekState | None = await self.pairing.seek(
-                self.player, message.variant, message.options, self.connection, self.address
-            )
-            self.sought = True
-        else:
-            # Z7: only a socket that sought, or was shown a seek, reaches the database to
-            # withdraw, once (a flood of cancels costs nothing more); seeks are limited per
-            # address.
-            if not (self.sought or self._shown is not None):
-                await self.send(AckReply(reply_to=message.id))
+    async def dispatch(self, message: SeekMessage) -> None:
+        state: SeekState | None
+        match message:
+            case Ping():
+                await self.send(PongReply(reply_to=message.id))
                 return
-            self._shown = None  # this answer says "cancelled", not the topic's ring as well
-            state = await self.pairing.cancel(self.player)
-            self.sought = False
+            case SeekRequest():
+                state = await self.pairing.seek(
+                    self.player, message.variant, message.options, self.connection, self.address
+                )
+                self.sought = True
+            case CancelSeek():
+                # Z7: only a socket that sought, or was shown a seek, reaches the database to
+                # withdraw, once (a flood of cancels costs nothing more); seeks are limited per
+                # address.
+                if not (self.sought or self._shown is not None):
+                    await self.send(AckReply(reply_to=message.id))
+                    return
+                self._shown = None  # this answer says "cancelled", not the topic's ring too
+                state = await self.pairing.cancel(self.player)
+                self.sought = False
+            case _:
+                assert_never(message)
         await self.send(AckReply(reply_to=message.id))
         if state is None:  # withdrawn: the counts without this player, then "cancelled"
             self.own_pool = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -217,6 +217,8 @@ class CancelSeek(ClientMessage):
     type: Literal["cancel"]
 
 
+# The unions as the type checker reads them (Annotated[X, ...] is X to it): a socket's
+# dispatch matches its message against every member, and mypy proves the match exhaustive.
 GameMessage = Annotated[
     Hello | Move | Undo | Hint | DrawOffer | Resign | Ping, Field(discriminator="type")
 ]
@@ -238,13 +240,16 @@ RoomMessage = Annotated[
 ]
 
 
+M = TypeVar("M", bound=ClientMessage)
+
+
 @dataclass(frozen=True)
-class MessageSet:
-    """The messages one socket understands."""
+class MessageSet(Generic[M]):
+    """The messages one socket understands (``M``: their union)."""
 
     name: str
     models: tuple[type[ClientMessage], ...]
-    adapter: TypeAdapter[Any]
+    adapter: TypeAdapter[M]
 
     @cached_property
     def types(self) -> tuple[str, ...]:
@@ -263,13 +268,25 @@ def _models(union: Any) -> tuple[type[ClientMessage], ...]:
 
 
 SeekMessage = Annotated[SeekRequest | CancelSeek | Ping, Field(discriminator="type")]
-GAME_MESSAGES = MessageSet("game", _models(GameMessage), TypeAdapter(GameMessage))
-SEEK_MESSAGES = MessageSet("seek", _models(SeekMessage), TypeAdapter(SeekMessage))
-ROOM_MESSAGES = MessageSet("room", _models(RoomMessage), TypeAdapter(RoomMessage))
+GAME_MESSAGES: MessageSet[GameMessage] = MessageSet(
+    "game", _models(GameMessage), TypeAdapter(GameMessage)
+)
+SEEK_MESSAGES: MessageSet[SeekMessage] = MessageSet(
+    "seek", _models(SeekMessage), TypeAdapter(SeekMessage)
+)
+ROOM_MESSAGES: MessageSet[RoomMessage] = MessageSet(
+    "room", _models(RoomMessage), TypeAdapter(RoomMessage)
+)
 _ENVELOPE = TypeAdapter(MessageId)
 
 
-def parse(raw: str | bytes, max_bytes: int, messages: MessageSet = GAME_MESSAGES) -> Any:
+@overload
+def parse(raw: str | bytes, max_bytes: int) -> GameMessage: ...
+@overload
+def parse(raw: str | bytes, max_bytes: int, messages: MessageSet[M]) -> M: ...
+def parse(
+    raw: str | bytes, max_bytes: int, messages: MessageSet[Any] = GAME_MESSAGES
+) -> ClientMessage:
     """Read one client message of ``messages``. Raises ProtocolError (SPEC Z5):
     ``too_large``, ``malformed`` (not one JSON object), ``bad_request`` (no usable id, or
     missing or wrong fields) or ``unknown_type``; ``reply_to`` is None when the id could not
@@ -297,7 +314,8 @@ def parse(raw: str | bytes, max_bytes: int, messages: MessageSet = GAME_MESSAGES
             message_id,
         )
     try:
-        return messages.adapter.validate_python(data)
+        message: ClientMessage = messages.adapter.validate_python(data)
+        return message
     except ValidationError as exc:
         raise ProtocolError("bad_request", _problems(exc), message_id) from None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import Any, assert_never
 
 from starlette.websockets import WebSocket
 
@@ -22,15 +22,21 @@ from ..protocol.messages import (
     ROOM_MESSAGES,
     AckReply,
     DetachedNotice,
+    DrawAccept,
+    DrawOffer,
     ElsewhereNotice,
+    Leave,
     LeftNotice,
     Move,
     Ping,
     PongReply,
     Probe,
     ProbeNotice,
+    Ready,
     Rematch,
+    Resign,
     RoomHello,
+    RoomMessage,
     RoomNotice,
     SaidNotice,
     Say,
@@ -48,7 +54,7 @@ DETACHED_CLOSE = 4409
 SERVER_STOPPING_CLOSE = 1012  # uvicorn closes every socket with it when the server stops
 
 
-class RoomConnection(GameFollower):
+class RoomConnection(GameFollower[RoomMessage]):
     """One socket of a seated player. It holds the seat, or waits for "take_seat" (R7)."""
 
     messages = ROOM_MESSAGES
@@ -228,45 +234,48 @@ class RoomConnection(GameFollower):
 
     # ------------------------------------------------------------------ receiving
 
-    async def dispatch(self, message: Any) -> None:
-        kind = message.type
+    async def dispatch(self, message: RoomMessage) -> None:
         rooms, player, room_id = self.rooms, self.player, self.room_id
-        if isinstance(message, Ping):
-            await self.send(PongReply(reply_to=message.id))
-            return
-        if isinstance(message, Probe):
-            sent = self._probes.pop(message.n or 0, None)
-            if sent is not None:
-                rooms.record_lag(room_id, player.id, (time.monotonic() - sent) / 2)
-            return
-        if isinstance(message, RoomHello | TakeSeat):
-            await self._hello(message)
-            return
+        match message:
+            case Ping():
+                await self.send(PongReply(reply_to=message.id))
+                return
+            case Probe():
+                sent = self._probes.pop(message.n or 0, None)
+                if sent is not None:
+                    rooms.record_lag(room_id, player.id, (time.monotonic() - sent) / 2)
+                return
+            case RoomHello() | TakeSeat():
+                await self._hello(message)
+                return
         if not self.holds_seat:
             raise RoomError("elsewhere", "this room is open on another device")
-        if kind == "ready":
-            await rooms.ready(player, room_id)
-        elif isinstance(message, Rematch):
-            await rooms.rematch(player, room_id, message.action)
-        elif isinstance(message, Say):
-            await rooms.say(player, room_id, message.phrase)
-        elif isinstance(message, Setup):
-            await rooms.choose_setup(player, room_id, message.setup)
-        elif isinstance(message, Move):
-            await rooms.move(player, room_id, message.ply, message.move)
-            await self.send(AckReply(reply_to=message.id, ply=message.ply))
-            return
-        elif kind == "draw_offer":
-            await rooms.offer_draw(player, room_id)
-        elif kind == "draw_accept":
-            await rooms.accept_draw(player, room_id)
-        elif kind == "resign":
-            await rooms.resign(player, room_id)
-        elif kind == "leave":
-            # Acknowledged first: leaving closes this socket with a "left" message (R8).
-            await self.send(AckReply(reply_to=message.id))
-            await rooms.leave(player, room_id)
-            return
+        match message:
+            case Ready():
+                await rooms.ready(player, room_id)
+            case Rematch():
+                await rooms.rematch(player, room_id, message.action)
+            case Say():
+                await rooms.say(player, room_id, message.phrase)
+            case Setup():
+                await rooms.choose_setup(player, room_id, message.setup)
+            case Move():
+                await rooms.move(player, room_id, message.ply, message.move)
+                await self.send(AckReply(reply_to=message.id, ply=message.ply))
+                return
+            case DrawOffer():
+                await rooms.offer_draw(player, room_id)
+            case DrawAccept():
+                await rooms.accept_draw(player, room_id)
+            case Resign():
+                await rooms.resign(player, room_id)
+            case Leave():
+                # Acknowledged first: leaving closes this socket with a "left" message (R8).
+                await self.send(AckReply(reply_to=message.id))
+                await rooms.leave(player, room_id)
+                return
+            case _:
+                assert_never(message)
         await self.send(AckReply(reply_to=message.id))
 
     async def _hello(self, message: RoomHello | TakeSeat) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -28,6 +28,7 @@ from ..games import views
 from ..games.service import GameService
 from ..hub.local import News
 from ..protocol.messages import (
+    ClientMessage,
     MessageSet,
     ProtocolError,
     ServerModel,
@@ -35,6 +36,7 @@ from ..protocol.messages import (
     error_reply,
     parse,
     state_event,
+    type_of,
 )
 from ..records import GameRecord, StoredEvent
 from ..refusal import GameActionError
@@ -44,15 +46,16 @@ log = logging.getLogger("chuhan.sockets")
 # message, rendered once, rather than hundreds (a long game re-opened after a night away).
 MAX_REPLAY = 200
 INTERNAL_ERROR = "the server could not handle this message"
+M = TypeVar("M", bound=ClientMessage)
 
 
-class Connection:
+class Connection(Generic[M]):
     """One client's socket: its receive loop, its ordered sends, its error replies.
 
     A subclass names the messages it reads (:attr:`messages`) and implements
     :meth:`dispatch`; it may add fields to error replies (:meth:`refuse`)."""
 
-    messages: MessageSet
+    messages: MessageSet[M]
 
     def __init__(self, socket: WebSocket, max_message_bytes: int) -> None:
         self.socket = socket
@@ -113,12 +116,17 @@ class Connection:
         except Exception:  # a bug must not take the connection down with it (SPEC Z5)
             log.exception(
                 "socket message failed",
-                extra={"socket": self.messages.name, "type": message.type, **self.log_fields},
+                extra={
+                    "socket": self.messages.name,
+                    "type": type_of(type(message)),
+                    **self.log_fields,
+                },
             )
             await self.refuse("internal", INTERNAL_ERROR, message.id)
 
-    async def dispatch(self, message: Any) -> None:
-        """Act on one message of :attr:`messages` and send its reply."""
+    async def dispatch(self, message: M) -> None:
+        """Act on one message of :attr:`messages` and send its reply (a ``match`` over the
+        union, ending ``case _: assert_never(message)``: mypy proves it exhaustive)."""
         raise NotImplementedError
 
     async def refuse(self, code: str, text: str, reply_to: str | None, **fields: Any) -> None:
@@ -126,7 +134,7 @@ class Connection:
         await self.send(error_reply(code, text, reply_to, **fields))
 
 
-class GameFollower(Connection):
+class GameFollower(Connection[M]):
     """A connection that sends one game's events (the game socket's game, the room's
     current game), each once and in order, rendered for its viewer (:meth:`viewer`)."""
 

@@ -9,7 +9,7 @@ id; events come from the game's log, rendered for this connection's viewer, numb
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, assert_never
 
 from starlette.websockets import WebSocket
 
@@ -18,11 +18,16 @@ from ..games.service import GameService
 from ..protocol.messages import (
     GAME_MESSAGES,
     AckReply,
+    DrawOffer,
+    GameMessage,
     Hello,
+    Hint,
     HintReply,
     Move,
     Ping,
     PongReply,
+    Resign,
+    Undo,
     encode,
     error_reply,
 )
@@ -33,7 +38,7 @@ from .base import GameFollower
 NOT_FOUND_CLOSE = 4404
 
 
-class GameConnection(GameFollower):
+class GameConnection(GameFollower[GameMessage]):
     """A player's socket on one of their games."""
 
     messages = GAME_MESSAGES
@@ -69,32 +74,36 @@ class GameConnection(GameFollower):
             if await self.replay(game, message.last_seq, reply_to=message.id):
                 await self._send(AckReply(reply_to=message.id, last_seq=self.sent_seq))
 
-    async def dispatch(self, message: Any) -> None:
+    async def dispatch(self, message: GameMessage) -> None:
         games = self.games
-        if isinstance(message, Ping):
-            await self.send(PongReply(reply_to=message.id))
-            return
-        if isinstance(message, Hello):
-            await self.hello(message)
-            return
+        match message:
+            case Ping():
+                await self.send(PongReply(reply_to=message.id))
+                return
+            case Hello():
+                await self.hello(message)
+                return
         game = await self._game()
         if self.sent_seq is None:  # no hello yet: events start from here
             self.sent_seq = game.seq
-        if isinstance(message, Move):
-            _, ply = await games.move(game, message.ply, message.move)
-            await self.send(AckReply(reply_to=message.id, ply=ply))
-        elif message.type == "undo":
-            await games.undo(game)
-            await self.send(AckReply(reply_to=message.id))
-        elif message.type == "resign":
-            await games.resign(game)
-            await self.send(AckReply(reply_to=message.id))
-        elif message.type == "draw_offer":
-            await games.offer_draw(game)
-            await self.send(AckReply(reply_to=message.id))
-        elif message.type == "hint":
-            move = await games.hint(game)
-            await self.send(HintReply(reply_to=message.id, move=move))
+        match message:
+            case Move():
+                _, ply = await games.move(game, message.ply, message.move)
+                await self.send(AckReply(reply_to=message.id, ply=ply))
+            case Undo():
+                await games.undo(game)
+                await self.send(AckReply(reply_to=message.id))
+            case Resign():
+                await games.resign(game)
+                await self.send(AckReply(reply_to=message.id))
+            case DrawOffer():
+                await games.offer_draw(game)
+                await self.send(AckReply(reply_to=message.id))
+            case Hint():
+                move = await games.hint(game)
+                await self.send(HintReply(reply_to=message.id, move=move))
+            case _:
+                assert_never(message)
         # Events the change produced reached this socket through the hub, like any other.
 
 
