@@ -587,7 +587,9 @@ class JieqiBoard(Board):
             mover ^= 1
         return records, captured_by_colour
 
-    def view(self, viewer: str | int | None = "all", game_over: bool | None = None) -> dict:
+    def view(
+        self, viewer: str | int | None = "all", game_over: bool | None = None
+    ) -> dict[str, Any]:
         """What ``viewer`` (``"red"``, ``"black"``, 0, 1 or ``"all"``) may know, as a JSON-ready
         dict in the format of the module docstring (Q5, Z2).
 

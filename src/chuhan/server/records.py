@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 from .glicko2 import Rating
 
@@ -77,6 +77,53 @@ class PasswordTakenError(Exception):
     """Another open room already has this password."""
 
 
+# ---------------------------------------------------------------------------------- kinds
+
+GameKind = Literal["ai", "local", "online", "imported"]  # against the AI, one device, a room's
+GameStatus = Literal["ongoing", "finished"]
+RoomStatus = Literal["open", "closed"]
+SeekStatus = Literal["waiting", "paired"]
+AttemptStatus = Literal["playing", "solved", "failed"]  # a puzzle attempt (B9)
+AnalysisStatus = Literal["queued", "running", "done", "failed"]  # a game's analysis (N4)
+AwardKind = Literal["ai", "online"]
+
+
+class JanggiSetups(TypedDict):
+    """Each side's janggi setup (J3): ``"HEEH"``, ``"EHHE"``, ``"HEHE"`` or ``"EHEH"``."""
+
+    cho: str
+    han: str
+
+
+class GameOptions(TypedDict, total=False):
+    """A game's public options, stored as this JSON object (the ``games.options`` column):
+    each key only where it applies.
+
+    - ``rules`` (xiangqi, jieqi): how repetitions are judged, ``casual`` or ``wxf`` (E1);
+    - ``bikjang``, ``setup`` (janggi): the bikjang rule and both setups (J3); no ``setup``:
+      the game starts from its FEN (a puzzle's, B9);
+    - ``view``, ``reveals`` (an analysed jieqi puzzle, B9): what the solver saw;
+    - ``record_tags``, ``rules_end`` (an imported record): its tags, and where our rules
+      would have ended it;
+    - ``clock``, ``draw``, ``unscored``, ``paired``, ``rated`` (a room's game, R4-R6, B1,
+      B2): its clock, the draw offers, the rule withholding its points, made by pairing, the
+      rating verdict shown once it is rated.
+    """
+
+    rules: str
+    bikjang: str
+    setup: JanggiSetups
+    view: dict[str, Any]
+    reveals: list[Any]
+    record_tags: dict[str, str]
+    rules_end: dict[str, object]
+    clock: dict[str, Any]
+    draw: dict[str, Any]
+    unscored: str
+    paired: bool
+    rated: dict[str, Any]
+
+
 # ---------------------------------------------------------------------------------- records
 
 
@@ -96,7 +143,7 @@ class GameRecord:
     those of a game that has just started."""
 
     id: str
-    kind: str
+    kind: GameKind
     variant: str
     start_fen: str
     created_at: datetime
@@ -104,10 +151,10 @@ class GameRecord:
     level: str | None = None
     player_id: str | None = None
     human_side: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: GameOptions = field(default_factory=lambda: GameOptions())
     secret: dict[str, Any] | None = None
     moves: list[str] = field(default_factory=list)
-    status: str = "ongoing"
+    status: GameStatus = "ongoing"
     result: dict[str, Any] | None = None
     practice: bool = False
     points_awarded: int = 0
@@ -149,7 +196,7 @@ class Award:
     """Points to add to a player's total in the same transaction as the game's end."""
 
     player_id: str
-    kind: str  # "ai" or "online"
+    kind: AwardKind
     points: int
 
 
@@ -196,7 +243,7 @@ class RoomRecord:
     open_password: str | None
     variant: str
     options: dict[str, Any]
-    status: str
+    status: RoomStatus
     seats: list[dict[str, Any]]
     sides: list[str] | None
     setup: dict[str, Any] | None
@@ -239,7 +286,7 @@ class Seek:
 class SeekState:
     """A player's seek as stored: ``waiting`` since ``since``, or ``paired`` in ``room_id``."""
 
-    status: str
+    status: SeekStatus
     variant: str
     options: dict[str, Any]
     since: datetime
@@ -323,7 +370,7 @@ class StoredAnalysis:
     """A game's engine analysis as stored (N4): one evaluation per evaluated view."""
 
     game_id: str
-    status: str  # queued, running, done, failed
+    status: AnalysisStatus
     engine: str
     nodes: int
     positions: int

@@ -15,7 +15,16 @@ from typing import Any
 from sqlalchemy import JSON, ColumnElement, Select, func, select, update
 from sqlalchemy.engine import Connection
 
-from ..records import GAME_FIELDS, Award, GameRecord, PlayedGame, StaleGameError, aware, utcnow
+from ..records import (
+    GAME_FIELDS,
+    Award,
+    GameKind,
+    GameRecord,
+    PlayedGame,
+    StaleGameError,
+    aware,
+    utcnow,
+)
 from .engine import update_unless_moved
 from .events import EventStorage
 from .tables import game_players, games, players
@@ -108,7 +117,7 @@ class GameStorage(EventStorage):
             ]
 
     def ongoing_games(
-        self, player_id: str | None = None, kind: str | None = None
+        self, player_id: str | None = None, kind: GameKind | None = None
     ) -> list[GameRecord]:
         query = select(games).where(games.c.status == "ongoing")
         if player_id is not None:

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import glicko2
-from ..records import aware
+from ..records import AttemptStatus, aware
 from .engine import update_unless_moved
 from .store import Store
 from .tables import puzzle_attempts, puzzle_ratings, puzzles
@@ -76,7 +76,7 @@ class Attempt:
     player_id: str
     puzzle_id: str
     variant: str
-    status: str
+    status: AttemptStatus
     played: list[str]
     hinted: bool
     shown: bool
@@ -97,7 +97,7 @@ class Ending:
     """How an attempt ends: its status, the score it counts as (1 solved, ½ solved with a
     hint, 0 failed or solution shown) and whether the streak goes on, stops or stays."""
 
-    status: str
+    status: AttemptStatus
     score: float
     streak: str  # "grow", "reset" or "keep"
     shown: bool = False
@@ -583,7 +583,7 @@ class PuzzleStore:
                 puzzle_attempts.c.rating_after.isnot(None),
             )
         )
-        return sum(max(0.0, after - before) for before, after in rows)
+        return float(sum(max(0.0, after - before) for before, after in rows))
 
 
 class _RatingMoved(Exception):

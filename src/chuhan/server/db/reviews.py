@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from ..records import StoredAnalysis, utcnow
+from ..records import AnalysisStatus, StoredAnalysis, utcnow
 from .store import Store
 from .tables import game_analyses, game_players, game_shares, players
 
@@ -110,7 +110,7 @@ class ReviewStore:
         return True
 
     def save_analysis(
-        self, game_id: str, status: str, engine: str, evaluations: list[dict[str, Any]]
+        self, game_id: str, status: AnalysisStatus, engine: str, evaluations: list[dict[str, Any]]
     ) -> None:
         with self.store.engine.begin() as conn:
             conn.execute(

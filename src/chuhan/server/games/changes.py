@@ -19,7 +19,7 @@ from ...rules import VARIANTS, Board, RulesError, make_board
 from ...rules.jieqi import JieqiBoard
 from ...rules.notation import write_move
 from ...rules.record import push_played
-from ..records import Award, Change, GameRecord
+from ..records import Award, Change, GameOptions, GameRecord
 from ..refusal import GameActionError
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
@@ -60,7 +60,7 @@ def board_options(game: GameRecord) -> dict[str, Any]:
 
 
 def options_of_board(
-    variant: str, options: dict[str, Any], secret: dict[str, Any] | None = None
+    variant: str, options: GameOptions, secret: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The ``make_board`` options for a game's public ``options`` and ``secret``."""
     made: dict[str, Any] = {}
@@ -76,7 +76,7 @@ def options_of_board(
     return made
 
 
-def new_start(variant: str, options: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+def new_start(variant: str, options: GameOptions) -> tuple[str, dict[str, Any] | None]:
     """A new game's starting FEN and its secret: in jieqi, a fresh arrangement of the
     face-down pieces and the salt of its commitment (Q5); ``None`` in the other variants."""
     board = make_board(variant, **options_of_board(variant, options))

@@ -14,7 +14,7 @@ from ...rules.jieqi import JieqiBoard
 from ...rules.record import GameRecord as ReadRecord
 from ...rules.record import push_played, write_gib, write_record
 from ..names import BadText, readable
-from ..records import GameRecord, Player
+from ..records import GameOptions, GameRecord, Player
 from ..refusal import GameActionError
 from . import changes as rules_of
 from . import views
@@ -120,7 +120,7 @@ def imported_game(record: ReadRecord, player: Player, now: datetime) -> GameReco
     record the server cannot keep as a game."""
     board = record.board
     sides = board.SIDE_NAMES
-    options: dict[str, Any] = {}
+    options: GameOptions = {}
     secret: dict[str, Any] | None = None
     if record.variant == "janggi":
         options = {"bikjang": getattr(board, "bikjang", "off")}

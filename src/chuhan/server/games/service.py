@@ -27,7 +27,16 @@ from ..db.database import Database
 from ..hub.local import Hub, News
 from ..limits.spending import Spending
 from ..protocol.messages import BusyNotice
-from ..records import Change, GameRecord, Player, StaleGameError, utcnow
+from ..records import (
+    Change,
+    GameKind,
+    GameOptions,
+    GameRecord,
+    JanggiSetups,
+    Player,
+    StaleGameError,
+    utcnow,
+)
 from ..refusal import GameActionError
 from ..settings import Settings
 from . import changes as rules_of
@@ -42,7 +51,7 @@ log = logging.getLogger("chuhan.games")
 class NewGame:
     """A validated request to create a game (SPEC P1, P6)."""
 
-    kind: str
+    kind: GameKind
     variant: str
     level: str | None = None
     color: str = "random"
@@ -234,7 +243,7 @@ class GameService:
             human_side = (
                 secrets.randbelow(2) if request.color == "random" else names.index(request.color)
             )
-        options: dict[str, Any] = {"rules": request.rules}
+        options: GameOptions = {"rules": request.rules}
         if request.variant == "janggi":
             setups = await self._janggi_setups(game_id, request, human_side)
             options = {"setup": setups, "bikjang": request.bikjang}
@@ -272,7 +281,7 @@ class GameService:
 
     async def _janggi_setups(
         self, game_id: str, request: NewGame, human_side: int | None
-    ) -> dict[str, str]:
+    ) -> JanggiSetups:
         """SPEC J3: the player's setup choice(s); the AI chooses its own."""
         cho_default, han_default = DEFAULT_SETUP.split(":")
         mine = request.setup or (han_default if human_side == 1 else cho_default)

@@ -87,7 +87,7 @@ class ConnectionGuard:
 def guarded_http_protocol(base: type[Any], guard: ConnectionGuard) -> type[asyncio.Protocol]:
     """``base`` (uvicorn's h11 or httptools protocol) with ``guard``'s limits."""
 
-    class GuardedProtocol(base):
+    class GuardedProtocol(base):  # type: ignore[misc]  # uvicorn's protocol classes are untyped
         _block: str | None = None
         _header_timer: asyncio.TimerHandle | None = None
 

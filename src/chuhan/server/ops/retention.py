@@ -98,7 +98,7 @@ class RetentionJob:
     async def _batches(self, purge: Callable[[datetime], int]) -> int:
         total = 0
         while True:
-            count = await self.run(purge, utcnow())
+            count: int = await self.run(purge, utcnow())
             total += count
             if count < self.retention.batch:
                 return total

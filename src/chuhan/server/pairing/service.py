@@ -54,10 +54,11 @@ from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
 from ..protocol.messages import WaitingNotice
 from ..records import Pairing, Player, RoomRecord, Seek, SeekState
+from ..refusal import SeekError
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
 from ..rooms.service import RoomService
-from .rules import RULES, SeekError, wish
+from .rules import RULES, wish
 
 log = logging.getLogger("chuhan.pairing")
 BEAT_SECONDS = 2.0

@@ -41,7 +41,7 @@ from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleSto
 from ..games.changes import event
 from ..games.service import new_id
 from ..limits.spending import Spending
-from ..records import GameRecord, Player, is_provisional, utcnow
+from ..records import GameOptions, GameRecord, Player, is_provisional, utcnow
 from ..refusal import GameActionError
 from ..rules_config import PuzzleSettings
 from . import solving
@@ -141,7 +141,7 @@ def analysis_record(puzzle: Puzzle, player: Player, now: datetime) -> GameRecord
     setups are only the game's first position); jieqi from the solver's view (no secret,
     Z2: the review and its analysis know only what the solver knew) with the line's
     reveals."""
-    options: dict[str, Any] = {"record_tags": {"Event": f"Puzzle {puzzle.id}"}}
+    options: GameOptions = {"record_tags": {"Event": f"Puzzle {puzzle.id}"}}
     if puzzle.variant == "janggi":
         options["bikjang"] = "off"
     else:

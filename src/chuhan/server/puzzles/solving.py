@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ...rules import Board, JieqiBoard, RulesError, make_board
 from ...rules.notation import write_move
@@ -205,7 +205,7 @@ def shown(puzzle: Puzzle, part: str, make: Callable[[], T], *state: Any) -> T:
         found = _shown.get(key)
         if found is not None:
             _shown.move_to_end(key)
-            return found
+            return cast(T, found)
     made = make()
     with _shown_lock:
         _shown[key] = made

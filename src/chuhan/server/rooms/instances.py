@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..db.instances import InstanceStore
 from ..hub.local import RESYNC_SEQ
-from ..records import Instance, RoomRecord
+from ..records import Instance, RoomRecord, parse_iso
 from ..refusal import GameActionError
 from . import clocks, rules
 from .core import RoomCore, room_key
@@ -121,9 +121,9 @@ class InstanceRegistry:
                 checked.append(None)
                 continue
             until = state.get("checked_until")
-            checked.append(clocks.parse_iso(until) if until else None)
+            checked.append(parse_iso(until) if until else None)
             for start, end in state.get("outages") or []:
-                outages.append((clocks.parse_iso(start), clocks.parse_iso(end) if end else None))
+                outages.append((parse_iso(start), parse_iso(end) if end else None))
         known = [moment for moment in checked if moment is not None]
         return rules.NewsWatch(
             tuple(outages), min(known) if len(known) == len(checked) and known else None

@@ -107,7 +107,7 @@ class Lobby:
         """One password attempt (Z3, ratelimit.py): counted, waited for. Raises RoomError
         ``too_many_attempts``."""
         try:
-            attempt = await self.core.db(self.limiter.attempt, player.id, address)
+            attempt: Reservation = await self.core.db(self.limiter.attempt, player.id, address)
         except LimitExceeded as exc:
             raise too_many(exc) from None
         if attempt.wait > 0:

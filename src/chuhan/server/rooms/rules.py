@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Unpack
 
 from ..games import changes as rules_of
-from ..records import Change, GameRecord, RoomRecord
+from ..records import Change, GameOptions, GameRecord, JanggiSetups, RoomRecord, parse_iso
 from ..refusal import GameActionError
 from ..rules_config import ClockRules
 from . import clocks
@@ -167,7 +167,7 @@ class GameStart:
     left of the shared away budget (or its wait, R7)."""
 
     game_id: str
-    setups: dict[str, str]
+    setups: JanggiSetups | None = None  # janggi only
     away: dict[str, Any] | None = None
 
 
@@ -251,9 +251,12 @@ def new_game(
 ) -> GameRecord:
     """The room's new game (kind ``online``, no owner), its first turn's clock running.
     ``unscored`` names the rule that withholds its points (R6, :mod:`.scoring`), if any."""
-    options: dict[str, Any] = {"rules": room.options.get("rules", "casual")}  # E1
+    options: GameOptions = {"rules": room.options.get("rules", "casual")}  # E1
     if room.variant == "janggi":
-        options = {"setup": start.setups, "bikjang": room.options.get("bikjang", "off")}
+        bikjang = room.options.get("bikjang", "off")
+        options = {"bikjang": bikjang}
+        if start.setups is not None:  # always: a janggi game starts once both chose (R4)
+            options = {"setup": start.setups, "bikjang": bikjang}
     start_fen, secret = rules_of.new_start(room.variant, options)
     names = side_names(room.variant)
     control = CONTROLS.get(room.options.get("clock", ""))  # B7: a game clock, else R4's
@@ -432,7 +435,7 @@ def clock_after_outage(game: GameRecord, since: datetime, now: datetime) -> Chan
     moved = clocks.after_outage(clock, since, now)
     if moved is None:
         return None
-    down = clocks.parse_iso(moved["deadline"]) - clocks.parse_iso(clock["deadline"])
+    down = parse_iso(moved["deadline"]) - parse_iso(clock["deadline"])
     return with_options(game, "outage", {"seconds": down.total_seconds()}, clock=moved)
 
 
@@ -506,7 +509,10 @@ def set_clock(game: GameRecord, clock: dict[str, Any]) -> GameRecord:
 
 
 def with_options(
-    game: GameRecord, kind: str, fields: dict[str, Any] | None = None, **options: Any
+    game: GameRecord,
+    kind: str,
+    fields: dict[str, Any] | None = None,
+    **options: Unpack[GameOptions],
 ) -> Change:
     """A change of the game's room options alone, logged as one ``kind`` event."""
     after = replace(game, options={**game.options, **options}, seq=game.seq + 1)

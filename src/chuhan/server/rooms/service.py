@@ -340,7 +340,7 @@ class RoomService:
             raise RoomError("not_now", "a game is already in progress")
         started = room.game_id == game_id
         if started:
-            await self._create_game(room, rules.GameStart(game_id, {}))
+            await self._create_game(room, rules.GameStart(game_id))
         if room.setup is not None or started:
             self.keep_time(room.id, room=room)
         return room
@@ -397,7 +397,7 @@ class RoomService:
         (or, janggi, the setup choice announced) and its clock kept from now on (R3, R4)."""
         self.core.remember(room)
         if room.game_id is not None:
-            await self._create_game(room, rules.GameStart(room.game_id, {}))
+            await self._create_game(room, rules.GameStart(room.game_id))
         else:
             await self.games.hub.publish(room_key(room.id), room.version)
         self.keep_time(room.id, room=room)
