@@ -469,7 +469,8 @@ class Baseline:
         )
 
     def choose(self, job: dict[str, object]) -> tuple[str, int]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()

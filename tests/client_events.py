@@ -52,7 +52,8 @@ class EventsJS:
     def apply(self, state: dict[str, Any] | None, event: dict[str, Any]) -> dict[str, Any] | None:
         with self._lock:
             node = self._node()
-            assert node.stdin is not None and node.stdout is not None
+            assert node.stdin is not None
+            assert node.stdout is not None
             node.stdin.write(json.dumps({"state": state, "event": event}) + "\n")
             node.stdin.flush()
             answer = node.stdout.readline()

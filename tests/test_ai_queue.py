@@ -217,10 +217,12 @@ def test_a_full_shared_queue_answers_busy_and_an_identical_job_joins_the_running
         return refused, first, again
 
     refused, first, again = asyncio.run(run())
-    assert isinstance(refused, AIBusyError) and "busy" in str(refused)
+    assert isinstance(refused, AIBusyError)
+    assert "busy" in str(refused)
     position = make_board("xiangqi")
     position.push_many(long.moves)
-    assert first == again and first in set(position.legal_move_texts())
+    assert first == again
+    assert first in set(position.legal_move_texts())
     [job] = served.finished(seed=3)
     assert job["attempts"] == 1  # searched once for both
 
@@ -314,7 +316,8 @@ def test_without_a_worker_the_ai_move_waits_and_is_played_once_one_starts_Z4(
         # again, while the move waits.
         wait_until(lambda: [m.get("type") for m in sock.messages].count("busy") >= 2)
         state = game_state(owner, game_id)
-        assert state["ply"] == 1 and state["thinking"] is True
+        assert state["ply"] == 1
+        assert state["thinking"] is True
         with workers(web.prefix, tmp_path):
             reply = sock.wait_for(lambda m: m.get("type") == "move" and m["ply"] == 1, timeout=60)
     assert reply["by"] == "black"

@@ -49,7 +49,8 @@ def test_both_engines_find_the_mate_and_score_it_for_the_side_to_move(
     board = make_board("xiangqi")
     board.push_many(BEFORE_MATE)
     found = evaluate(board, 3_000, engine)
-    assert found.best == "g5g10" and found.score >= 1_500
+    assert found.best == "g5g10"
+    assert found.score >= 1_500
     assert found.engine == ("chuhan" if engine is None else "uci:Chu-Han")
     assert board.ply == 4  # left unchanged
     board.push("g5g10")
@@ -61,7 +62,8 @@ def test_a_uci_engine_analyses_janggi_with_passes_in_the_moves(tmp_path: Path) -
     board = make_board("janggi", setup="HEHE:EHEH")
     board.push_many(["e4e5", "pass"])
     found = evaluate(board, 3_000, engine)
-    assert found.engine.startswith("uci:") and board.parse_move(found.best or "")
+    assert found.engine.startswith("uci:")
+    assert board.parse_move(found.best or "")
     jieqi = make_board("jieqi", seed=3)
     assert evaluate(jieqi, 500, engine).engine == "chuhan"  # jieqi: always ours
 
@@ -78,17 +80,21 @@ def test_both_engines_explain_a_position_with_a_legal_line_and_mate_in_n(
     board = make_board("xiangqi")
     board.push_many(BEFORE_MATE[:2])
     found = evaluate(board, 3_000, engine)
-    assert 2 <= len(found.pv) <= 5 and found.pv[0] == found.best
+    assert 2 <= len(found.pv) <= 5
+    assert found.pv[0] == found.best
     assert found.mate is None
     for notation in ("coords", "wxf", "chinese"):
         assert found.line[notation] == write_moves(board, found.pv, notation)
     board.push_many(BEFORE_MATE[2:])
     mate = evaluate(board, 3_000, engine)
-    assert mate.mate == 1 and mate.pv == ("g5g10",)
+    assert mate.mate == 1
+    assert mate.pv == ("g5g10",)
     assert mate.line == {"coords": ["g5-g10"], "wxf": ["C3+5"], "chinese": ["炮三进五"]}
     board.push("g5g10")
     mated = evaluate(board, 3_000, engine)
-    assert mated.mate == 0 and mated.pv == () and mated.as_json()["line"] == {}
+    assert mated.mate == 0
+    assert mated.pv == ()
+    assert mated.as_json()["line"] == {}
 
 
 def test_a_jieqi_line_ends_at_the_first_piece_turned_up_and_never_names_it_z2() -> None:

@@ -125,7 +125,8 @@ def test_queued_analyses_are_capped_per_player_and_per_address_z7(tmp_path):
         refused = client.post(f"/api/games/{games[3]}/analysis")
         assert refused.status_code == 429, refused.text
         error = refused.json()["error"]
-        assert error["code"] == "analysis_queue_full" and error["retry_after"] >= 1
+        assert error["code"] == "analysis_queue_full"
+        assert error["retry_after"] >= 1
         assert "3 analyses" in error["message"]
         again = client.post(f"/api/games/{games[0]}/analysis")  # asking again costs nothing
         assert again.status_code == 202

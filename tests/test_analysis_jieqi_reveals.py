@@ -77,8 +77,11 @@ def test_the_after_evaluation_averages_the_outcomes_and_leaves_the_board_alone()
     view = red_view(dealt())
     fen = view.fen()
     found = evaluate_after(view, "a1a2", NODES)
-    assert view.fen() == fen and view.ply == 0
-    assert found.best is None and found.pv == () and found.mate is None
+    assert view.fen() == fen
+    assert view.ply == 0
+    assert found.best is None
+    assert found.pv == ()
+    assert found.mate is None
     assert -found.score <= evaluate(view, NODES).score - MISTAKE
 
 
@@ -117,7 +120,9 @@ def test_a_game_analysis_judges_reveals_by_what_the_mover_could_expect_A3_Z2(tmp
         lucky = _game(store, red, black, dealt(a1="A"), ["a1a2"])
         assert _analysis_done_after_post(client, unlucky)["plies"][1]["class"] is None
         marked = _analysis_done_after_post(client, lucky)["plies"][1]
-        assert marked["class"] in ("mistake", "blunder") and marked["better"]
+        assert marked["class"] in ("mistake", "blunder")
+        assert marked["better"]
         for job in ai.jobs:  # every position is a player's view (Z2)
-            assert job.view is not None and "hidden" not in job.view
+            assert job.view is not None
+            assert "hidden" not in job.view
             assert "arrangement" not in job.view

@@ -118,7 +118,8 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
         # tests/test_live.py).
         assert by_id_of(games)[live_room]["outcome"] == "ongoing"
         by_id = {g["id"]: g for g in games}
-        assert by_id[paired]["kind"] == "paired" and by_id[paired]["outcome"] == "won"
+        assert by_id[paired]["kind"] == "paired"
+        assert by_id[paired]["outcome"] == "won"
         assert by_id[paired]["opponent"] == {"type": "player", "name": "Lin"}
         assert by_id[paired]["rating"] == {
             "before": 1500,
@@ -127,10 +128,13 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
             "provisional": True,
             "counted": True,
         }
-        assert by_id[room]["kind"] == "room" and by_id[room]["side"] == "black"
-        assert by_id[room]["outcome"] == "lost" and by_id[room]["reason"] == "resignation"
+        assert by_id[room]["kind"] == "room"
+        assert by_id[room]["side"] == "black"
+        assert by_id[room]["outcome"] == "lost"
+        assert by_id[room]["reason"] == "resignation"
         assert by_id[room]["rating"] is None
-        assert by_id[local]["opponent"] == {"type": "local"} and by_id[local]["outcome"] == "red"
+        assert by_id[local]["opponent"] == {"type": "local"}
+        assert by_id[local]["outcome"] == "red"
         assert by_id[local]["reason"] == "checkmate"
         assert by_id[imported]["opponent"] == {
             "type": "record",
@@ -146,7 +150,8 @@ def test_my_games_lists_every_kind_newest_first_each_opening_its_review_B3(tmp_p
         for game_id in (paired, room, local, imported):
             assert by_id[game_id]["review"] == f"/review/game/{game_id}"
             review = client.get(f"/api/archive/games/{game_id}")
-            assert review.status_code == 200 and review.json()["id"] == game_id
+            assert review.status_code == 200
+            assert review.json()["id"] == game_id
         # An online game's review shows it from the player's side.
         assert client.get(f"/api/archive/games/{room}").json()["you"] == "black"
 
@@ -190,7 +195,8 @@ def test_my_games_filter_by_variant_and_kind_and_page_B3(tmp_path, database):
         too_many = client.get("/api/archive", params={"limit": 51})
         assert too_many.status_code in (400, 422)
         bad = client.get("/api/archive", params={"before": "yesterday|g_1"})
-        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+        assert bad.status_code == 400
+        assert bad.json()["error"]["code"] == "bad_request"
         assert client.get("/api/archive", params={"kind": "tournament"}).status_code in (400, 422)
 
 
@@ -220,15 +226,18 @@ def test_download_all_my_games_as_one_pgn_that_reimports_B3(tmp_path):
             OPENING,
         ]
         assert text.count('[Format "ICCS"]') == 4  # ICCS by default, janggi too
-        assert '[Red "Ana"]' in text and '[Black "Lin"]' in text  # the paired game's players
+        assert '[Red "Ana"]' in text
+        assert '[Black "Lin"]' in text  # the paired game's players
         assert records[3].tags.get("Red") == "Ana"
         assert '[Event "俱乐部快棋赛"]' in text  # an imported record keeps its tags
 
         korean = client.get("/api/archive/records", params={"notation": "korean"}).text
-        assert korean.count('[Format "Korean"]') == 1 and korean.count('[Format "ICCS"]') == 3
+        assert korean.count('[Format "Korean"]') == 1
+        assert korean.count('[Format "ICCS"]') == 3
         assert len(read_records(korean)) == 4
         wxf = client.get("/api/archive/records", params={"notation": "wxf"}).text
-        assert wxf.count('[Format "WXF"]') == 3 and wxf.count('[Format "ICCS"]') == 1
+        assert wxf.count('[Format "WXF"]') == 3
+        assert wxf.count('[Format "ICCS"]') == 1
         only_janggi = client.get("/api/archive/records", params={"variant": "janggi"}).text
         assert len(read_records(only_janggi)) == 1
         assert client.get("/api/archive/records", params={"notation": "klingon"}).status_code in (
@@ -257,10 +266,12 @@ def test_a_jieqi_game_shows_only_public_facts_in_the_archive_Z2_B3(tmp_path):
             store, me, friend, paired=True, variant="jieqi", moves=["a1a2", "a10a9"], minutes_ago=4
         )
         secret = store.game(live)
-        assert secret is not None and secret.secret is not None
+        assert secret is not None
+        assert secret.secret is not None
         answer = client.get("/api/archive")
         assert [g["id"] for g in answer.json()["games"]] == [live, done]  # B5: live too
-        assert secret.secret["salt"] not in answer.text and "arrangement" not in answer.text
+        assert secret.secret["salt"] not in answer.text
+        assert "arrangement" not in answer.text
 
 
 def test_a_download_holds_at_most_the_newest_max_download_games_and_says_so_B3_Z7(
@@ -280,4 +291,5 @@ def test_a_download_holds_at_most_the_newest_max_download_games_and_says_so_B3_Z
         dates = client.get("/api/archive", params={"limit": 4}).json()["games"]
         assert [g["id"] for g in dates] == played[::-1]
         one = client.get("/api/archive/records", params={"kind": "local", "variant": "janggi"})
-        assert one.headers["x-archive-truncated"] == "0" and one.text == ""
+        assert one.headers["x-archive-truncated"] == "0"
+        assert one.text == ""

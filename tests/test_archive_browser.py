@@ -103,9 +103,11 @@ def test_my_games_lists_every_game_filters_pages_opens_reviews_and_downloads_B3(
     page.wait_for_selector("[data-archive][data-loaded]")
     assert archive_ids(page) == [imported, local_game, ai_game]
     imported_line = page.inner_text(f"[data-archive-game={imported}]")
-    assert "Imported record" in imported_line and "Xiangqi · 俱乐部快棋赛" in imported_line
+    assert "Imported record" in imported_line
+    assert "Xiangqi · 俱乐部快棋赛" in imported_line
     local_line = page.inner_text(f"[data-archive-game={local_game}]")
-    assert "two players on one device" in local_line and "Red won. Checkmate." in local_line
+    assert "two players on one device" in local_line
+    assert "Red won. Checkmate." in local_line
     ai_line = page.locator(f"[data-archive-game={ai_game}] a")
     assert "against the computer (Beginner)" in ai_line.inner_text()
     assert f"game={ai_game}" in (ai_line.get_attribute("href") or "")  # back to the game
@@ -129,7 +131,8 @@ def test_my_games_lists_every_game_filters_pages_opens_reviews_and_downloads_B3(
     page.wait_for_function(
         "() => document.querySelectorAll('[data-archive-list] > li').length > 20"
     )
-    assert len(archive_ids(page)) == 23 and archive_ids(page)[-3:] == [
+    assert len(archive_ids(page)) == 23
+    assert archive_ids(page)[-3:] == [
         imported,
         local_game,
         ai_game,
@@ -158,7 +161,8 @@ def test_my_games_lists_every_game_filters_pages_opens_reviews_and_downloads_B3(
     with page.expect_download() as download:
         page.click("[data-action=download-all]")
     wxf = Path(download.value.path()).read_text(encoding="utf-8")
-    assert wxf.count('[Format "WXF"]') == 22 and len(read_records(wxf)) == 22
+    assert wxf.count('[Format "WXF"]') == 22
+    assert len(read_records(wxf)) == 22
 
     # An entry opens the game's review, with its analysis.
     page.click(f"[data-archive-game={local_game}] a")

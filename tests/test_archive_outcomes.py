@@ -39,7 +39,8 @@ def test_expired_ai_and_one_device_games_are_unfinished_not_drawn_B3_P2(tmp_path
 
         for game_id in (local, ai):
             entry = by_id[game_id]
-            assert entry["status"] == "finished" and entry["reason"] == "expired"
+            assert entry["status"] == "finished"
+            assert entry["reason"] == "expired"
             assert entry["outcome"] == "unfinished", entry  # not "draw"
             assert entry["review"] == f"/review/game/{game_id}"
 
@@ -74,4 +75,6 @@ def test_unfinished_and_expired_are_said_in_every_language_B3(language: str) -> 
         texts["reason.expired"],
         texts["home.game_draw"],
     )
-    assert unfinished and expired and unfinished != draw
+    assert unfinished
+    assert expired
+    assert unfinished != draw

@@ -192,15 +192,20 @@ def test_the_leaderboard_from_home_and_the_rating_chart_in_my_games_B8(
     chart = page.locator("[data-rating-chart=xiangqi]")
     label = chart.get_attribute("aria-label") or ""
     points = page.request.get("/api/ratings/history").json()["variants"]["xiangqi"]
-    assert len(points) == 3 and "1500" in label and str(points[-1]["rating"]) in label
+    assert len(points) == 3
+    assert "1500" in label
+    assert str(points[-1]["rating"]) in label
     assert chart.locator("polyline").get_attribute("points").count(",") == 4  # 1500 + 3 games
     assert not page.query_selector("[data-rating-chart=janggi]")  # no rated janggi game
     page.click("[data-rating-history] summary")
     table = page.eval_on_selector_all(
         "[data-history-table=xiangqi] tbody tr", "rs => rs.map(r => r.innerText)"
     )
-    assert len(table) == 3 and str(points[-1]["rating"]) in table[0]  # newest first
+    assert len(table) == 3
+    assert str(points[-1]["rating"]) in table[0]  # newest first
     box = chart.bounding_box()
-    assert box is not None and box["width"] <= viewport["width"] and box["height"] > 40
+    assert box is not None
+    assert box["width"] <= viewport["width"]
+    assert box["height"] > 40
     page.locator("[data-rating-history]").screenshot(path=str(SHOTS / f"history-{screen}.png"))
     close(page)

@@ -99,10 +99,12 @@ def test_an_ipv6_48_is_counted_besides_each_64_Z5(tmp_path: Path) -> None:
             refused = exc
             break
         made += 1
-    assert refused is not None and refused.code == "too_many_players"
+    assert refused is not None
+    assert refused.code == "too_many_players"
     slowed = int(limits.max_wait_seconds * limits.players_per_network / limits.window_seconds)
     assert made <= limits.players_per_network + slowed + 1  # a few more wait their turn
     assert made >= limits.players_per_address  # one /64 alone had its whole budget
     # Another /48 is another network: its first new player is made at once.
     taken = budgets.spend("players", None, "2001:db8:8::/64")
-    assert taken is not None and taken.wait == 0
+    assert taken is not None
+    assert taken.wait == 0

@@ -43,11 +43,13 @@ def test_a_frozen_garbage_cycle_is_freed_once_memory_grows_by_a_quarter() -> Non
         assert not freed
         memory[0] = 1200  # new sockets, garbage: not yet a quarter more
         await asyncio.sleep(0.05)
-        assert not freed and collector.full_passes == 0
+        assert not freed
+        assert collector.full_passes == 0
         memory[0] = 1300
         await asyncio.sleep(0.05)
         collector.stop()
-        assert freed and collector.full_passes == 1
+        assert freed
+        assert collector.full_passes == 1
 
     asyncio.run(main())
 
@@ -64,6 +66,7 @@ def test_young_garbage_cycles_are_freed_without_a_full_pass() -> None:
             del cycle
             await asyncio.sleep(0.01)
         collector.stop()
-        assert len(freed) == 10 and collector.full_passes == 0
+        assert len(freed) == 10
+        assert collector.full_passes == 0
 
     asyncio.run(main())

@@ -22,8 +22,10 @@ CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
 def _too_many(answer: object, code: str) -> None:
     assert answer.status_code == 429, answer.text  # type: ignore[attr-defined]
     body = answer.json()  # type: ignore[attr-defined]
-    assert body["error"]["code"] == code and body["error"]["message"]
-    assert body["error"]["retry_after"] >= 1 and int(answer.headers["retry-after"]) >= 1  # type: ignore[attr-defined]
+    assert body["error"]["code"] == code
+    assert body["error"]["message"]
+    assert body["error"]["retry_after"] >= 1
+    assert int(answer.headers["retry-after"]) >= 1  # type: ignore[attr-defined]
 
 
 def test_a_cookieless_flood_gets_100_new_players_per_address_then_429(tmp_path):

@@ -90,7 +90,8 @@ def test_a_device_link_signs_another_browser_in_once_b6(tmp_path):
         game = create(phone, kind="local")
         me = _me(phone)
         link = _link(phone)
-        assert link["url"].startswith("http://testserver/device#") and link["minutes"] == 10
+        assert link["url"].startswith("http://testserver/device#")
+        assert link["minutes"] == 10
         assert link["qr"].startswith("data:image/svg+xml")
         laptop = _fresh(phone)
         assert _me(laptop)["id"] != me["id"]
@@ -101,11 +102,13 @@ def test_a_device_link_signs_another_browser_in_once_b6(tmp_path):
         assert laptop.get(f"/api/games/{game['id']}").status_code == 200  # with their games
         third = _fresh(phone)
         again = third.post("/api/devices/sign-in", json={"link": _code(link)})
-        assert again.status_code == 404 and again.json()["error"]["code"] == "bad_code"
+        assert again.status_code == 404
+        assert again.json()["error"]["code"] == "bad_code"
         assert _me(third)["id"] != me["id"]  # a used link signs nobody in
         listed = phone.get("/api/devices").json()["devices"]
         assert [device["current"] for device in listed] == [True, False]
-        assert listed[0]["label"] == "" and listed[1]["label"] == ""  # no browser said
+        assert listed[0]["label"] == ""
+        assert listed[1]["label"] == ""  # no browser said
         phone.headers["user-agent"] = "Mozilla/5.0 (Linux; Android 14) Chrome/131.0 Mobile"
         listed = phone.get("/api/devices").json()["devices"]
         assert listed[0]["label"] == "Chrome · Android"  # the first device, named once read
@@ -119,7 +122,8 @@ def test_an_expired_device_link_signs_nobody_in_b6(tmp_path):
             conn.execute(text("UPDATE player_secrets SET expires_at = '2020-01-01 00:00:00'"))
         laptop = _fresh(phone)
         answer = laptop.post("/api/devices/sign-in", json={"link": code})
-        assert answer.status_code == 404 and answer.json()["error"]["code"] == "bad_code"
+        assert answer.status_code == 404
+        assert answer.json()["error"]["code"] == "bad_code"
         assert _me(laptop)["id"] != _me(phone)["id"]
 
 
@@ -129,7 +133,8 @@ def test_a_recovery_code_restores_the_player_until_another_is_issued_b6(tmp_path
         first = phone.post("/api/devices/recovery")
         assert first.status_code == 201
         old = first.json()["code"]
-        assert recovery_code(old) == old and len(old) == 29  # six groups of four
+        assert recovery_code(old) == old
+        assert len(old) == 29  # six groups of four
         lost = _fresh(phone)  # every cookie gone: a new browser
         typed = old.lower().replace("-", " ")  # as someone types it off a note
         assert lost.post("/api/devices/sign-in", json={"recovery": typed}).json()["id"] == me["id"]
@@ -139,7 +144,8 @@ def test_a_recovery_code_restores_the_player_until_another_is_issued_b6(tmp_path
         assert new != old
         other = _fresh(phone)
         refused = other.post("/api/devices/sign-in", json={"recovery": old})
-        assert refused.status_code == 404 and refused.json()["error"]["code"] == "bad_code"
+        assert refused.status_code == 404
+        assert refused.json()["error"]["code"] == "bad_code"
         assert other.post("/api/devices/sign-in", json={"recovery": new}).json()["id"] == me["id"]
 
 
@@ -173,7 +179,8 @@ def test_the_secrets_are_stored_hashed_and_never_logged_b6(tmp_path, caplog):
         stored = _database_text(tmp_path)
         for secret in (recovery, cookie):
             assert secret not in stored
-        assert hash_token(recovery) in stored and hash_token(cookie) in stored
+        assert hash_token(recovery) in stored
+        assert hash_token(cookie) in stored
         assert link_code not in stored  # used: not even its hash is left
         logged = "\n".join(record.getMessage() + repr(vars(record)) for record in caplog.records)
         assert "device signed in" in logged
@@ -217,7 +224,8 @@ def test_another_site_can_neither_make_nor_use_a_device_code_b6_z6(tmp_path):
         victim_id = _me(victim)["id"]
         # Another site's page that would sign its visitor in as the attacker's player.
         refused = victim.post("/api/devices/sign-in", json={"link": code}, headers=FOREIGN)
-        assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        assert refused.status_code == 403
+        assert "set-cookie" not in refused.headers
         assert _me(victim)["id"] == victim_id
         assert victim.post("/api/devices/sign-in", json={"link": code}).status_code == 200
 
@@ -242,7 +250,8 @@ def test_players_made_before_devices_keep_their_cookie_b6(tmp_path):
     store = Store(url)
     store.migrate()
     found = store.player_by_token_hash(hash_token("old-cookie"))
-    assert found is not None and (found.id, found.name, found.ai_points) == ("p_old", "Old", 3)
+    assert found is not None
+    assert (found.id, found.name, found.ai_points) == ("p_old", "Old", 3)
     store.dispose()
 
 
@@ -261,7 +270,8 @@ def test_a_device_link_and_a_recovery_code_on_either_database_b6(tmp_path, datab
     """The lookup by device runs as its own statement on PostgreSQL (Store.driver)."""
     with server(tmp_path, database=database) as (phone, _, _):
         me = _me(phone)
-        assert me["name_chosen"] is False and me["name"]  # B7: a default name, on both
+        assert me["name_chosen"] is False
+        assert me["name"]  # B7: a default name, on both
         laptop = _fresh(phone)
         laptop.post("/api/devices/sign-in", json={"link": _code(_link(phone))}).raise_for_status()
         assert _me(laptop)["id"] == me["id"]
@@ -276,7 +286,8 @@ def test_bad_sign_ins_get_a_clear_error_and_change_nothing_b6_z5(tmp_path):
         me = _me(phone)
         for body in ({}, {"link": "not-a-code"}, {"recovery": "0000-1111"}, {"link": None}):
             answer = phone.post("/api/devices/sign-in", json=body)
-            assert answer.status_code == 404 and answer.json()["error"]["code"] == "bad_code"
+            assert answer.status_code == 404
+            assert answer.json()["error"]["code"] == "bad_code"
         for body in ({"link": "x" * 65}, {"recovery": 5}, [1, 2]):
             answer = phone.post("/api/devices/sign-in", json=body)
             assert answer.status_code == 422, body
@@ -286,5 +297,6 @@ def test_bad_sign_ins_get_a_clear_error_and_change_nothing_b6_z5(tmp_path):
         assert len(phone.get("/api/devices").json()["devices"]) == 1
         # Opening one's own link signs in nobody new: still one device.
         own = phone.post("/api/devices/sign-in", json={"link": _code(_link(phone))})
-        assert own.status_code == 200 and own.json()["id"] == me["id"]
+        assert own.status_code == 200
+        assert own.json()["id"] == me["id"]
         assert len(phone.get("/api/devices").json()["devices"]) == 1

@@ -27,7 +27,8 @@ def test_a_device_link_and_a_recovery_code_work_across_instances_b6(tmp_path: Pa
         code = link["url"].partition("#")[2]
         laptop = player_on(b)
         signed = laptop.http.post("/api/devices/sign-in", json={"link": code})
-        assert signed.status_code == 200 and signed.json()["id"] == me["id"]
+        assert signed.status_code == 200
+        assert signed.json()["id"] == me["id"]
         assert laptop.me()["id"] == me["id"]
         again = player_on(b).http.post("/api/devices/sign-in", json={"link": code})
         assert again.status_code == 404  # used on B, refused on B again (and anywhere)

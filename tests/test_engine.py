@@ -402,7 +402,9 @@ def test_j7_with_bikjang_on_points_the_leader_faces_the_generals_to_win() -> Non
     move = choose_move(board, "advanced", nodes=3_000).move
     board.push(move)
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "bikjang" and outcome.winner == 0
+    assert outcome is not None
+    assert outcome.reason == "bikjang"
+    assert outcome.winner == 0
     plain = make_board("janggi", fen)  # bikjang off: facing is no win, so no hurry to face
     assert str(choose_move(plain, "advanced", nodes=3_000).move) != str(move)
 

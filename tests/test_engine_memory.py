@@ -177,7 +177,8 @@ def test_a1_a_search_cut_short_mid_line_still_leaves_its_tables_for_the_game() -
 
     searcher.on_iteration = stop_in_the_next_iteration
     code, _, reached, _ = searcher.run()
-    assert stop.is_set() and reached >= 3
+    assert stop.is_set()
+    assert reached >= 3
     ai.keep_tables(searcher)
     board.push(Move.from_code(code))
     reply(board)
@@ -212,7 +213,8 @@ def test_a2_a_carrying_search_thinks_its_whole_time_a_throwaway_one_stops_betwee
             dropped = ai.search(board, Limits(movetime=budget), carry=False)
         assert budget <= carried.seconds < budget + 0.01, variant
         assert dropped.seconds < budget + 0.01, variant
-        assert carried.move in board.legal_moves and dropped.move in board.legal_moves
+        assert carried.move in board.legal_moves
+        assert dropped.move in board.legal_moves
     # In this xiangqi middlegame the throwaway search's last iteration ends at 70 % of its
     # time and the time manager does not start another (janggi's next one is begun and cut).
     board = make_board("xiangqi", XIANGQI_MIDGAME)

@@ -30,7 +30,8 @@ def _check_shape(answer: Any, status: int, code: str) -> dict[str, Any]:
     assert set(body) == {"error"}, body  # nothing beside the error
     error = body["error"]
     assert error["code"] == code, body
-    assert isinstance(error["message"], str) and error["message"]
+    assert isinstance(error["message"], str)
+    assert error["message"]
     if code != "http_error":  # Starlette's own (405…) keep their status
         assert answer.status_code == http_status(code)
     documented = HTTP_ERRORS[code].fields if code in HTTP_ERRORS else ()
@@ -107,7 +108,8 @@ def test_every_refusal_of_every_router_has_the_one_error_shape(tmp_path: Path) -
             errors[code] = _check_shape(client.request(method, path, **options), status, code)
         assert errors["pending_game"]["pending"]["kind"] == "ai"  # the pending game (P2)
         move = errors["illegal_move"]  # as the socket's move error: the state now
-        assert move["reply_to"] == "m1" and move["state"]["ply"] == 0
+        assert move["reply_to"] == "m1"
+        assert move["state"]["ply"] == 0
         assert errors["bad_name"]["reason"] == "invisible"
         assert errors["bad_password"]["reason"] == "length"
         assert errors["wrong_password"]["tries_left"] >= 0

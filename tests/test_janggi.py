@@ -95,7 +95,8 @@ def test_J2_start_position_is_fairy_stockfish_janggi() -> None:
     ]
     soldiers = [f"{f}4" for f in "acegi"] + [f"{f}7" for f in "acegi"]
     assert {board.piece_letter(parse_square(sq)) for sq in soldiers} == {"P", "p"}
-    assert board.SIDE_NAMES == ("cho", "han") and board.turn_name == "cho"
+    assert board.SIDE_NAMES == ("cho", "han")
+    assert board.turn_name == "cho"
 
 
 # ---------------------------------------------------------------- J3 setups
@@ -164,7 +165,8 @@ def test_J4_chariot_slides_along_palace_diagonals() -> None:
     board = board_with({"f1": "K", "e10": "k", "f8": "R", "d10": "n"})
     assert {"e9", "d10"} <= targets(board, "f8")  # d10: a capture through the centre
     blocked = board_with({"f1": "K", "e10": "k", "f8": "R", "e9": "a", "d10": "n"})
-    assert "e9" in targets(blocked, "f8") and "d10" not in targets(blocked, "f8")
+    assert "e9" in targets(blocked, "f8")
+    assert "d10" not in targets(blocked, "f8")
 
 
 def test_J4_cannon_needs_a_bridge_to_move() -> None:
@@ -210,7 +212,8 @@ def test_J4_elephant_is_blocked_by_either_intermediate_point() -> None:
     first_blocked = board_with({**KINGS, "e5": "B", "e6": "p"})
     assert not {"c8", "g8"} & targets(first_blocked, "e5")
     second_blocked = board_with({**KINGS, "e5": "B", "d7": "p"})
-    assert "c8" not in targets(second_blocked, "e5") and "g8" in targets(second_blocked, "e5")
+    assert "c8" not in targets(second_blocked, "e5")
+    assert "g8" in targets(second_blocked, "e5")
 
 
 def test_J4_soldier_steps_forward_or_sideways_never_back() -> None:
@@ -248,8 +251,10 @@ def test_J5_checkmate_ends_the_game() -> None:
     board = board_with({"e2": "K", "d10": "k", "a1": "R", "b9": "R"})
     board.push("a1a10")
     outcome = board.outcome()
-    assert board.is_check() and board.legal_moves == []
-    assert outcome is not None and (outcome.winner, outcome.reason) == (0, "checkmate")
+    assert board.is_check()
+    assert board.legal_moves == []
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (0, "checkmate")
     assert outcome.points is None
 
 
@@ -266,7 +271,8 @@ def test_J6_pass_is_legal_only_when_not_in_check() -> None:
     board = JanggiBoard()
     assert "pass" in board.legal_move_texts()
     checked = board_with({"e2": "K", "d10": "k", "e8": "r"})
-    assert checked.is_check() and "pass" not in checked.legal_move_texts()
+    assert checked.is_check()
+    assert "pass" not in checked.legal_move_texts()
     with pytest.raises(IllegalMoveError):
         checked.push("pass")
 
@@ -285,8 +291,10 @@ def test_J6_two_consecutive_passes_end_the_game_by_points() -> None:
     assert board.outcome() is None
     board.push("pass")
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "double_pass"
-    assert outcome.winner == 1 and outcome.points == (72.0, 73.5)
+    assert outcome is not None
+    assert outcome.reason == "double_pass"
+    assert outcome.winner == 1
+    assert outcome.points == (72.0, 73.5)
     with pytest.raises(GameOverError):
         board.push("a1a2")
 
@@ -301,7 +309,8 @@ def test_J6_passes_apart_do_not_end_the_game() -> None:
     board.push_many(["pass", "pass"])
     assert board.is_game_over()
     board.pop()  # taking back the second pass reopens the game
-    assert board.outcome() is None and "pass" in board.legal_move_texts()
+    assert board.outcome() is None
+    assert "pass" in board.legal_move_texts()
 
 
 # ---------------------------------------------------------------- J7 bikjang
@@ -312,7 +321,8 @@ BIKJANG_OPENING = ["e4d4", "e7d7"]  # empties the e-file between e2 and e9
 def test_J7_bikjang_off_has_no_effect() -> None:
     board = JanggiBoard()
     board.push_many(BIKJANG_OPENING)
-    assert board.generals_facing() and board.outcome() is None
+    assert board.generals_facing()
+    assert board.outcome() is None
     assert len(board.legal_moves) == 32  # the pass and every move, as without bikjang
     board.push("pass")
     assert board.outcome() is None
@@ -324,7 +334,8 @@ def test_J7_bikjang_points_ends_the_game_at_the_move_that_creates_it() -> None:
     assert board.outcome() is None
     board.push("e7d7")
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "bikjang"
+    assert outcome is not None
+    assert outcome.reason == "bikjang"
     assert (outcome.winner, outcome.points) == (1, (72.0, 73.5))
 
 
@@ -337,7 +348,9 @@ def test_J7_bikjang_points_ignores_moves_along_the_open_file() -> None:
     board.push("a1a2")
     board.push("f10e10")
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "bikjang" and outcome.winner == 0
+    assert outcome is not None
+    assert outcome.reason == "bikjang"
+    assert outcome.winner == 0
 
 
 def test_J7_unknown_bikjang_option_is_a_clear_error() -> None:
@@ -362,8 +375,10 @@ def test_J8_higher_total_wins_a_points_decision() -> None:
     board = JanggiBoard()
     board.push_many(["c4c5", "c7c6", "c5c6", "pass", "pass"])
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "double_pass"
-    assert outcome.points == (72.0, 71.5) and outcome.winner == 0
+    assert outcome is not None
+    assert outcome.reason == "double_pass"
+    assert outcome.points == (72.0, 71.5)
+    assert outcome.winner == 0
 
 
 # ---------------------------------------------------------------- J9 repetition, move limit
@@ -376,8 +391,10 @@ def test_J9_third_occurrence_ends_the_game_by_points() -> None:
     assert board.outcome() is None
     board.push_many(cycle)  # third occurrence
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "repetition"
-    assert outcome.points == (72.0, 73.5) and outcome.winner == 1
+    assert outcome is not None
+    assert outcome.reason == "repetition"
+    assert outcome.points == (72.0, 73.5)
+    assert outcome.winner == 1
 
 
 def test_J9_the_400th_half_move_ends_the_game_by_points() -> None:
@@ -385,7 +402,8 @@ def test_J9_the_400th_half_move_ends_the_game_by_points() -> None:
     assert board.outcome() is None  # 399 half-moves played
     board.push("pass")
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "move_limit"
+    assert outcome is not None
+    assert outcome.reason == "move_limit"
     assert outcome.points == (72.0, 73.5)
 
 
@@ -394,7 +412,8 @@ def test_J9_mate_outranks_the_move_limit() -> None:
     board = make_board("janggi", fen_of({"d1": "K", "e9": "k", "a10": "r", "b2": "r"}, "b", 200))
     board.push("a10a1")
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "checkmate"
+    assert outcome is not None
+    assert outcome.reason == "checkmate"
 
 
 # ---------------------------------------------------------------- perft
@@ -455,7 +474,8 @@ def test_perft_ignores_game_end_rules_except_no_move() -> None:
     assert board.perft(2) == 32 * 32  # the move limit does not stop perft
     points_board = JanggiBoard(bikjang="points")
     points_board.push_many(BIKJANG_OPENING)
-    assert points_board.is_game_over() and points_board.perft(1) == 32
+    assert points_board.is_game_over()
+    assert points_board.perft(1) == 32
 
 
 # ---------------------------------------------------------------- command line
@@ -475,7 +495,8 @@ def test_cli_moves_lists_pass(
     status, out, _ = run(capsys, "moves", "--variant", "janggi")
     start_line, checked_line = out.splitlines()
     assert status == 0
-    assert start_line.split()[-1] == "pass" and len(start_line.split()) == 32
+    assert start_line.split()[-1] == "pass"
+    assert len(start_line.split()) == 32
     assert "pass" not in checked_line.split()
 
 
@@ -483,7 +504,8 @@ def test_cli_perft_counts_passes(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "perft", "--variant", "janggi", "--depth", "3")
     assert (status, out.splitlines()[-1]) == (0, "33316")
     status, out, _ = run(capsys, "perft", "--variant", "janggi", "--depth", "1", "--divide")
-    assert "pass: 1" in out.splitlines() and out.splitlines()[-1] == "32"
+    assert "pass: 1" in out.splitlines()
+    assert out.splitlines()[-1] == "32"
 
 
 def test_cli_game_with_setup_and_double_pass(capsys: pytest.CaptureFixture[str]) -> None:
@@ -492,7 +514,8 @@ def test_cli_game_with_setup_and_double_pass(capsys: pytest.CaptureFixture[str])
     )
     state = json.loads(out)
     assert status == 0
-    assert state["fen"].startswith("rbna1abnr/") and "/RBNA1ANBR " in state["fen"]
+    assert state["fen"].startswith("rbna1abnr/")
+    assert "/RBNA1ANBR " in state["fen"]
     assert (state["status"], state["winner"], state["reason"]) == ("finished", "han", "double_pass")
     assert state["points"] == {"cho": 72.0, "han": 73.5}
 
@@ -503,7 +526,9 @@ def test_cli_game_bikjang_points(capsys: pytest.CaptureFixture[str]) -> None:
     assert (state["winner"], state["reason"]) == ("han", "bikjang")
     assert state["points"] == {"cho": 72.0, "han": 73.5}
     off = json.loads(run(capsys, "game", "--variant", "janggi", *BIKJANG_OPENING)[1])
-    assert off["status"] == "ongoing" and off["turn"] == "cho" and "pass" in off["legal_moves"]
+    assert off["status"] == "ongoing"
+    assert off["turn"] == "cho"
+    assert "pass" in off["legal_moves"]
 
 
 def test_cli_game_checkmate_names_cho(capsys: pytest.CaptureFixture[str]) -> None:
@@ -516,7 +541,8 @@ def test_cli_game_checkmate_names_cho(capsys: pytest.CaptureFixture[str]) -> Non
 def test_cli_pass_in_check_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     fen = fen_of({"e2": "K", "d10": "k", "e8": "r"})
     status, out, err = run(capsys, "game", "--variant", "janggi", "--fen", fen, "pass")
-    assert status == 2 and out == ""
+    assert status == 2
+    assert out == ""
     assert "move 1 ('pass')" in err
 
 
@@ -528,7 +554,9 @@ def test_cli_bad_janggi_options_exit_2(
     capsys: pytest.CaptureFixture[str], option: tuple[str, str], message: str
 ) -> None:
     status, out, err = run(capsys, "game", "--variant", "janggi", *option)
-    assert status == 2 and out == "" and message in err
+    assert status == 2
+    assert out == ""
+    assert message in err
 
 
 # ---------------------------------------------------------------- board bookkeeping
@@ -545,7 +573,9 @@ def test_push_pop_keep_the_key_and_pass_count_exact() -> None:
         assert board.key == board._full_key()
         copy = board.copy()
         assert (copy.fen(), copy.setup, copy.bikjang) == (board.fen(), "EHEH:HEHE", "points")
-        assert isinstance(copy, JanggiBoard) and copy.consecutive_passes == board.consecutive_passes
+        assert isinstance(copy, JanggiBoard)
+        assert copy.consecutive_passes == board.consecutive_passes
     while board.move_stack:
         board.pop()
-    assert board.fen() == start and board.consecutive_passes == 0
+    assert board.fen() == start
+    assert board.consecutive_passes == 0

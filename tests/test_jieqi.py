@@ -69,7 +69,8 @@ def test_Q1_board_generals_and_winning_are_xiangqi() -> None:
     assert "d1e1" not in flying.legal_move_texts()
     mate = jieqi("R2k5/1R7/9/9/9/9/9/9/9/4K4 b - - 0 1")
     outcome = mate.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (0, "checkmate")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (0, "checkmate")
     with pytest.raises(IllegalMoveError):
         mate.push("d10e10")
 
@@ -82,7 +83,8 @@ def test_Q2_start_has_generals_up_and_fifteen_shuffled_pieces_down() -> None:
     arrangement = parse_arrangement(board.reveal()[0])
     red = sorted(_letter(p).lower() for p in arrangement.values() if p > 0)
     black = sorted(_letter(p) for p in arrangement.values() if p < 0)
-    assert red == STANDARD and black == STANDARD
+    assert red == STANDARD
+    assert black == STANDARD
     names = {_name(p) for p in arrangement}
     assert names == set(RED_START + BLACK_START)
     seeds = {JieqiBoard(seed=s).reveal()[0] for s in range(5)}
@@ -186,7 +188,8 @@ def test_Q5_captured_face_down_piece_is_known_to_its_capturer_only() -> None:
     assert black["captured"] == {"red": [], "black": ["?"]}
     assert red["moves"] == [{"move": "b3b10", "reveal": revealed, "captured": taken}]
     assert black["moves"] == [{"move": "b3b10", "reveal": revealed, "captured": "?"}]
-    assert "arrangement" not in black and "hidden" not in black
+    assert "arrangement" not in black
+    assert "hidden" not in black
     # When the game ends (here: Black resigns), both players see everything.
     after = board.view("black", game_over=True)
     assert after["captured"]["black"] == [taken]
@@ -245,7 +248,8 @@ def test_Q6_no_capture_limit_and_bare_generals_draw() -> None:
     board = jieqi("3k5/9/9/9/9/9/9/9/9/4KR3 w - - 119 80")
     board.push("f1f2")
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (None, "no_capture_limit")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (None, "no_capture_limit")
     bare = jieqi("3k5/9/9/9/9/9/9/9/4A4/4K4 b - - 0 1")
     assert bare.outcome() is None, "a face-up advisor can still mate in jieqi"
     bare.push("d10d9")
@@ -253,7 +257,8 @@ def test_Q6_no_capture_limit_and_bare_generals_draw() -> None:
     assert bare.outcome() is None
     alone = jieqi("3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
     outcome = alone.outcome()
-    assert outcome is not None and outcome.reason == "insufficient_material"
+    assert outcome is not None
+    assert outcome.reason == "insufficient_material"
 
 
 def test_Q6_repetition_compares_faces() -> None:
@@ -261,7 +266,8 @@ def test_Q6_repetition_compares_faces() -> None:
     start = board.key
     board.push_many(["a1a2", "a10a9", "a2a1", "a9a10"])
     assert board.fen().split()[0] == "rxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/RXXXKXXXX"
-    assert board.key != start and board.repetition_count() == 1
+    assert board.key != start
+    assert board.repetition_count() == 1
     board.push_many(["a1a2", "a10a9"])
     assert board.repetition_count() == 2, "the faces up again, as after the second move"
     board.push_many(["a2a1", "a9a10", "a1a2"])
@@ -269,7 +275,8 @@ def test_Q6_repetition_compares_faces() -> None:
     board.push("a10a9")
     assert board._keys.count(start) == 1
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "repetition"
+    assert outcome is not None
+    assert outcome.reason == "repetition"
 
 
 def test_Q7_commitment_verifies_for_an_honest_game_and_fails_when_changed() -> None:
@@ -306,10 +313,12 @@ def test_from_view_boards_generate_the_same_moves_and_history() -> None:
             assert not rebuilt.has_secret or board.is_game_over()
             assert sorted(rebuilt.legal_move_texts()) == sorted(board.legal_move_texts())
             assert rebuilt._keys == board._keys
-            assert rebuilt.fen() == board.fen() and rebuilt.outcome() == board.outcome()
+            assert rebuilt.fen() == board.fen()
+            assert rebuilt.outcome() == board.outcome()
             assert rebuilt.view(side) == board.view(side)
         full = JieqiBoard.from_view(board.view("all"))
-        assert full.has_secret and full.view("all") == board.view("all")
+        assert full.has_secret
+        assert full.view("all") == board.view("all")
 
 
 def test_secretless_board_needs_the_revealed_identity_from_its_caller() -> None:
@@ -406,7 +415,8 @@ def test_cli_game_view_red_hides_what_red_may_not_know(capsys: pytest.CaptureFix
     )
     assert status == 0
     state = json.loads(out)
-    assert "hidden" not in state and "arrangement" not in state
+    assert "hidden" not in state
+    assert "arrangement" not in state
     assert state["captured"] == {
         "red": [_letter(truth[parse_square("h3")])],
         "black": [_letter(truth[parse_square("h10")])],
@@ -416,7 +426,8 @@ def test_cli_game_view_red_hides_what_red_may_not_know(capsys: pytest.CaptureFix
     )
     assert json.loads(out)["captured"]["black"] == ["?"]
     assert state["commitment"] == board.commitment
-    assert state["turn"] == "red" and "X" in state["fen"]
+    assert state["turn"] == "red"
+    assert "X" in state["fen"]
 
 
 def test_cli_game_view_all_maps_each_face_down_point(capsys: pytest.CaptureFixture[str]) -> None:
@@ -434,10 +445,12 @@ def test_cli_perft_and_moves_for_jieqi(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     status, out = run_cli(capsys, "perft", "--variant", "jieqi", "--seed", "4", "--depth", "2")
-    assert status == 0 and int(out.split()[-1]) == JieqiBoard(seed=4).perft(2)
+    assert status == 0
+    assert int(out.split()[-1]) == JieqiBoard(seed=4).perft(2)
     monkeypatch.setattr("sys.stdin", io.StringIO(JieqiBoard.START_FEN + "\n"))
     status, out = run_cli(capsys, "moves", "--variant", "jieqi")
-    assert status == 0 and len(out.split()) == 44
+    assert status == 0
+    assert len(out.split()) == 44
 
 
 # --------------------------------------------------------------------------- helpers

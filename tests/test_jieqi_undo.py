@@ -34,9 +34,11 @@ def test_a_move_that_turned_a_piece_face_up_cannot_be_taken_back_P3_Z2_Q7(tmp_pa
             state = sock.state_after_ply(2)
             assert "a4" not in face_down_points(state["fen"])
             refused = sock.request("undo")
-            assert refused["type"] == "error" and refused["code"] == "undo_reveals"
+            assert refused["type"] == "error"
+            assert refused["code"] == "undo_reveals"
             after = client.get(f"/api/games/{game['id']}").json()
-            assert after["ply"] == 2 and after["fen"] == state["fen"]
+            assert after["ply"] == 2
+            assert after["fen"] == state["fen"]
             assert face_down_points(after["fen"]) == face_down_points(state["fen"])
             sock.request("resign")
             end = sock.wait_event(lambda e: e["type"] == "end")
@@ -55,7 +57,8 @@ def test_a_move_of_a_face_up_piece_is_taken_back_as_in_xiangqi_P3(tmp_path):
             sock.state_after_ply(1)
             assert sock.request("undo")["type"] == "ack"
         after = client.get(f"/api/games/{game['id']}").json()
-        assert after["ply"] == 0 and after["fen"] == start
+        assert after["ply"] == 0
+        assert after["fen"] == start
 
 
 def test_the_board_says_which_moves_made_a_face_down_piece_known_Z2() -> None:
@@ -63,4 +66,6 @@ def test_the_board_says_which_moves_made_a_face_down_piece_known_Z2() -> None:
     board.push("e1e2")  # a face-up general
     assert not board.reveals_since(0)
     board.push("a7a6")  # a face-down piece moves: it is seen
-    assert board.reveals_since(0) and board.reveals_since(1) and not board.reveals_since(2)
+    assert board.reveals_since(0)
+    assert board.reveals_since(1)
+    assert not board.reveals_since(2)

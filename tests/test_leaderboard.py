@@ -69,7 +69,8 @@ def test_the_leaderboard_lists_established_ratings_best_first_B8(
 
     assert answer.status_code == 200, answer.text
     board = answer.json()
-    assert board["variant"] == "xiangqi" and board["min_games"] == MIN_GAMES
+    assert board["variant"] == "xiangqi"
+    assert board["min_games"] == MIN_GAMES
     assert board["players"] == [
         {"rank": 1, "name": players["a"][1], "rating": 1901, "games": 30, "you": False},
         {"rank": 2, "name": players["e"][1], "rating": 1800, "games": 20, "you": False},
@@ -105,7 +106,8 @@ def test_the_leaderboard_stops_at_fifty_and_makes_no_identity_B8(
         plan = " ".join(
             str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}")
         )
-    assert "ix_ratings_board" in plan and "TEMP B-TREE" not in plan
+    assert "ix_ratings_board" in plan
+    assert "TEMP B-TREE" not in plan
 
 
 def test_the_rating_history_is_the_players_own_counted_games_in_order_B8(
@@ -132,7 +134,8 @@ def test_the_rating_history_is_the_players_own_counted_games_in_order_B8(
     assert [(p["before"], p["rating"]) for p in points] == [
         (s["red"]["before"], s["red"]["after"]) for s in shown[:3]
     ]
-    assert points[0]["before"] == 1500 and points[1]["rating"] > points[0]["rating"]
+    assert points[0]["before"] == 1500
+    assert points[1]["rating"] > points[0]["rating"]
     assert points[2]["rating"] < points[1]["rating"]  # the loss
     assert points[-1]["rating"] == round(rated.of_player(red)["xiangqi"].rating.rating)
     assert [p["at"] for p in points] == sorted(p["at"] for p in points)

@@ -126,21 +126,28 @@ def test_u8_a_capture_task_really_captures_and_mate_lessons_really_mate(
     pieces = placement(lesson["fen"])
     if "to" in goal and "then" not in goal:
         target = pieces.get(goal["to"])
-        assert target is not None and target.islower(), "the task's target is an enemy piece"
+        assert target is not None, "the task's target is an enemy piece"
+        assert target.islower(), "the task's target is an enemy piece"
     if goal.get("then") == "mate":
         after = make_board(variant, fen_after(lesson["fen"], lesson["solution"], None))
         outcome = after.outcome()
-        assert outcome is not None and outcome.reason == "checkmate" and outcome.winner == 0
+        assert outcome is not None
+        assert outcome.reason == "checkmate"
+        assert outcome.winner == 0
     if goal.get("move") == "pass":  # J6, J8: two passes end the game on points, as the text says
         board = make_board(variant, lesson["fen"])
         board.push("pass")
         board.push("pass")
         outcome = board.outcome()
-        assert outcome is not None and outcome.winner == 0 and outcome.points is not None
+        assert outcome is not None
+        assert outcome.winner == 0
+        assert outcome.points is not None
     if goal.get("then") == "stalemate":
         after = make_board(variant, fen_after(lesson["fen"], lesson["solution"], None))
         outcome = after.outcome()
-        assert outcome is not None and outcome.reason == "stalemate" and outcome.winner == 0
+        assert outcome is not None
+        assert outcome.reason == "stalemate"
+        assert outcome.winner == 0
 
 
 def test_u8_the_tutorial_covers_each_variant_and_the_headline_exercises() -> None:
@@ -154,8 +161,10 @@ def test_u8_the_tutorial_covers_each_variant_and_the_headline_exercises() -> Non
     after = make_board("xiangqi", fen_after(flying["fen"], flying["solution"], None))
     black_general = next(p for p, letter in placement(after.fen()).items() if letter == "k")
     escape = black_general[0] == "f" and "e" + black_general[1:]
-    assert escape and escape not in placement(after.fen()), "the e-file escape is empty"
-    assert after.outcome() is not None and after.outcome().reason == "checkmate"
+    assert escape, "the e-file escape is empty"
+    assert escape not in placement(after.fen()), "the e-file escape is empty"
+    assert after.outcome() is not None
+    assert after.outcome().reason == "checkmate"
 
 
 def test_u8_the_solution_of_a_plain_board_agrees_with_push() -> None:

@@ -138,7 +138,8 @@ def test_u8_the_guide_shows_exactly_the_rules_moves(tab: Page) -> None:
 def guide_matches_rules(tab: Page, variant: str) -> set[str]:
     guide = tab.locator("[data-guide]")
     fen, origin = guide.get_attribute("data-fen"), guide.get_attribute("data-studied")
-    assert fen and origin
+    assert fen
+    assert origin
     shown = destinations(tab)
     assert shown == rules_destinations(variant, fen, origin)
     return shown

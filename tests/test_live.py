@@ -60,7 +60,8 @@ def test_nothing_is_live_for_a_new_player_and_nobody_is_made_by_asking_B5_S1(
 ) -> None:
     assert live(Player(web_server)) == []
     stranger = httpx.get(f"{web_server}/api/live")
-    assert stranger.status_code == 200 and stranger.json()["games"] == []
+    assert stranger.status_code == 200
+    assert stranger.json()["games"] == []
     assert "set-cookie" not in stranger.headers  # the banner never makes an identity
 
 
@@ -76,11 +77,16 @@ def test_a_room_game_is_live_for_both_players_with_opponent_turn_and_clock_B5(
         seen = {"Ana": live(ana), "Ben": live(ben)}
         for me, other in (("Ana", "Ben"), ("Ben", "Ana")):
             [entry] = seen[me]
-            assert entry["kind"] == "online" and entry["paired"] is False
-            assert entry["href"] == f"/room/{room_id}" and entry["game_id"] == game_id
-            assert entry["opponent"] == other and entry["variant"] == "xiangqi"
-            assert entry["phase"] == "playing" and entry["turn"] == "red"
-            assert entry["paused"] is False and entry["plies"] == 0
+            assert entry["kind"] == "online"
+            assert entry["paired"] is False
+            assert entry["href"] == f"/room/{room_id}"
+            assert entry["game_id"] == game_id
+            assert entry["opponent"] == other
+            assert entry["variant"] == "xiangqi"
+            assert entry["phase"] == "playing"
+            assert entry["turn"] == "red"
+            assert entry["paused"] is False
+            assert entry["plies"] == 0
             # R4: the turn's deadline, as the room keeps it (90 s a move by default).
             left = moment(entry["deadline"]) - datetime.now(UTC)
             assert timedelta(seconds=30) < left <= timedelta(seconds=91)
@@ -88,10 +94,12 @@ def test_a_room_game_is_live_for_both_players_with_opponent_turn_and_clock_B5(
         red = sockets[0] if seen["Ana"][0]["you"] == "red" else sockets[1]
         assert red.request("move", ply=0, move="h3e3")["type"] == "ack"
         [after] = live(ana)
-        assert after["turn"] == "black" and after["plies"] == 1
+        assert after["turn"] == "black"
+        assert after["plies"] == 1
         # Over (resigned): nothing is live any more, for either of them.
         assert red.request("resign")["type"] == "ack"
-        assert live(ana) == [] and live(ben) == []
+        assert live(ana) == []
+        assert live(ben) == []
     finally:
         for sock in sockets:
             sock.close()
@@ -109,7 +117,8 @@ def test_both_players_away_the_live_game_says_its_clock_waits_B5_R7(web_server: 
         assert time.monotonic() < deadline, "the clock never said it waits"
         time.sleep(0.2)
     [entry] = live(ben)
-    assert entry["paused"] is True and entry["href"] == f"/room/{room_id}"
+    assert entry["paused"] is True
+    assert entry["href"] == f"/room/{room_id}"
 
 
 def test_the_janggi_setup_choice_is_live_on_its_turn_clock_B5_J3(web_server: str) -> None:
@@ -118,8 +127,10 @@ def test_the_janggi_setup_choice_is_live_on_its_turn_clock_B5_J3(web_server: str
     try:
         ready(sockets, phase="setup")
         [entry] = live(ben)
-        assert entry["phase"] == "setup" and entry["turn"] == "han"  # Han chooses first
-        assert entry["href"] == f"/room/{room_id}" and entry["opponent"] == "Ana"
+        assert entry["phase"] == "setup"
+        assert entry["turn"] == "han"  # Han chooses first
+        assert entry["href"] == f"/room/{room_id}"
+        assert entry["opponent"] == "Ana"
         assert moment(entry["deadline"]) > datetime.now(UTC)
     finally:
         for sock in sockets:
@@ -134,19 +145,22 @@ def test_the_ai_game_and_a_one_device_game_are_live_with_their_resume_address_B5
         "/api/games", json={"kind": "ai", "variant": "janggi", "level": "beginner", "color": "cho"}
     )
     local = me.http.post("/api/games", json={"kind": "local", "variant": "jieqi"})
-    assert ai.status_code == 201 and local.status_code == 201, (ai.text, local.text)
+    assert ai.status_code == 201, (ai.text, local.text)
+    assert local.status_code == 201, (ai.text, local.text)
     by_kind = {entry["kind"]: entry for entry in live(me)}
     assert set(by_kind) == {"ai", "local"}
     ai_id, local_id = ai.json()["id"], local.json()["id"]
     assert by_kind["ai"]["href"] == f"/play/ai?variant=janggi&game={ai_id}&level=beginner"
-    assert by_kind["ai"]["you"] == "cho" and by_kind["ai"]["level"] == "beginner"
+    assert by_kind["ai"]["you"] == "cho"
+    assert by_kind["ai"]["level"] == "beginner"
     assert by_kind["local"]["href"] == f"/play/local?variant=jieqi&game={local_id}"
     # Z2: nothing of the jieqi arrangement.
     assert "arrangement" not in me.http.get("/api/live").text
     again = {"kind": "ai", "variant": "xiangqi", "level": "beginner", "abandon_pending": True}
     assert me.http.post("/api/games", json=again).status_code == 201
     kinds = [(entry["kind"], entry["variant"]) for entry in live(me)]
-    assert ("ai", "janggi") not in kinds and ("ai", "xiangqi") in kinds
+    assert ("ai", "janggi") not in kinds
+    assert ("ai", "xiangqi") in kinds
 
 
 def test_a_live_online_game_in_my_games_and_its_review_address_lead_to_its_room_B5(
@@ -160,11 +174,14 @@ def test_a_live_online_game_in_my_games_and_its_review_address_lead_to_its_room_
         answer = ana.http.get(f"/api/archive/games/{game_id}")
         assert answer.status_code == 409, answer.text
         error = answer.json()["error"]
-        assert error["code"] == "game_ongoing" and error["room"] == f"/room/{room_id}"
+        assert error["code"] == "game_ongoing"
+        assert error["room"] == f"/room/{room_id}"
         # My games lists it first, linking to its room, not to a review.
         [listed] = [g for g in ana.http.get("/api/archive").json()["games"] if g["id"] == game_id]
-        assert listed["outcome"] == "ongoing" and listed["kind"] == "room"
-        assert listed["room"] == f"/room/{room_id}" and "review" not in listed
+        assert listed["outcome"] == "ongoing"
+        assert listed["kind"] == "room"
+        assert listed["room"] == f"/room/{room_id}"
+        assert "review" not in listed
         assert listed["opponent"] == {"type": "player", "name": "Ben"}
         # Once over, the same address is its review.
         assert sockets[0].request("resign")["type"] == "ack"

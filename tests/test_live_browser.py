@@ -140,7 +140,8 @@ def test_every_page_shows_the_live_game_with_opponent_and_clock_and_leads_back_B
         text = banner(red)
         ben = "Ben" if "Ben" in text else "Ana"
         assert f"Your game is on: Xiangqi against {ben}" in text
-        assert "Their move" in text and CLOCK.search(text), text
+        assert "Their move" in text, text
+        assert CLOCK.search(text), text
         assert red.get_attribute("[data-live-game=online]", "href") == room.removeprefix(web_server)
         red.screenshot(path=str(SHOTS / "chuhan-live-home-desktop.png"))
         # The home page's list of online games opens the room, never a review.
@@ -202,10 +203,13 @@ def test_the_live_line_on_a_phone_in_spanish_and_the_computer_game_to_resume_B5(
         cho.goto("/games")
         cho.wait_for_selector("body[data-ready=true]")
         text = banner(cho)
-        assert "Tu partida sigue: Janggi contra" in text and "Volver a la partida" in text
+        assert "Tu partida sigue: Janggi contra" in text
+        assert "Volver a la partida" in text
         assert CLOCK.search(text), text
         box = cho.locator("[data-live-game=online]").bounding_box()
-        assert box is not None and box["y"] < 120 and box["x"] + box["width"] <= 390
+        assert box is not None
+        assert box["y"] < 120
+        assert box["x"] + box["width"] <= 390
         cho.screenshot(path=str(SHOTS / "chuhan-live-games-phone-es.png"))
     # A game against the computer left for another page: "resume" from anywhere.
     context = chromium.new_context(base_url=web_server, viewport=PHONE, locale="pt-BR")
@@ -219,7 +223,8 @@ def test_the_live_line_on_a_phone_in_spanish_and_the_computer_game_to_resume_B5(
         page.goto("/games")
         page.wait_for_selector("[data-live-game=ai]")
         text = page.inner_text("[data-live-game=ai]")
-        assert "Partida contra o computador: Xiangqi" in text and "Continuar" in text
+        assert "Partida contra o computador: Xiangqi" in text
+        assert "Continuar" in text
         page.screenshot(path=str(SHOTS / "chuhan-live-ai-phone-pt.png"))
         page.click("[data-live-game=ai]")
         page.wait_for_url("**/play/ai?*")
@@ -243,10 +248,13 @@ def test_the_live_line_across_two_instances_on_postgresql_and_redis_B5(
         black.goto("/")
         black.wait_for_selector("body[data-ready=true]")
         text = banner(black)
-        assert "Sua partida continua: Xiangqi contra" in text and "Vez do adversário" in text
+        assert "Sua partida continua: Xiangqi contra" in text
+        assert "Vez do adversário" in text
         assert (
             CLOCK.search(text)
-            and black.get_attribute("[data-live-game=online]", "href") == f"/room/{room}"
+        )
+        assert (
+            black.get_attribute("[data-live-game=online]", "href") == f"/room/{room}"
         )
         black.screenshot(path=str(SHOTS / "chuhan-live-home-phone-pt.png"))
         # Red moves on instance a; Black's next page on b says it is Black's move.
@@ -295,7 +303,9 @@ def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_
         assert new.inner_text() == new_text
         new.scroll_into_view_if_needed()
         first, second = offer.bounding_box(), new.bounding_box()
-        assert first and second and abs(first["y"] - second["y"]) < 4
+        assert first
+        assert second
+        assert abs(first["y"] - second["y"]) < 4
         assert second["x"] + second["width"] <= viewport["width"]
         red.screenshot(path=str(SHOTS / f"chuhan-live-rematch-{where}.png"))
         # An offer withdrawn is said to the other.
@@ -319,8 +329,10 @@ def test_after_a_paired_game_rematch_and_new_opponent_and_what_the_other_did_B4_
         # Red is told, and offered a new opponent or the computer, not a dead "Ready".
         red.wait_for_selector("[data-opponent-left]")
         said = red.inner_text("[data-opponent-left]")
-        assert left in said and ("Ana" in said or "Ben" in said), said
-        assert red.is_visible("[data-action=new-opponent]") and red.is_hidden("[data-action=ready]")
+        assert left in said, said
+        assert "Ana" in said or "Ben" in said, said
+        assert red.is_visible("[data-action=new-opponent]")
+        assert red.is_hidden("[data-action=ready]")
         red.screenshot(path=str(SHOTS / f"chuhan-live-left-{where}.png"))
         red.click("[data-action=play-ai]")
         red.wait_for_url("**/play/ai?*")
@@ -347,7 +359,8 @@ def test_a_friend_who_leaves_a_private_room_after_the_game_is_said_to_have_left_
         assert "saiu da sala" in host.inner_text("[data-opponent-left]")
         # A private room waits for another friend by its invite (R1): no stranger offered.
         assert host.locator("[data-opponent-left] [data-action=new-opponent]").count() == 0
-        assert host.is_visible("[data-invite-link]") and host.is_visible("[data-action=ready]")
+        assert host.is_visible("[data-invite-link]")
+        assert host.is_visible("[data-action=ready]")
         host.screenshot(path=str(SHOTS / "chuhan-live-friend-left-phone-pt.png"))
     finally:
         friends.close()

@@ -24,16 +24,20 @@ pytestmark = pytest.mark.timeout(120)
 def test_a_new_player_has_a_readable_default_name_until_they_choose_b7(tmp_path):
     with server(tmp_path) as (client, _, _):
         me = client.get("/api/me").json()
-        assert re.fullmatch(r"[A-Z][a-z]+ [1-9]\d{3}", me["name"]) and not me["name_chosen"]
+        assert re.fullmatch(r"[A-Z][a-z]+ [1-9]\d{3}", me["name"])
+        assert not me["name_chosen"]
         assert me["name"] == default_name(me["id"])  # the same wherever it is shown
         assert me["name"].split()[0] in DEFAULT_ANIMALS
         assert display_name(me["name"]) == me["name"]  # it keeps the names' rules
         chosen = client.patch("/api/me", json={"name": "Ana"}).json()
-        assert chosen["name"] == "Ana" and chosen["name_chosen"] is True
+        assert chosen["name"] == "Ana"
+        assert chosen["name_chosen"] is True
         cleared = client.patch("/api/me", json={"name": None}).json()
-        assert cleared["name"] == me["name"] and cleared["name_chosen"] is False
+        assert cleared["name"] == me["name"]
+        assert cleared["name_chosen"] is False
         kept = client.patch("/api/me", json={"name": me["name"]}).json()
-        assert kept["name"] == me["name"] and kept["name_chosen"] is True  # asked no more
+        assert kept["name"] == me["name"]
+        assert kept["name_chosen"] is True  # asked no more
 
 
 def test_default_names_differ_between_players_b7():
@@ -61,12 +65,17 @@ def test_my_games_the_review_and_the_download_name_both_players_b7(tmp_path):
         text = client.get("/api/archive/records").text
         records = read_records(text)
         online, local = records[1], records[0]  # newest first: the local game was later
-        assert online.tags["Red"] == "Ana" and online.tags["Black"] == default_name(stranger)
-        assert online.tags["RedElo"] == "1500" and online.tags["BlackElo"] == "1500"
+        assert online.tags["Red"] == "Ana"
+        assert online.tags["Black"] == default_name(stranger)
+        assert online.tags["RedElo"] == "1500"
+        assert online.tags["BlackElo"] == "1500"
         assert online.tags["Event"] == "Chu-Han, rated game"
-        assert local.tags["Red"] == "?" and local.tags["Black"] == "?"  # two at one device
-        assert "RedElo" not in local.tags and local.tags["Event"] == "Chu-Han, on one device"
+        assert local.tags["Red"] == "?"
+        assert local.tags["Black"] == "?"  # two at one device
+        assert "RedElo" not in local.tags
+        assert local.tags["Event"] == "Chu-Han, on one device"
 
         _as(client, mine)
         single = client.get(f"/api/games/{game_id}/record").text
-        assert '[Red "Ana"]' in single and '[RedElo "1500"]' in single
+        assert '[Red "Ana"]' in single
+        assert '[RedElo "1500"]' in single

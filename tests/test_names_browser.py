@@ -50,7 +50,8 @@ def test_strangers_are_asked_a_name_once_and_see_both_names_and_ratings_b7(
     for page in (ana, other):
         open_page(page, "/")
         me = _me(page)
-        assert DEFAULT_NAME.match(str(me["name"])) and me["name_chosen"] is False
+        assert DEFAULT_NAME.match(str(me["name"]))
+        assert me["name_chosen"] is False
 
     ana.check("#seek-variant-xiangqi")
     ana.click("[data-action=seek]")
@@ -63,7 +64,8 @@ def test_strangers_are_asked_a_name_once_and_see_both_names_and_ratings_b7(
     ana.fill("[data-naming-input]", "Ana")
     ana.click("[data-action=naming-play]")
     ana.wait_for_selector("[data-seek-wait]:not([hidden])")
-    assert _me(ana)["name"] == "Ana" and _me(ana)["name_chosen"] is True
+    assert _me(ana)["name"] == "Ana"
+    assert _me(ana)["name_chosen"] is True
 
     default = str(_me(other)["name"])
     other.check("#seek-variant-xiangqi")
@@ -73,13 +75,15 @@ def test_strangers_are_asked_a_name_once_and_see_both_names_and_ratings_b7(
     for page in (ana, other):
         page.wait_for_url("**/room/r*")
         page.wait_for_selector("[data-room][data-phase=playing]")
-    assert _me(other)["name"] == default and _me(other)["name_chosen"] is True
+    assert _me(other)["name"] == default
+    assert _me(other)["name_chosen"] is True
 
     for page, width in ((ana, 390), (other, 1366)):
         names = page.locator("[data-players] [data-name]")
         expect(names).to_have_count(2)
         shown = " / ".join(names.all_inner_texts())
-        assert "Ana (1500?)" in shown and f"{default} (1500?)" in shown, shown
+        assert "Ana (1500?)" in shown, shown
+        assert f"{default} (1500?)" in shown, shown
         assert "(you)" in shown
         page.screenshot(path=str(SHOTS / f"chuhan-names-room-{width}.png"))
     for pager in pagers:

@@ -91,7 +91,8 @@ def test_a_source_edited_after_the_build_switches_the_whole_group_to_pure_python
     (stale / native.MANIFEST).write_text(json.dumps(manifest))
     result = probe(**{native.DIR_ENV: str(stale)})
     assert not result["active"]
-    assert "board.py" in str(result["reason"]) and "changed" in str(result["reason"])
+    assert "board.py" in str(result["reason"])
+    assert "changed" in str(result["reason"])
     assert all(str(f).endswith(".py") for f in result["files"])  # type: ignore[attr-defined]
 
 
@@ -108,7 +109,8 @@ def test_a_missing_or_partial_build_is_not_used(tmp_path: Path) -> None:
     }
     (tmp_path / native.MANIFEST).write_text(json.dumps(manifest))
     status = native.plan(tmp_path)
-    assert not status.active and "missing compiled files" in status.reason
+    assert not status.active
+    assert "missing compiled files" in status.reason
 
 
 def test_a_board_with_moves_played_survives_pickle_and_deepcopy_in_either_build() -> None:

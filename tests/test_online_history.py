@@ -75,7 +75,8 @@ def test_both_players_see_the_room_game_under_online_points_S1_R6(
     assert black_game["points_awarded"] == 0
     assert red_game["created_at"].endswith("Z")
     # The online game is not among the AI games, and the AI game not among the online ones.
-    assert red["games"] == [] and black["games"] == []
+    assert red["games"] == []
+    assert black["games"] == []
 
     stranger = Player(url)
     answer = stranger.http.post(
@@ -94,7 +95,8 @@ def test_both_players_see_the_room_game_under_online_points_S1_R6(
     end_of(again["black"])
     for player in (red_player, black_player):
         newest, older = player.me()["online_games"]
-        assert newest["variant"] == "jieqi" and older["id"] == red_game["id"]
+        assert newest["variant"] == "jieqi"
+        assert older["id"] == red_game["id"]
 
 
 def test_a_jieqi_game_in_the_list_keeps_its_secret_Z2(served: tuple[str, Store]) -> None:
@@ -107,8 +109,10 @@ def test_a_jieqi_game_in_the_list_keeps_its_secret_Z2(served: tuple[str, Store])
         answer = player.http.get("/api/me")
         [listed] = answer.json()["online_games"]
         game = store.game(listed["id"])
-        assert game is not None and game.secret is not None
-        assert "secret" not in listed and "arrangement" not in answer.text
+        assert game is not None
+        assert game.secret is not None
+        assert "secret" not in listed
+        assert "arrangement" not in answer.text
         assert game.secret["salt"] not in answer.text
         assert json.dumps(game.secret["arrangement"]) not in answer.text
 

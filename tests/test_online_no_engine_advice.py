@@ -51,7 +51,8 @@ def _finished_local(client: TestClient) -> str:
 def _refused(answer: object) -> None:
     assert answer.status_code == 409, answer.text  # type: ignore[attr-defined]
     error = answer.json()["error"]  # type: ignore[attr-defined]
-    assert error["code"] == "playing_online" and "online game" in error["message"]
+    assert error["code"] == "playing_online"
+    assert "online game" in error["message"]
 
 
 def test_no_analysis_hint_or_import_while_seated_in_an_online_game(tmp_path):
@@ -74,12 +75,14 @@ def test_no_analysis_hint_or_import_while_seated_in_an_online_game(tmp_path):
         _refused(client.post("/api/records", content=record))
         with game_socket(client, local["id"]) as (sock, _):
             reply = sock.request("hint")
-            assert reply["type"] == "error" and reply["code"] == "playing_online"
+            assert reply["type"] == "error"
+            assert reply["code"] == "playing_online"
         client.cookies.clear()
         client.cookies.update(theirs)  # the opponent is seated too
         with game_socket(client, opponent_local["id"]) as (sock, _):
             reply = sock.request("hint")
-            assert reply["type"] == "error" and reply["code"] == "playing_online"
+            assert reply["type"] == "error"
+            assert reply["code"] == "playing_online"
         assert not [job for job in ai.jobs if job.kind in ("hint", "analysis")]
 
         with store.engine.begin() as conn:  # the online game ends

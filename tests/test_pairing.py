@@ -112,7 +112,8 @@ def test_a_paired_game_left_unbegun_by_the_side_to_move_ends_abandoned_on_time_B
     assert game.options["paired"] is True
     late = T0 + timedelta(seconds=91)
     flagged = room_rules.overdue(game, room.sides, late)
-    assert flagged is not None and flagged.after.result == {
+    assert flagged is not None
+    assert flagged.after.result == {
         "winner": None,
         "reason": "abandoned",
         "points": None,
@@ -123,8 +124,10 @@ def test_a_paired_game_left_unbegun_by_the_side_to_move_ends_abandoned_on_time_B
     answered = rules_of.play_move(moved.after, 1, "h8e8", 1)
     assert answered is not None
     flagged = room_rules.overdue(answered.after, room.sides, late)
-    assert flagged is not None and flagged.after.result is not None
-    assert flagged.after.result["reason"] == "timeout" and flagged.after.result["winner"] == "black"
+    assert flagged is not None
+    assert flagged.after.result is not None
+    assert flagged.after.result["reason"] == "timeout"
+    assert flagged.after.result["winner"] == "black"
 
 
 def _paired_room() -> Any:
@@ -210,18 +213,25 @@ def test_two_players_on_two_instances_are_paired_into_a_private_room_game_B1(sit
         waiting = await site.pairing[0].seek(first, "jieqi", {"rules": "wxf"}, "c1", "10.0.0.1")
         assert waiting.status == "waiting"
         paired = await site.pairing[1].seek(second, "jieqi", {"rules": "wxf"}, "c2", "10.0.0.2")
-        assert paired.status == "paired" and paired.room_id is not None
+        assert paired.status == "paired"
+        assert paired.room_id is not None
         told = await site.pairing[0].state(first)
-        assert told is not None and told.status == "paired" and told.room_id == paired.room_id
+        assert told is not None
+        assert told.status == "paired"
+        assert told.room_id == paired.room_id
         room = await site.rooms[0].read_room(paired.room_id)
         assert room is not None
         # R1: nobody else can join it (no password, no invite link); both seated, colours drawn.
-        assert room.invite is None and room.password is None
+        assert room.invite is None
+        assert room.password is None
         assert sorted(room.sides or []) == sorted([first.id, second.id])
         assert room.options == {"rules": "wxf", "paired": True}
         game = await site.rooms[0].core.current_game(room)
-        assert game is not None and game.kind == "online" and game.ongoing
-        assert game.options["paired"] is True and game.options["rules"] == "wxf"
+        assert game is not None
+        assert game.kind == "online"
+        assert game.ongoing
+        assert game.options["paired"] is True
+        assert game.options["rules"] == "wxf"
         assert game.options["unscored"] == "paired"  # no R6 points for paired games
         await site.stop()
 
@@ -242,7 +252,8 @@ def test_a_player_is_never_paired_with_themselves_two_tabs_are_one_seek_B1(site:
         # The first tab closing does not withdraw the seek the second tab holds.
         await site.pairing[0].cancel(me, "tab1")
         still = await site.pairing[0].state(me)
-        assert still is not None and still.status == "waiting"
+        assert still is not None
+        assert still.status == "waiting"
         assert await site.pairing[1].cancel(me) is None
         await site.stop()
 
@@ -263,10 +274,13 @@ def test_many_seeking_at_once_on_two_instances_are_each_paired_once_B1(site: Sit
         await asyncio.gather(*(seek(i, p) for i, p in enumerate(players)))
         states = [await site.pairing[0].state(p) for p in players]
         rooms = Counter(s.room_id for s in states if s is not None and s.status == "paired")
-        assert len(rooms) == 8 and set(rooms.values()) == {2}  # everyone paired, once
+        assert len(rooms) == 8
+        assert set(rooms.values()) == {2}  # everyone paired, once
         for room_id in rooms:
             room = await site.rooms[0].read_room(str(room_id))
-            assert room is not None and room.sides is not None and len(set(room.sides)) == 2
+            assert room is not None
+            assert room.sides is not None
+            assert len(set(room.sides)) == 2
         await site.stop()
 
     asyncio.run(scenario())
@@ -281,11 +295,13 @@ def test_a_paired_player_seeking_again_goes_back_to_their_game_until_it_ends_B1(
         await site.pairing[0].seek(first, "xiangqi", {}, "c1", "10.0.0.1")
         paired = await site.pairing[1].seek(second, "xiangqi", {}, "c2", "10.0.0.2")
         again = await site.pairing[0].seek(first, "jieqi", {}, "c3", "10.0.0.1")
-        assert again.status == "paired" and again.room_id == paired.room_id  # never twice
+        assert again.status == "paired"
+        assert again.room_id == paired.room_id  # never twice
         assert paired.room_id is not None
         await site.rooms[0].resign(first, paired.room_id)
         after = await site.pairing[0].seek(first, "jieqi", {}, "c3", "10.0.0.1")
-        assert after.status == "waiting" and after.variant == "jieqi"
+        assert after.status == "waiting"
+        assert after.variant == "jieqi"
         await site.stop()
 
     asyncio.run(scenario())
@@ -301,7 +317,8 @@ def test_a_player_in_a_room_game_with_a_friend_cannot_seek_B1(site: Site) -> Non
         await site.rooms[0].ready(friend, room.id)
         with pytest.raises(SeekError) as refused:
             await site.pairing[1].seek(host, "xiangqi", {}, "c1", "10.0.0.1")
-        assert refused.value.code == "already_playing" and refused.value.extra["room"] == room.id
+        assert refused.value.code == "already_playing"
+        assert refused.value.extra["room"] == room.id
         await site.stop()
 
     asyncio.run(scenario())
@@ -319,7 +336,8 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
             await site.pairing[0].seek(one, "xiangqi", {}, "c1", f"10.{net}.0.1")
             state = await site.pairing[1].seek(two, "xiangqi", {}, "c2", f"10.{net}.0.2")
             room = await rooms.read_room(str(state.room_id))
-            assert room is not None and room.sides is not None
+            assert room is not None
+            assert room.sides is not None
             red, black = sorted((one, two), key=lambda p: room.sides.index(p.id))  # type: ignore[union-attr]
             return room, red, black
 
@@ -327,7 +345,8 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
         await rooms.move(red, room.id, 0, "h3e3")
         await rooms.leave(black, room.id)  # Black never moved: abandoned, no winner
         game = await rooms.core.current_game(room)
-        assert game is not None and game.result == {
+        assert game is not None
+        assert game.result == {
             "winner": None,
             "reason": "abandoned",
             "points": None,
@@ -338,8 +357,10 @@ def test_leaving_a_paired_game_before_ones_first_move_costs_nothing_after_it_los
         await rooms.move(black, room.id, 1, "h8e8")
         await rooms.leave(red, room.id)  # after their first move: leaving loses
         game = await rooms.core.current_game(room)
-        assert game is not None and game.result is not None
-        assert game.result["winner"] == "black" and game.result["reason"] == "resignation"
+        assert game is not None
+        assert game.result is not None
+        assert game.result["winner"] == "black"
+        assert game.result["reason"] == "resignation"
         assert game.points_awarded == 0  # paired games score no R6 points
         await site.stop()
 
@@ -361,7 +382,8 @@ def test_a_seek_of_a_dead_instance_is_never_paired_and_dropped_once_old_B1(site:
         assert state.status == "waiting"  # nobody is paired with a ghost
         assert (await site.pairing[0].fresh_counts()).counts == {"xiangqi": 1}  # nor counts them
         kept = await site.pairing[0].state(ghost)  # its instance may only be late
-        assert kept is not None and kept.status == "waiting"
+        assert kept is not None
+        assert kept.status == "waiting"
         assert await site.pairing[0].state(old_ghost) is None  # long gone: dropped
         await site.stop()
 
@@ -378,7 +400,8 @@ def test_seeking_is_limited_per_address_Z7(database: tuple[str, str | None]) -> 
             await running.pairing[0].seek(me, "xiangqi", {}, "c1", "10.9.9.9")
         with pytest.raises(SeekError) as refused:
             await running.pairing[1].seek(me, "xiangqi", {}, "c1", "10.9.9.9")
-        assert refused.value.code == "too_many_seeks" and refused.value.status == 429
+        assert refused.value.code == "too_many_seeks"
+        assert refused.value.status == 429
         assert refused.value.extra["retry_after"] >= 1
         other = await running.player()  # another address is not held back
         assert (await running.pairing[0].seek(other, "janggi", {}, "c2", "10.1.1.1")).status
@@ -422,7 +445,8 @@ def test_the_oldest_seek_takes_the_nearest_rated_of_those_waiting_B1_B2(site: Si
         assert {pairing.first.player_id, pairing.second.player_id} == {first.id, close.id}
         assert pairing.second.rating == 1480.0
         left = store.state(strong.id)
-        assert left is not None and left.status == "waiting"
+        assert left is not None
+        assert left.status == "waiting"
         await site.stop()
 
     asyncio.run(scenario())
@@ -437,15 +461,19 @@ def test_a_paired_janggi_room_begins_with_the_setup_choice_at_once_B1_R3_R4(site
             second, "janggi", {"bikjang": "points"}, "c2", "10.0.0.2"
         )
         room = await site.rooms[0].read_room(str(paired.room_id))
-        assert room is not None and room.options == {"bikjang": "points", "paired": True}
-        assert room.setup is not None and room.setup["turn"] == "han"  # J3, no Ready (R3)
-        assert room.game_id is None and room.sides is not None
+        assert room is not None
+        assert room.options == {"bikjang": "points", "paired": True}
+        assert room.setup is not None
+        assert room.setup["turn"] == "han"  # J3, no Ready (R3)
+        assert room.game_id is None
+        assert room.sides is not None
         han = first if room.sides[1] == first.id else second
         cho = second if han is first else first
         await site.rooms[1].choose_setup(han, room.id, "EHEH")
         after = await site.rooms[0].choose_setup(cho, room.id, "HEEH")
         game = await site.rooms[0].core.current_game(after)
-        assert game is not None and game.options["paired"] is True
+        assert game is not None
+        assert game.options["paired"] is True
         assert game.options["bikjang"] == "points"
         assert game.options["setup"] == {"cho": "HEEH", "han": "EHEH"}
         await site.stop()

@@ -106,7 +106,8 @@ class Moving:
 
     async def sides(self, state: SeekState) -> tuple[Any, str, str]:
         room = await self.rooms.read_room(str(state.room_id))
-        assert room is not None and room.sides is not None
+        assert room is not None
+        assert room.sides is not None
         return room, room.sides[0], room.sides[1]
 
 
@@ -130,11 +131,13 @@ def test_leaving_unbegun_costs_a_growing_wait_per_player_and_address_Z8(moving: 
         await moving.rooms.leave(sniper, str(paired.room_id))  # before any first move
         room, _, _ = await moving.sides(paired)
         game = await moving.rooms.core.current_game(room)
-        assert game is not None and game.result is not None
+        assert game is not None
+        assert game.result is not None
         assert game.result["reason"] == "abandoned"  # unrated, no loss (B1)
 
         refused = await moving.refused(sniper, SNIPER)
-        assert refused.code == "abort_cooldown" and refused.status == 429
+        assert refused.code == "abort_cooldown"
+        assert refused.status == 429
         assert refused.extra["retry_after"] == 15
         # A fresh cookie from the same address waits as long: the address pays.
         assert (await moving.refused(second_cookie, SNIPER)).extra["retry_after"] == 15
@@ -171,7 +174,8 @@ def test_a_cooling_addresss_waiting_seeks_are_not_paired_nor_the_same_pair_again
         # While the address waits, its waiting cookie is not paired with anyone.
         assert (await moving.seek(bystander, "198.51.100.2", on=1)).status == "waiting"
         decoy_state = await moving.pairing[0].state(decoy)
-        assert decoy_state is not None and decoy_state.status == "waiting"
+        assert decoy_state is not None
+        assert decoy_state.status == "waiting"
         await moving.pairing[1].cancel(bystander)
 
         await moving.advance(FIRST_COOLDOWN_SECONDS + 1)
@@ -182,7 +186,8 @@ def test_a_cooling_addresss_waiting_seeks_are_not_paired_nor_the_same_pair_again
         paired = await moving.seek(newcomer, "198.51.100.3", on=1)
         assert paired.status == "paired"
         _, red, black = await moving.sides(paired)
-        assert newcomer.id in (red, black) and {red, black} != {sniper.id, target.id}
+        assert newcomer.id in (red, black)
+        assert {red, black} != {sniper.id, target.id}
         await site.stop()
 
     asyncio.run(scenario())
@@ -204,7 +209,8 @@ def test_letting_the_first_turn_run_out_costs_the_mover_not_the_opponent_Z8(
             await moving.rooms.resign(black, room.id)  # the clock decides first
         assert late.value.code == "time_out"
         game = await moving.rooms.core.current_game(room)
-        assert game is not None and game.result is not None
+        assert game is not None
+        assert game.result is not None
         assert game.result["reason"] == "abandoned"
         address = {one.id: "198.51.100.1", two.id: "198.51.100.2"}
         assert (await moving.refused(red, address[red.id])).code == "abort_cooldown"
@@ -224,7 +230,9 @@ def test_leaving_a_paired_janggi_room_during_the_setup_choice_costs_too_Z8(
         await moving.pairing[0].seek(han_seeker, "janggi", {}, "c1", "198.51.100.1")
         paired = await moving.pairing[1].seek(other, "janggi", {}, "c2", "198.51.100.2")
         room = await moving.rooms.read_room(str(paired.room_id))
-        assert room is not None and room.setup is not None and room.game_id is None
+        assert room is not None
+        assert room.setup is not None
+        assert room.game_id is None
         await moving.rooms.leave(han_seeker, room.id)  # no game yet: still unbegun
         with pytest.raises(SeekError) as refused:
             await moving.pairing[0].seek(han_seeker, "janggi", {}, "c1", "198.51.100.1")

@@ -102,7 +102,8 @@ def test_two_strangers_are_paired_play_and_rematch_B1_B4(chromium: Browser, serv
         for page in pages.values():
             assert wait_end(page, "resignation")["you"] in ("red", "black")
         again = rematch_both(pages)
-        assert again["red"] is pages["black"] and again["black"] is pages["red"]
+        assert again["red"] is pages["black"]
+        assert again["black"] is pages["red"]
         assert again["red"].is_visible("[data-paired]")  # still the strangers' own room
     finally:
         strangers.close()
@@ -141,7 +142,8 @@ def test_the_waiting_panel_on_a_phone_offers_the_computer_after_30_seconds_B1(
         page.click("[data-action=seek-ai]")
         page.wait_for_url("**/play/ai?*")
         address = page.url
-        assert "variant=janggi" in address and "level=intermediate" in address
+        assert "variant=janggi" in address
+        assert "level=intermediate" in address
         assert "bikjang=points" in address
     finally:
         context.close()
@@ -161,7 +163,8 @@ def test_a_cancelled_wait_pairs_nobody_B1(chromium: Browser, server: str) -> Non
         first.screenshot(path=str(SHOTS / "chuhan-pairing-home-phone.png"))
         seek(second, "jieqi", waits=True)  # the first one no longer waits: nobody to pair with
         second.wait_for_selector("[data-seek-clock]:has-text('0:02')", timeout=10000)
-        assert "/room" not in second.url and "/room" not in first.url
+        assert "/room" not in second.url
+        assert "/room" not in first.url
         second.click("[data-action=seek-cancel]")
     finally:
         strangers.close()

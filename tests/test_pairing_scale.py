@@ -59,7 +59,9 @@ def test_strangers_on_two_instances_are_paired_and_play_a_room_game_B1(
     [(kind, options)] = servers.sql(
         "SELECT kind, options FROM games WHERE id = :g", g=states[0]["id"]
     )
-    assert kind == "online" and options["paired"] is True and options["rules"] == "wxf"
+    assert kind == "online"
+    assert options["paired"] is True
+    assert options["rules"] == "wxf"
     players = servers.sql(
         "SELECT player_id FROM game_players WHERE game_id = :g", g=states[0]["id"]
     )
@@ -115,7 +117,8 @@ def test_malformed_seeks_get_a_clear_error_and_the_socket_goes_on_Z5(servers: Cl
     refused = sock.request("seek", variant="chess")
     assert (refused["type"], refused["code"]) == ("error", "bad_seek")
     refused = sock.request("seek", variant="janggi", options={"bikjang": "always"})
-    assert refused["code"] == "bad_seek" and "off or points" in refused["message"]
+    assert refused["code"] == "bad_seek"
+    assert "off or points" in refused["message"]
     refused = sock.request("seek", variant="xiangqi", options={str(n): "x" for n in range(9)})
     assert refused["code"] == "bad_request"
     assert sock.request("move", ply=0, move="h3e3")["code"] == "unknown_type"

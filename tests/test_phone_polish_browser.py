@@ -48,9 +48,12 @@ def in_view(page: Page, target: Locator) -> None:
     """``target`` lies wholly inside the page's viewport, as it is scrolled now."""
     box = target.bounding_box()
     size = page.viewport_size
-    assert box is not None and size is not None
-    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], box
-    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], box
+    assert box is not None
+    assert size is not None
+    assert box["y"] >= 0, box
+    assert box["y"] + box["height"] <= size["height"], box
+    assert box["x"] >= 0, box
+    assert box["x"] + box["width"] <= size["width"], box
 
 
 def fits_the_width(page: Page) -> None:
@@ -72,10 +75,13 @@ def test_the_invite_box_of_a_running_room_fits_a_phone_R1(chromium: Browser, ser
             fits_the_width(page)
             share = page.locator("[data-share]")
             box = share.bounding_box()
-            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+            assert box is not None, box
+            assert box["x"] >= 0, box
+            assert box["x"] + box["width"] <= 390, box
             for part in ("[data-invite-link]", "[data-action=copy-link]"):
                 part_box = page.locator(part).bounding_box()
-                assert part_box is not None and part_box["x"] + part_box["width"] <= 390, part
+                assert part_box is not None, part
+                assert part_box["x"] + part_box["width"] <= 390, part
         pages["red"].locator("[data-share]").scroll_into_view_if_needed()
         pages["red"].screenshot(path=str(SHOTS / "chuhan-phone-invite.png"))
     finally:
@@ -127,7 +133,9 @@ def test_the_review_says_what_its_numbers_mean_U6_U8_J8_N4(
         open_page(page, "/")
         game_id = imported(page, "1. h3e3 h8h3\n")
         blunder = analysed(page, game_id)["plies"][2]
-        assert blunder["class"] and blunder["mate"] is None and blunder["gain"] >= 150
+        assert blunder["class"]
+        assert blunder["mate"] is None
+        assert blunder["gain"] >= 150
         open_page(page, f"/review/game/{game_id}")
         expect(page.locator("[data-game]")).to_have_attribute("data-analysis", "done")
         expect(page.locator("[data-eval-better]")).to_be_visible()

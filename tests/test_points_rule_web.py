@@ -25,6 +25,7 @@ def test_the_home_screen_states_the_online_points_rule(web_page: Page, language:
     )
     open_page(web_page, "/")
     rule = json.loads((I18N / f"{language}.json").read_text())["home.points_rule"]
-    assert "50" in rule and "3" in rule
+    assert "50" in rule
+    assert "3" in rule
     expect(web_page.locator("[data-points-rule]")).to_have_text(rule)
     expect(web_page.locator("[data-points]")).to_contain_text("0")

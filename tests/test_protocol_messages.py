@@ -82,7 +82,8 @@ def test_each_socket_knows_its_own_messages_only() -> None:
     ready = json.dumps({"id": "r", "type": "ready"})
     with pytest.raises(ProtocolError) as refused:
         parse(ready, LIMIT, GAME_MESSAGES)
-    assert refused.value.code == "unknown_type" and "hello" in refused.value.message
+    assert refused.value.code == "unknown_type"
+    assert "hello" in refused.value.message
     assert parse(ready, LIMIT, ROOM_MESSAGES).type == "ready"
     hint = json.dumps({"id": "h", "type": "hint"})
     assert parse(hint, LIMIT, GAME_MESSAGES).type == "hint"
@@ -104,16 +105,20 @@ def test_the_room_hello_checks_its_device_and_game_R7() -> None:
         LIMIT,
         ROOM_MESSAGES,
     )
-    assert isinstance(hello, RoomHello) and hello.device == "tab-1_a" and hello.last_seq is None
+    assert isinstance(hello, RoomHello)
+    assert hello.device == "tab-1_a"
+    assert hello.last_seq is None
     for bad in ({"device": "a b"}, {"device": "x" * 41}, {"device": 3}, {"game_id": "g" * 33}):
         with pytest.raises(ProtocolError) as refused:
             parse(json.dumps({"id": "h", "type": "hello", **bad}), LIMIT, ROOM_MESSAGES)
-        assert refused.value.code == "bad_request" and refused.value.reply_to == "h"
+        assert refused.value.code == "bad_request"
+        assert refused.value.reply_to == "h"
 
 
 def test_a_janggi_setup_is_one_of_the_four_J3() -> None:
     setup = parse(json.dumps({"id": "s", "type": "setup", "setup": "EHHE"}), LIMIT, ROOM_MESSAGES)
-    assert isinstance(setup, Setup) and setup.setup == "EHHE"
+    assert isinstance(setup, Setup)
+    assert setup.setup == "EHHE"
     with pytest.raises(ProtocolError) as refused:
         parse(json.dumps({"id": "s", "type": "setup", "setup": "HHEE"}), LIMIT, ROOM_MESSAGES)
     assert refused.value.code == "bad_request"

@@ -298,7 +298,8 @@ def play_a_game(creator: ProxiedPlayer, friend: ProxiedPlayer) -> dict[str, Any]
         sock.wait_state(lambda s: s["ply"] == len(QUIET))
     assert sockets["black"].request("resign")["type"] == "ack"
     end = sockets["red"].wait_for(lambda m: m.get("type") == "end")
-    assert end["result"]["winner"] == "red" and end["points_awarded"] == 50
+    assert end["result"]["winner"] == "red"
+    assert end["points_awarded"] == 50
     for sock in (first, second):
         sock.close()
     return room
@@ -326,7 +327,8 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
         big = creator.http.post("/api/rooms", content=b"x" * 100_000)
         assert big.status_code == 413
         health = creator.http.get("/health")
-        assert health.status_code == 200 and "content-security-policy" in health.headers
+        assert health.status_code == 200
+        assert "content-security-policy" in health.headers
         assert "strict-transport-security" in health.headers
         with pytest.raises(Exception):  # noqa: B017 - a foreign page's socket, refused
             wss_connect(creator, f"/ws/rooms/{room['id']}", origin="https://evil.example")
@@ -425,4 +427,5 @@ def test_the_proxys_access_log_holds_no_share_or_invite_token(tmp_path: Path) ->
         f'"GET {record} HTTP/1.1" 404',
     ):
         assert line in logged
-    assert invite not in logged and share not in logged
+    assert invite not in logged
+    assert share not in logged

@@ -66,24 +66,30 @@ def test_a_janggi_puzzle_opens_in_the_review_from_its_fen_B9(tmp_path: Path) -> 
     with server(tmp_path, ai=ai, analysis_nodes=300, puzzles=settings) as (client, _, _):
         game_id = solve_and_open(client, "janggi", JANGGI.id, JANGGI.moves)
         state = client.get(f"/api/archive/games/{game_id}").json()
-        assert state["variant"] == "janggi" and state["moves"] == JANGGI.moves
+        assert state["variant"] == "janggi"
+        assert state["moves"] == JANGGI.moves
         assert state["start_fen"] == JANGGI.fen
         after = make_board("janggi", JANGGI.fen)
         after.push_many(JANGGI.moves)
-        assert state["fen"] == after.fen() and after.outcome() is not None  # mated
+        assert state["fen"] == after.fen()
+        assert after.outcome() is not None  # mated
         positions = client.get(f"/api/games/{game_id}/positions").json()["positions"]
         assert [p["fen"] for p in positions][0] == JANGGI.fen
-        assert positions[-1]["fen"] == after.fen() and positions[-1]["in_check"]
+        assert positions[-1]["fen"] == after.fen()
+        assert positions[-1]["in_check"]
         record = client.get(f"/api/games/{game_id}/record", params={"notation": "korean"})
-        assert record.status_code == 200 and JANGGI.fen in record.text
+        assert record.status_code == 200
+        assert JANGGI.fen in record.text
         # Its record imports again (a janggi record from a FEN is kept from that FEN, N4).
         again = client.post("/api/records", content=record.text.encode())
         assert again.status_code == 201, again.text
-        assert again.json()["start_fen"] == JANGGI.fen and again.json()["fen"] == state["fen"]
+        assert again.json()["start_fen"] == JANGGI.fen
+        assert again.json()["fen"] == state["fen"]
         assert again.json()["moves"] == JANGGI.moves
         plies = analysed(client, game_id)["plies"]
         assert [p["ply"] for p in plies] == [0, 1, 2, 3]
-        assert plies[0]["mate"] == 2 and plies[-1]["mate"] == 0  # Cho mates in 2, then mated
+        assert plies[0]["mate"] == 2
+        assert plies[-1]["mate"] == 0  # Cho mates in 2, then mated
         assert all(job.fen == JANGGI.fen for job in ai.jobs if job.kind == "analysis")
 
 
@@ -148,7 +154,8 @@ def test_a_jieqi_puzzle_opens_in_the_review_from_the_solvers_view_only_B9_Z2(
     with server(tmp_path, ai=ai, analysis_nodes=200, puzzles=settings) as (client, _, _):
         game_id = solve_and_open(client, "jieqi", puzzle["id"], puzzle["moves"])
         state = client.get(f"/api/archive/games/{game_id}").json()
-        assert state["variant"] == "jieqi" and state["moves"] == puzzle["moves"]
+        assert state["variant"] == "jieqi"
+        assert state["moves"] == puzzle["moves"]
         assert state["start_fen"] == puzzle["fen"]
         solver = JieqiBoard.from_view(puzzle["view"])
         for move, reveal in zip(puzzle["moves"], puzzle["reveals"], strict=True):
@@ -161,9 +168,11 @@ def test_a_jieqi_puzzle_opens_in_the_review_from_the_solvers_view_only_B9_Z2(
         for key in ("arrangement", "salt", "hidden"):
             assert key not in state
         positions = client.get(f"/api/games/{game_id}/positions").json()["positions"]
-        assert positions[0]["fen"] == puzzle["fen"] and positions[-1]["fen"] == solver.fen()
+        assert positions[0]["fen"] == puzzle["fen"]
+        assert positions[-1]["fen"] == solver.fen()
         record = client.get(f"/api/games/{game_id}/record")
-        assert record.status_code == 200 and "Arrangement" not in record.text
+        assert record.status_code == 200
+        assert "Arrangement" not in record.text
         answers = json.dumps([state, positions, record.text])
         assert secret_text not in answers
         plies = analysed(client, game_id)["plies"]
@@ -171,5 +180,6 @@ def test_a_jieqi_puzzle_opens_in_the_review_from_the_solvers_view_only_B9_Z2(
         jobs = [job for job in ai.jobs if job.kind == "analysis"]
         assert jobs
         for job in jobs:  # every position as the solver knew it (Z2)
-            assert job.view is not None and job.view["viewer"] == "red"
+            assert job.view is not None
+            assert job.view["viewer"] == "red"
             assert not {"arrangement", "salt", "hidden"} & set(job.view)

@@ -39,7 +39,8 @@ def load(variant: str) -> list[dict[str, Any]]:
     path = DATA / f"{variant}.jsonl"
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
-    assert text.endswith("\n") and all(line == line.rstrip() for line in lines)
+    assert text.endswith("\n")
+    assert all(line == line.rstrip() for line in lines)
     return [json.loads(line) for line in lines]
 
 
@@ -87,18 +88,23 @@ def test_fields_follow_the_format(variant: str) -> None:
             (puzzle["fen"] + " " + " ".join(puzzle["moves"])).encode()).hexdigest()[:10]
         assert puzzle["id"] == f"{variant}-{digest}"
         assert puzzle["variant"] == variant
-        assert isinstance(puzzle["rating"], int) and 400 <= puzzle["rating"] <= 3000
+        assert isinstance(puzzle["rating"], int)
+        assert 400 <= puzzle["rating"] <= 3000
         # Only themes detected honestly: a line that leads into a mate without reaching it
         # (two mates at a later turn end it) may have none.
-        assert isinstance(puzzle["themes"], list) and set(puzzle["themes"]) <= THEMES
+        assert isinstance(puzzle["themes"], list)
+        assert set(puzzle["themes"]) <= THEMES
         source = puzzle["source"]
         assert source["kind"] == SOURCE_KINDS[variant]
-        assert isinstance(source["game"], str) and source["game"]
-        assert isinstance(source["ply"], int) and source["ply"] >= 0
+        assert isinstance(source["game"], str)
+        assert source["game"]
+        assert isinstance(source["ply"], int)
+        assert source["ply"] >= 0
         if variant == "xiangqi":
             assert source["credit"] == CCPD_CREDIT
         verify = puzzle["verify"]
-        assert verify["engine"] and verify["nodes"] >= MIN_NODES[variant]
+        assert verify["engine"]
+        assert verify["nodes"] >= MIN_NODES[variant]
         assert SCORE.match(verify["best"]), puzzle["id"]
         assert verify["second"] is None or SCORE.match(verify["second"]), puzzle["id"]
 

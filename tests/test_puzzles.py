@@ -82,7 +82,8 @@ def test_the_fixture_puzzles_are_mates_by_the_rules() -> None:
     for puzzle in BY_ID.values():
         board = board_after(puzzle, puzzle.moves)
         outcome = board.outcome()
-        assert outcome is not None and outcome.winner == 0, puzzle.id
+        assert outcome is not None, puzzle.id
+        assert outcome.winner == 0, puzzle.id
         assert make_board(puzzle.variant, puzzle.fen).turn == 0
 
 
@@ -91,8 +92,10 @@ def test_solving_a_puzzle_plays_the_replies_and_raises_the_rating_B9(
     client: TestClient, variant: str
 ) -> None:
     attempt = begin(client, variant)
-    assert attempt["status"] == "playing" and attempt["solver"] in ("red", "cho")
-    assert attempt["themes"] is None and attempt["solution"] is None  # hidden until solved
+    assert attempt["status"] == "playing"
+    assert attempt["solver"] in ("red", "cho")
+    assert attempt["themes"] is None
+    assert attempt["solution"] is None  # hidden until solved
     line = line_of(attempt)
     for index in range(0, len(line), 2):
         attempt = move(client, attempt, line[index])
@@ -101,12 +104,16 @@ def test_solving_a_puzzle_plays_the_replies_and_raises_the_rating_B9(
             assert attempt["reply"] == line[index + 1]  # the stored reply, played back
             assert attempt["position"]["moves"] == line[: index + 2]
             assert attempt["position"]["legal_moves"], "the solver is to move again"
-    assert attempt["verdict"] == "solved" and attempt["status"] == "solved"
-    assert attempt["themes"] and attempt["solution"]["moves"] == line
-    assert attempt["change"] > 0 and attempt["rating"]["rating"] > 1500
+    assert attempt["verdict"] == "solved"
+    assert attempt["status"] == "solved"
+    assert attempt["themes"]
+    assert attempt["solution"]["moves"] == line
+    assert attempt["change"] > 0
+    assert attempt["rating"]["rating"] > 1500
     assert attempt["rating"]["streak"] == 1
     mine = client.get("/api/puzzles/me").json()["ratings"][variant]
-    assert mine["rating"] == attempt["rating"]["rating"] and mine["attempts"] == 1
+    assert mine["rating"] == attempt["rating"]["rating"]
+    assert mine["attempts"] == 1
 
 
 def test_a_wrong_move_fails_the_puzzle_shows_the_line_and_lowers_the_rating_B9(
@@ -117,13 +124,17 @@ def test_a_wrong_move_fails_the_puzzle_shows_the_line_and_lowers_the_rating_B9(
     legal = attempt["position"]["legal_moves"]
     wrong = next(m for m in legal if m != line[0] and not _mates(attempt, m))
     failed = move(client, attempt, wrong)
-    assert failed["verdict"] == "wrong" and failed["status"] == "failed"
-    assert failed["solution"]["moves"] == line and failed["themes"]
-    assert failed["change"] < 0 and failed["rating"]["streak"] == 0
+    assert failed["verdict"] == "wrong"
+    assert failed["status"] == "failed"
+    assert failed["solution"]["moves"] == line
+    assert failed["themes"]
+    assert failed["change"] < 0
+    assert failed["rating"]["streak"] == 0
     again = client.post(
         f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 0, "move": line[0]}
     )
-    assert again.status_code == 409 and again.json()["error"]["code"] == "puzzle_over"
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "puzzle_over"
 
 
 def _mates(attempt: dict[str, Any], text: str) -> bool:
@@ -139,13 +150,16 @@ def test_an_illegal_move_is_refused_and_changes_nothing_Z1(client: TestClient) -
     answer = client.post(
         f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 0, "move": "a1a9"}
     )
-    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request"
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_request"
     stale = client.post(
         f"/api/puzzles/attempts/{attempt['id']}/moves", json={"ply": 3, "move": line_of(attempt)[0]}
     )
-    assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale"
+    assert stale.status_code == 409
+    assert stale.json()["error"]["code"] == "stale"
     now = client.get(f"/api/puzzles/attempts/{attempt['id']}").json()
-    assert now["status"] == "playing" and now["position"]["moves"] == []
+    assert now["status"] == "playing"
+    assert now["position"]["moves"] == []
 
 
 def test_any_mating_move_solves_where_several_mate_B9(client: TestClient) -> None:
@@ -153,33 +167,40 @@ def test_any_mating_move_solves_where_several_mate_B9(client: TestClient) -> Non
     puzzle = next(p for p in BY_ID.values() if p.moves == ["e2d2"])
     attempt = begin(client, "xiangqi", puzzle=puzzle.id)
     solved = move(client, attempt, "e2e9")
-    assert solved["verdict"] == "solved" and solved["status"] == "solved"
+    assert solved["verdict"] == "solved"
+    assert solved["status"] == "solved"
 
 
 def test_a_hint_shows_the_piece_and_counts_as_assisted_B9(client: TestClient) -> None:
     attempt = begin(client, "xiangqi")
     line = line_of(attempt)
     hinted = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint").json()
-    assert hinted["hint"] == from_point(line[0]) and hinted["hinted"] is True
+    assert hinted["hint"] == from_point(line[0])
+    assert hinted["hinted"] is True
     assert hinted["solution"] is None  # a hint is the piece, not the move
     solved = solve(client, hinted)
-    assert solved["status"] == "solved" and solved["hinted"] is True
+    assert solved["status"] == "solved"
+    assert solved["hinted"] is True
     assert solved["rating"]["streak"] == 0  # an assisted solve does not grow the streak
     clean = solve(client, begin(client, "xiangqi"))
-    assert clean["change"] > 0 and clean["rating"]["streak"] == 1
+    assert clean["change"] > 0
+    assert clean["rating"]["streak"] == 1
 
 
 def test_showing_the_solution_is_a_loss_and_cannot_be_farmed_Z8(client: TestClient) -> None:
     first = begin(client, "jieqi")
     shown = client.post(f"/api/puzzles/attempts/{first['id']}/solution").json()
-    assert shown["status"] == "failed" and shown["shown"] is True
-    assert shown["solution"]["moves"] == line_of(first) and shown["change"] < 0
+    assert shown["status"] == "failed"
+    assert shown["shown"] is True
+    assert shown["solution"]["moves"] == line_of(first)
+    assert shown["change"] < 0
     low = shown["rating"]["rating"]
     # Coming back to the same puzzle with its line known: solved, but not rated again.
     again = begin(client, "jieqi", puzzle=first["puzzle"]["id"])
     assert again["rated"] is False
     solved = solve(client, again)
-    assert solved["status"] == "solved" and solved["change"] is None
+    assert solved["status"] == "solved"
+    assert solved["change"] is None
     assert solved["rating"]["rating"] == low
 
 
@@ -196,11 +217,14 @@ def test_the_puzzle_of_the_day_is_the_same_for_everyone_B9(client: TestClient) -
     client.cookies.clear()
     client.get("/api/me")
     second = client.get("/api/puzzles/daily").json()
-    assert first == second and set(first["puzzles"]) == {"xiangqi", "janggi", "jieqi"}
+    assert first == second
+    assert set(first["puzzles"]) == {"xiangqi", "janggi", "jieqi"}
     for variant, shown in first["puzzles"].items():
-        assert shown["id"].startswith(variant) and "moves" not in shown
+        assert shown["id"].startswith(variant)
+        assert "moves" not in shown
         attempt = begin(client, variant, daily=True)
-        assert attempt["puzzle"]["id"] == shown["id"] and attempt["daily"] is True
+        assert attempt["puzzle"]["id"] == shown["id"]
+        assert attempt["daily"] is True
 
 
 def _sent(answer: dict[str, Any]) -> str:
@@ -223,7 +247,8 @@ def test_the_line_is_never_sent_before_its_move_is_due_B9_Z1(client: TestClient)
         assert after_first["status"] == "playing"
         seen.append(_sent(after_first))
         for text in seen[:2]:
-            assert puzzle.moves[0] not in text and puzzle.moves[2] not in text, variant
+            assert puzzle.moves[0] not in text, variant
+            assert puzzle.moves[2] not in text, variant
         assert puzzle.moves[2] not in seen[2], variant
         assert "mateIn2" not in "".join(seen)
 
@@ -231,11 +256,15 @@ def test_the_line_is_never_sent_before_its_move_is_due_B9_Z1(client: TestClient)
 def test_jieqi_face_down_pieces_stay_face_down_Z2(client: TestClient) -> None:
     attempt = begin(client, "jieqi")
     text = json.dumps(attempt)
-    assert "arrangement" not in text and "hidden" not in text and "salt" not in text
+    assert "arrangement" not in text
+    assert "hidden" not in text
+    assert "salt" not in text
     fen = attempt["position"]["fen"]
-    assert "x" in fen.split()[0] and "X" in fen.split()[0]
+    assert "x" in fen.split()[0]
+    assert "X" in fen.split()[0]
     solved = solve(client, attempt)
-    assert "arrangement" not in json.dumps(solved) and "hidden" not in json.dumps(solved)
+    assert "arrangement" not in json.dumps(solved)
+    assert "hidden" not in json.dumps(solved)
 
 
 def test_another_players_attempt_is_not_found_and_unsafe_requests_need_a_player_Z6(
@@ -248,7 +277,8 @@ def test_another_players_attempt_is_not_found_and_unsafe_requests_need_a_player_
     assert answer.status_code == 404
     client.cookies.clear()
     nobody = client.post("/api/puzzles/attempts", json={"variant": "xiangqi"})
-    assert nobody.status_code == 401 and nobody.json()["error"]["code"] == "no_player"
+    assert nobody.status_code == 401
+    assert nobody.json()["error"]["code"] == "no_player"
 
 
 def test_puzzle_moves_are_rate_limited_Z5(tmp_path: Path) -> None:
@@ -268,8 +298,10 @@ def test_the_history_lists_the_attempts_newest_first_B9(client: TestClient) -> N
     assert shown.status_code == 200
     history = client.get("/api/puzzles/history").json()["attempts"]
     assert [a["variant"] for a in history] == ["janggi", "xiangqi"]
-    assert history[0]["status"] == "failed" and history[0]["shown"] is True
-    assert history[1]["status"] == "solved" and history[1]["puzzle"] == solved["puzzle"]["id"]
+    assert history[0]["status"] == "failed"
+    assert history[0]["shown"] is True
+    assert history[1]["status"] == "solved"
+    assert history[1]["puzzle"] == solved["puzzle"]["id"]
     only = client.get("/api/puzzles/history", params={"variant": "xiangqi"}).json()
     assert [a["variant"] for a in only["attempts"]] == ["xiangqi"]
 
@@ -330,8 +362,10 @@ def test_a_face_down_reply_is_known_only_once_it_is_played_Q3_Z2(tmp_path: Path)
         hinted = client.post(f"/api/puzzles/attempts/{attempt['id']}/hint").json()
         for answer in (attempt, hinted):
             placement = answer["position"]["fen"].split()[0]
-            assert "r" not in placement and "x" in placement  # still face down
-            assert "reveals" not in json.dumps(answer) and "(R)" not in json.dumps(answer)
+            assert "r" not in placement
+            assert "x" in placement  # still face down
+            assert "reveals" not in json.dumps(answer)
+            assert "(R)" not in json.dumps(answer)
         replied = move(client, hinted, "a1a2")
         assert replied["reply"] == "i7i6"
         rank_six = replied["position"]["fen"].split()[0].split("/")[10 - 6]
@@ -368,7 +402,8 @@ def test_a_sample_of_the_shipped_puzzles_is_served_and_solved_B9(tmp_path: Path)
         counts = PuzzleStore(store).counts()
         for variant in ("xiangqi", "janggi", "jieqi"):
             mine = sorted((p for p in shipped if p.variant == variant), key=lambda p: p.id)
-            assert mine and counts[variant] == len(mine), variant
+            assert mine, variant
+            assert counts[variant] == len(mine), variant
             for puzzle in mine[::5][:5]:
                 attempt = begin(client, variant, puzzle=puzzle.id)
                 assert attempt["solver"] == attempt["position"]["turn"]
@@ -376,7 +411,8 @@ def test_a_sample_of_the_shipped_puzzles_is_served_and_solved_B9(tmp_path: Path)
                     attempt = move(client, attempt, puzzle.moves[index])
                     if index + 1 < len(puzzle.moves):
                         assert attempt["reply"] == puzzle.moves[index + 1], puzzle.id
-                assert attempt["status"] == "solved" and attempt["themes"] == puzzle.themes
+                assert attempt["status"] == "solved"
+                assert attempt["themes"] == puzzle.themes
 
 
 def nearest(puzzles: PuzzleStore, *query: Any) -> str | None:

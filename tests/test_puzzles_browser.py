@@ -87,7 +87,8 @@ def hint_solve_then_fail(page: Page, variant: str, shots: str) -> None:
     open_page(page, f"/puzzles?variant={variant}")
     data = layout(page)
     puzzle = BY_ID[data["puzzle"]]
-    assert data["status"] == "playing" and data["myTurn"] == "true"
+    assert data["status"] == "playing"
+    assert data["myTurn"] == "true"
     expect(page.locator("[data-puzzle-status]")).to_contain_text("to move")
     # A hint: the piece to move is marked (and named for a screen reader); counts as assisted.
     page.click('[data-action="hint"]')
@@ -154,7 +155,8 @@ def test_a_phone_solves_and_finds_the_daily_puzzle_and_the_history_B9(phone: Pag
     hint_solve_then_fail(phone, "jieqi", "390")
     # The board fits the phone's width.
     box = phone.locator("svg.board").bounding_box()
-    assert box is not None and box["width"] <= PHONE["width"]
+    assert box is not None
+    assert box["width"] <= PHONE["width"]
     analyse_in_the_review(phone, "390", "jieqi")
     open_page(phone, "/")
     expect(phone.locator("[data-daily-variant]")).to_have_count(3)

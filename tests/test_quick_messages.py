@@ -90,7 +90,8 @@ def test_an_unknown_id_or_free_text_is_refused_and_the_socket_goes_on_B8_Z5(
     first, second = private_room(server[0])
     mark = len(second.messages)
     refused = first.request("say", phrase="you are bad")
-    assert refused["type"] == "error" and refused["code"] == "bad_request"
+    assert refused["type"] == "error"
+    assert refused["code"] == "bad_request"
     assert all(phrase in refused["message"] for phrase in QUICK_MESSAGES)
     assert first.request("say", phrase="")["code"] == "bad_request"
     assert first.request("say", phrase=["thanks"])["code"] == "bad_request"
@@ -139,6 +140,7 @@ def test_nothing_said_is_stored_nor_replayed_B8(server: tuple[str, Path]) -> Non
     assert again.request("ping")["type"] == "pong"
     assert not [m for m in again.messages if m.get("type") == "said"]
     stored = b"".join(path.read_bytes() for path in data.glob("*.sqlite3*"))
-    assert stored and b"well_played" not in stored
+    assert stored
+    assert b"well_played" not in stored
     for sock in (first, again):
         sock.close()

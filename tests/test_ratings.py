@@ -57,7 +57,8 @@ def test_an_established_rating_moves_half_as_far_against_a_new_identity_B2() -> 
     assert after.rating - established.rating == pytest.approx(
         (plain.rating - established.rating) * RULES.provisional_opponent_factor
     )
-    assert after.rating > plain.rating and not capped  # a loss to a fresh cookie costs less
+    assert after.rating > plain.rating
+    assert not capped  # a loss to a fresh cookie costs less
 
 
 def test_a_provisional_rating_gains_only_half_against_a_new_identity_too_Z8() -> None:
@@ -79,7 +80,8 @@ def test_a_gain_is_cut_to_what_is_left_of_the_hour_Z8() -> None:
     newcomer, established = glicko2.Rating(), glicko2.Rating(1500, 60)
     full, _ = rated(newcomer, established, 1)
     after, capped = rated(newcomer, established, 1, RULES, allowance=25.0)
-    assert full.rating - 1500 > 25 and capped
+    assert full.rating - 1500 > 25
+    assert capped
     assert after.rating == pytest.approx(1525.0)
     assert after.deviation == full.deviation  # what the game says of certainty still holds
     # A loss is never cut, and nothing is left: no gain at all.
@@ -169,7 +171,8 @@ def test_the_rules_judge_a_game_from_what_storage_reads_B2_Z8() -> None:
         (_Facts(pair=RULES.games_per_pair_per_day), "pair_limit"),
     ]:
         verdict = judge(game, players, before, facts, now, RULES)
-        assert not verdict.counted and verdict.shown["reason"] == reason
+        assert not verdict.counted
+        assert verdict.shown["reason"] == reason
         assert verdict.after == (established.rating, established.rating)
         assert verdict.shown["red"]["delta"] == verdict.shown["black"]["delta"] == 0
     newcomer = (NEWCOMER, established)  # red is new: black's games against new ones count
@@ -180,7 +183,8 @@ def test_the_rules_judge_a_game_from_what_storage_reads_B2_Z8() -> None:
     # Counted: red's gain cut to what is left of the hour, black's loss as Glicko-2 says.
     nearly_spent = _Facts(gained=RULES.gain_per_hour - 5)
     verdict = judge(game, players, before, nearly_spent, now, RULES)
-    assert verdict.counted and "reason" not in verdict.shown
+    assert verdict.counted
+    assert "reason" not in verdict.shown
     assert verdict.after[0].rating == pytest.approx(1505.0)
     assert verdict.shown["red"] == {
         "before": 1500,
@@ -286,7 +290,8 @@ def test_a_paired_game_rates_both_players_as_glicko2_says_B2(store: Store, reaso
     mine = ratings.of_player(red)
     assert mine["xiangqi"].rating.rating == pytest.approx(winner.rating)
     assert mine["xiangqi"].rating.deviation == pytest.approx(winner.deviation)
-    assert mine["xiangqi"].games == 1 and mine["xiangqi"].provisional
+    assert mine["xiangqi"].games == 1
+    assert mine["xiangqi"].provisional
     assert ratings.of_player(black)["xiangqi"].rating.rating == pytest.approx(loser.rating)
     # Other variants are untouched: one rating per variant.
     assert ratings.of_player(red)["janggi"].games == 0
@@ -301,7 +306,9 @@ def test_a_paired_game_rates_both_players_as_glicko2_says_B2(store: Store, reaso
     assert shown["black"]["delta"] == round(loser.rating) - 1500 < 0
     assert event == {"type": "rated", "rated": shown}
     stored = store.game(game.id)
-    assert stored is not None and stored.seq == game.seq + 1 and stored.options["rated"] == shown
+    assert stored is not None
+    assert stored.seq == game.seq + 1
+    assert stored.options["rated"] == shown
     assert [e.type for e in store.events_after(game.id, game.seq)] == ["rated"]
 
 
@@ -378,13 +385,15 @@ def test_the_same_two_players_rate_each_other_at_most_3_games_a_day_B2(store: St
 
     assert done is not None
     shown = done[0].options["rated"]
-    assert shown["counted"] is False and shown["reason"] == "pair_limit"
+    assert shown["counted"] is False
+    assert shown["reason"] == "pair_limit"
     assert shown["red"]["delta"] == shown["black"]["delta"] == 0
     assert ratings.of_player(red)["xiangqi"] == before
     # Another opponent still rates the same day.
     (third,) = new_players(store, 1)
     other = ratings.rate(finished_game(store, red, third).id)
-    assert other is not None and other[0].options["rated"]["counted"] is True
+    assert other is not None
+    assert other[0].options["rated"]["counted"] is True
 
 
 # ---------------------------------------------------------------------- bought ratings (Z8)
@@ -425,7 +434,8 @@ def test_identities_seen_in_one_address_block_are_never_rated_together_Z8(
     assert reason == ("same_network" if together else None)
     with store.engine.connect() as conn:  # nothing stored says an address
         stored = " ".join(str(row) for row in conn.execute(select(player_networks)))
-    assert "203.0.113" not in stored and "2001:db8" not in stored
+    assert "203.0.113" not in stored
+    assert "2001:db8" not in stored
 
 
 def test_blocks_seen_longer_ago_than_the_window_are_forgotten_Z8(store: Store) -> None:
@@ -470,11 +480,13 @@ def test_gains_add_up_to_at_most_the_hours_cap_whatever_the_identities_Z8(store:
     for _ in range(8):
         (cookie,) = new_players(store, 1)
         done = ratings.rate(finished_game(store, booster, cookie, winner="red").id)
-        assert done is not None and done[0].options["rated"]["counted"]
+        assert done is not None
+        assert done[0].options["rated"]["counted"]
         shown.append(done[0].options["rated"]["red"])
     total = ratings.of_player(booster)["xiangqi"].rating.rating - 1500
     assert total == pytest.approx(RULES.gain_per_hour, abs=0.01)
-    assert shown[-1]["delta"] == 0 and shown[-1]["capped"] is True
+    assert shown[-1]["delta"] == 0
+    assert shown[-1]["capped"] is True
     assert "capped" not in shown[0]
     # An hour later (the rows moved back in time) the booster gains again.
     with store.engine.begin() as conn:
@@ -485,7 +497,8 @@ def test_gains_add_up_to_at_most_the_hours_cap_whatever_the_identities_Z8(store:
         )
     (cookie,) = new_players(store, 1)
     done = ratings.rate(finished_game(store, booster, cookie, winner="red").id)
-    assert done is not None and done[0].options["rated"]["red"]["delta"] > 0
+    assert done is not None
+    assert done[0].options["rated"]["red"]["delta"] > 0
 
 
 def test_rated_games_against_new_identities_stop_after_the_days_cap_Z8(store: Store) -> None:
@@ -553,7 +566,8 @@ def test_a_paired_game_on_two_instances_rates_both_players_once_B1_B2(site: Any)
 
         winner, _ = rated(glicko2.Rating(), glicko2.Rating(), 1)
         shown = ended.options["rated"]
-        assert shown["red"]["after"] == round(winner.rating) and shown["red"]["provisional"]
+        assert shown["red"]["after"] == round(winner.rating)
+        assert shown["red"]["provisional"]
         assert shown["black"]["delta"] == -shown["red"]["delta"] < 0
         events = await site.rooms[1].db(site.stores[1].events_after, ended.id, 0)
         assert [e.type for e in events][-2:] == ["end", "rated"]

@@ -158,7 +158,8 @@ def test_a_janggi_record_keeps_the_setup_and_rules_in_korean_notation() -> None:
     moves = ["i4h4", "a7b7", "g1f3", "pass"]
     board = _played(moves, "janggi", setup="HEHE:EHHE", bikjang="points")
     text = write_record(board)
-    assert '[Format "Korean"]' in text and '[Rules "bikjang=points"]' in text
+    assert '[Format "Korean"]' in text
+    assert '[Rules "bikjang=points"]' in text
     assert "1. 79卒78 41兵42\n2. 07馬86 한수쉼\n" in text
     record = read_record(text)
     assert [str(m) for m in record.moves] == moves
@@ -180,7 +181,9 @@ def test_an_unfinished_jieqi_record_replays_from_its_reveals_q3_n4() -> None:
 def test_a_finished_jieqi_record_carries_the_arrangement_it_can_verify_q7_n4() -> None:
     board = _played(["a1a2", "a10a9"], "jieqi", seed=5)
     text = write_record(board, "wxf", result="0-1", termination="resignation")
-    assert "[Arrangement " in text and "[Salt " in text and "[Commitment " in text
+    assert "[Arrangement " in text
+    assert "[Salt " in text
+    assert "[Commitment " in text
     record = read_record(text)
     assert record.board.fen() == board.fen()
     forged = text.replace("a1=", "a1=x", 1)
@@ -215,7 +218,8 @@ def test_cli_record_export_then_import_gives_the_game_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     status, record, _ = _run(capsys, "record", "export", "--format", "wxf", *CANNON_MATE)
-    assert status == 0 and record.startswith('[Game "Chinese Chess"]')
+    assert status == 0
+    assert record.startswith('[Game "Chinese Chess"]')
     path = tmp_path / "game.pgn"
     path.write_text(record, encoding="utf-8")
     status, out, _ = _run(capsys, "record", "import", str(path))
@@ -241,17 +245,21 @@ def test_cli_record_import_names_the_bad_line_and_exits_2(
     path = tmp_path / "bad.pgn"
     path.write_text('[Format "ICCS"]\n\n1. H2-E2 H9-G7\n2. H0-H9\n', encoding="utf-8")
     status, out, err = _run(capsys, "record", "import", str(path))
-    assert status == 2 and out == ""
-    assert "line 4" in err and "H0-H9" in err
+    assert status == 2
+    assert out == ""
+    assert "line 4" in err
+    assert "H0-H9" in err
     status, _, err = _run(capsys, "record", "import", str(tmp_path / "missing.pgn"))
-    assert status == 2 and "cannot read" in err
+    assert status == 2
+    assert "cannot read" in err
 
 
 def test_cli_record_export_rejects_an_illegal_move_by_index(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     status, out, err = _run(capsys, "record", "export", "h3e3", "h3e4")
-    assert status == 2 and out == ""
+    assert status == 2
+    assert out == ""
     assert "move 2" in err
 
 
@@ -274,7 +282,8 @@ def test_a_gib_janggi_record_imports_with_its_setups_and_result() -> None:
     assert record.result == "0-1"  # 한 기권승: Han won by resignation
     start = make_board("janggi", record.start_fen)
     # 한차림 "상마상마" is written from the board's left as Cho sees it: b10 elephant, h10 horse.
-    assert start.piece_letter(1) == "N" and start.piece_letter(82) == "b"
+    assert start.piece_letter(1) == "N"
+    assert start.piece_letter(82) == "b"
     assert start.piece_letter(88) == "n"
 
 
@@ -292,9 +301,13 @@ def test_cli_refuses_a_notation_the_variant_does_not_use(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     status, out, err = _run(capsys, "game", "--variant", "janggi", "--notation", "wxf")
-    assert status == 2 and out == "" and "janggi uses korean" in err
+    assert status == 2
+    assert out == ""
+    assert "janggi uses korean" in err
     status, out, err = _run(capsys, "record", "export", "--format", "korean", "h3e3")
-    assert status == 2 and out == "" and "for janggi" in err
+    assert status == 2
+    assert out == ""
+    assert "for janggi" in err
 
 
 def test_wxf_soldiers_on_two_files_are_moves_not_move_numbers_n2_n4() -> None:
@@ -349,7 +362,8 @@ def test_a_gib_reads_hans_setup_from_the_boards_left_as_cho_sees_it_j3_n4() -> N
 def test_gib_moves_with_the_piece_taken_and_a_check_written_after_them_import_n4() -> None:
     record = read_record(CLUB_GIB)
     assert [str(m) for m in record.moves][2:6] == ["e5e6", "e9f8", "e6e7", "c10e7"]
-    assert str(record.moves[-1]) == "b3e3" and record.board.is_check()
+    assert str(record.moves[-1]) == "b3e3"
+    assert record.board.is_check()
     assert record.result == "1-0"  # 초 완승
     wrong_taken = CLUB_GIB.replace("65졸55병", "65졸55차")
     with pytest.raises(RecordError, match="no 차 to take") as caught:
@@ -436,7 +450,8 @@ PLAYED_ON = """\
 
 def test_a_game_played_on_after_a_repetition_imports_as_played_e1_n4() -> None:
     record = read_record(PLAYED_ON)
-    assert len(record.moves) == 20 and str(record.moves[-1]) == "c7c6"
+    assert len(record.moves) == 20
+    assert str(record.moves[-1]) == "c7c6"
     assert record.rules_end == RulesEnd(ply=15, reason="repetition", winner=None)
     assert record.rules_end.as_json(("red", "black")) == {
         "ply": 15,
@@ -446,7 +461,8 @@ def test_a_game_played_on_after_a_repetition_imports_as_played_e1_n4() -> None:
     assert (record.result, record.termination) == ("1/2-1/2", "agreement")
     assert record.board.outcome() is None
     again = read_record(write_record(record.board, "wxf", result="1/2-1/2"))
-    assert again.moves == record.moves and again.rules_end == record.rules_end
+    assert again.moves == record.moves
+    assert again.rules_end == record.rules_end
     assert read_record(XQBASE_CHINESE).rules_end is None
 
 
@@ -457,17 +473,21 @@ def test_cli_record_import_still_prints_the_final_position_of_a_played_on_game(
     path.write_text(PLAYED_ON, encoding="utf-8")
     status, out, _ = _run(capsys, "record", "import", str(path))
     state = json.loads(out)
-    assert status == 0 and state["status"] == "ongoing" and state["turn"] == "red"
+    assert status == 0
+    assert state["status"] == "ongoing"
+    assert state["turn"] == "red"
     assert state["rules_end"] == {"ply": 15, "reason": "repetition", "winner": None}
 
 
 def test_a_janggi_game_written_as_gib_reads_back_to_the_same_game_j3_n4() -> None:
     record = read_record(CLUB_GIB)
     text = write_gib(record.board, result="1-0", termination="resignation")
-    assert '[한차림 "마상마상"]' in text and '[대국결과 "초 기권승"]' in text
+    assert '[한차림 "마상마상"]' in text
+    assert '[대국결과 "초 기권승"]' in text
     assert text.splitlines()[-1].startswith("1. 75卒65 2. 45兵55 3. 65卒55")
     again = read_record(text)
-    assert again.moves == record.moves and again.board.fen() == record.board.fen()
+    assert again.moves == record.moves
+    assert again.board.fen() == record.board.fen()
     assert again.result == "1-0"
     with pytest.raises(ValueError, match="janggi"):
         write_gib(_played(CANNON_MATE))

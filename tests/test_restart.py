@@ -99,7 +99,8 @@ def test_sigkill_mid_game_loses_and_doubles_nothing_Z4_P5(tmp_path):
             assert state["moves"][:5:2] == played
             if state["ply"] == 5:  # the AI's reply is computed again after the restart
                 state = sock.until(lambda m: "state" in m and m["state"]["ply"] == 6)["state"]
-            assert state["ply"] == 6 and state["moves"][::2] == played
+            assert state["ply"] == 6
+            assert state["moves"][::2] == played
             # the same move sent again after the restart is acknowledged, not applied twice
             repeat = sock.send("move", ply=4, move=move)
             assert sock.until(lambda m: m.get("reply_to") == repeat)["type"] == "ack"
@@ -107,7 +108,8 @@ def test_sigkill_mid_game_loses_and_doubles_nothing_Z4_P5(tmp_path):
             end = sock.until(lambda m: m["type"] == "end")
             assert end["result"]["reason"] == "resignation"
         final = http.get(f"/api/games/{game['id']}").json()
-        assert final["moves"] == state["moves"] and final["status"] == "finished"
+        assert final["moves"] == state["moves"]
+        assert final["status"] == "finished"
         server.kill()
 
     store = Store(f"sqlite:///{tmp_path}/chuhan.sqlite3")

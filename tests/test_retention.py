@@ -212,7 +212,8 @@ def _check(
             select(game_events.c.game_id).where(game_events.c.game_id.in_(gone))
         ).all()
         orphan_analyses = conn.execute(select(game_analyses.c.game_id)).scalars().all()
-    assert orphan_events == [] and set(orphan_analyses) & gone == set()
+    assert orphan_events == []
+    assert set(orphan_analyses) & gone == set()
 
 
 def test_retention_deletes_only_what_nobody_can_reach(tmp_path, database):
@@ -352,7 +353,8 @@ def test_a_puzzle_only_player_is_kept_and_a_deleted_players_puzzle_rows_go_B9(
         _puzzle_rows(store, idle, attempt=False)
         retention = Retention(store, DAYS)
         assert retention.purge_players(utcnow()) == 1
-        assert solver in world.ids(players) and idle not in world.ids(players)
+        assert solver in world.ids(players)
+        assert idle not in world.ids(players)
         assert _puzzle_owners(store) == ({solver}, {solver})
         assert retention.purge_players(utcnow()) == 0  # idempotent
         assert _puzzle_owners(store) == ({solver}, {solver})

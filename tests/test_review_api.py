@@ -68,13 +68,15 @@ def test_a_player_downloads_the_record_in_each_notation_and_it_reimports_n4(tmp_
             assert answer.status_code == 200
             assert answer.headers["content-type"].startswith("text/plain")
             text = answer.text
-            assert f"1. {first} " in text and '[Result "1-0"]' in text
+            assert f"1. {first} " in text
+            assert '[Result "1-0"]' in text
             assert '[Termination "checkmate"]' in text
             record = read_record(text)
             assert [str(m) for m in record.moves] == CANNON_MATE
             assert record.board.fen() == game["fen"]
         refused = client.get(f"/api/games/{game['id']}/record", params={"notation": "korean"})
-        assert refused.status_code == 400 and "janggi" in refused.json()["error"]["message"]
+        assert refused.status_code == 400
+        assert "janggi" in refused.json()["error"]["message"]
         _stranger(client)
         assert client.get(f"/api/games/{game['id']}/record").status_code == 404
 
@@ -83,18 +85,21 @@ def test_a_janggi_game_downloads_as_gib_too_j3_n4(tmp_path):
     with server(tmp_path) as (client, _, _):
         game = _play_local(client, ["e4e5", "e7e6", "pass"], variant="janggi")
         answer = client.get(f"/api/games/{game['id']}/record", params={"format": "gib"})
-        assert answer.status_code == 200 and "[초차림 " in answer.text
+        assert answer.status_code == 200
+        assert "[초차림 " in answer.text
         assert "1. 75卒65 2. 45兵55 3. 한수쉼" in answer.text
         assert read_record(answer.text).board.fen() == game["fen"]
         pgn = client.get(f"/api/games/{game['id']}/record").text
-        assert '[Format "Korean"]' in pgn and read_record(pgn).board.fen() == game["fen"]
+        assert '[Format "Korean"]' in pgn
+        assert read_record(pgn).board.fen() == game["fen"]
 
 
 def test_a_share_link_opens_the_finished_game_for_anyone_and_nothing_before(tmp_path):
     with server(tmp_path) as (client, _, _):
         game = create(client, kind="local", variant="xiangqi")
         shared = client.post(f"/api/games/{game['id']}/share").json()
-        assert shared["available"] is False and shared["path"] == f"/review/{shared['token']}"
+        assert shared["available"] is False
+        assert shared["path"] == f"/review/{shared['token']}"
         assert len(shared["token"]) >= 32  # 192 random bits, URL-safe
         again = client.post(f"/api/games/{game['id']}/share").json()
         assert again["token"] == shared["token"]
@@ -102,7 +107,8 @@ def test_a_share_link_opens_the_finished_game_for_anyone_and_nothing_before(tmp_
         player_cookies = dict(client.cookies)
         _stranger(client)
         ongoing = client.get(f"/api/shared/{token}")
-        assert ongoing.status_code == 409 and ongoing.json()["error"]["code"] == "game_ongoing"
+        assert ongoing.status_code == 409
+        assert ongoing.json()["error"]["code"] == "game_ongoing"
         record = client.get(f"/api/games/{game['id']}/record", params={"share": token})
         assert record.status_code == 404  # before the end: nothing
         assert client.post(f"/api/games/{game['id']}/share").status_code == 404
@@ -111,7 +117,8 @@ def test_a_share_link_opens_the_finished_game_for_anyone_and_nothing_before(tmp_
         _stranger(client)
         view = client.get(f"/api/shared/{token}")
         assert view.status_code == 200
-        assert view.json()["moves"] == CANNON_MATE and view.json()["status"] == "finished"
+        assert view.json()["moves"] == CANNON_MATE
+        assert view.json()["status"] == "finished"
         assert view.json()["fen"] == finished["fen"]
         text = client.get(f"/api/games/{game['id']}/record", params={"share": token}).text
         assert [str(m) for m in read_record(text).moves] == CANNON_MATE
@@ -142,10 +149,12 @@ def test_a_jieqi_record_reveals_nothing_before_the_end_and_everything_after_z2_q
             answer = client.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})
             assert answer.status_code == 200, answer.text
         stored = store.game(game["id"])
-        assert stored is not None and stored.secret is not None
+        assert stored is not None
+        assert stored.secret is not None
         text = client.get(f"/api/games/{game['id']}/record", params={"notation": "wxf"}).text
         assert "[Commitment " in text
-        assert "Arrangement" not in text and stored.secret["salt"] not in text
+        assert "Arrangement" not in text
+        assert stored.secret["salt"] not in text
         assert stored.secret["arrangement"] not in text
         token = client.post(f"/api/games/{game['id']}/share").json()["token"]
         with game_socket(client, game["id"]) as (sock, _):
@@ -154,7 +163,8 @@ def test_a_jieqi_record_reveals_nothing_before_the_end_and_everything_after_z2_q
         record = read_record(after)  # checks the arrangement against the commitment
         assert record.board.fen() == client.get(f"/api/games/{game['id']}").json()["fen"]
         assert f'[Arrangement "{stored.secret["arrangement"]}"]' in after
-        assert '[Result "0-1"]' in after and '[Termination "resignation"]' in after
+        assert '[Result "0-1"]' in after
+        assert '[Termination "resignation"]' in after
         _stranger(client)
         review = client.get(f"/api/shared/{token}").json()
         assert review["arrangement"] == stored.secret["arrangement"]
@@ -202,7 +212,8 @@ def test_online_players_get_their_own_view_of_a_jieqi_record_and_strangers_nothi
         black = client.get("/api/me").json()["id"]
         game_id = _online_game(store, red, black, JIEQI_MOVES, "ongoing")
         text = client.get(f"/api/games/{game_id}/record").text  # Black's, while it is on
-        assert "[Commitment " in text and "Arrangement" not in text
+        assert "[Commitment " in text
+        assert "Arrangement" not in text
         assert [str(m) for m in read_record(text).moves] == JIEQI_MOVES
         _stranger(client)
         client.get("/api/me")
@@ -211,7 +222,8 @@ def test_online_players_get_their_own_view_of_a_jieqi_record_and_strangers_nothi
         client.cookies.clear()
         client.cookies.update(red_cookies)
         mine = client.get(f"/api/games/{game_id}/record", params={"notation": "chinese"})
-        assert mine.status_code == 200 and "Arrangement" not in mine.text
+        assert mine.status_code == 200
+        assert "Arrangement" not in mine.text
 
 
 def test_posting_a_record_makes_an_imported_game_to_review_and_share_n4_e1(tmp_path):
@@ -219,13 +231,16 @@ def test_posting_a_record_makes_an_imported_game_to_review_and_share_n4_e1(tmp_p
         answer = client.post("/api/records", content=PLAYED_ON.encode("utf-8"))
         assert answer.status_code == 201, answer.text
         state = answer.json()
-        assert state["kind"] == "imported" and state["status"] == "finished"
-        assert len(state["moves"]) == 20 and state["legal_moves"] == []
+        assert state["kind"] == "imported"
+        assert state["status"] == "finished"
+        assert len(state["moves"]) == 20
+        assert state["legal_moves"] == []
         assert state["options"]["rules_end"] == {"ply": 15, "reason": "repetition", "winner": None}
         assert state["result"] == {"winner": None, "reason": "agreement", "points": None}
         assert client.get(f"/api/games/{state['id']}").json()["moves"] == state["moves"]
         text = client.get(f"/api/games/{state['id']}/record", params={"notation": "chinese"}).text
-        assert "10. 兵七进一 卒3进1" in text and '[Event "俱乐部快棋赛"]' in text
+        assert "10. 兵七进一 卒3进1" in text
+        assert '[Event "俱乐部快棋赛"]' in text
         token = client.post(f"/api/games/{state['id']}/share").json()["token"]
         _stranger(client)
         assert client.get(f"/api/games/{state['id']}").status_code == 404
@@ -248,10 +263,12 @@ def test_a_bad_record_is_refused_with_its_line_n4_z5(tmp_path, text, line, reaso
         error = answer.json()["error"]
         assert reason in error["message"]
         if line is not None:
-            assert error["code"] == "bad_record" and error["line"] == line
+            assert error["code"] == "bad_record"
+            assert error["line"] == line
             assert f"line {line}" in error["message"]
         if reason == "empty":  # N4: said as such, not as a line to blame
-            assert error["code"] == "empty_record" and "line" not in error
+            assert error["code"] == "empty_record"
+            assert "line" not in error
         huge = client.post("/api/records", content=b"1. h3e3 " * 40_000)
         assert huge.status_code == 413
 
@@ -280,12 +297,16 @@ def test_an_analysis_runs_to_done_and_marks_the_blunder(tmp_path):
         assert started.json()["status"] in ("queued", "running", "done")
         done = _analysis_done(client, game["id"])
         again = client.post(f"/api/games/{game['id']}/analysis").json()
-        assert again["status"] == "done" and again["plies"] == done["plies"]  # idempotent
-        assert done["progress"] == 1.0 and done["engine"] == "chuhan"
+        assert again["status"] == "done"
+        assert again["plies"] == done["plies"]  # idempotent
+        assert done["progress"] == 1.0
+        assert done["engine"] == "chuhan"
         plies = done["plies"]
         assert [p["ply"] for p in plies] == list(range(6))
-        assert plies[4]["class"] == "blunder" and plies[4]["loss"] >= 300
-        assert plies[5]["best"] is None and plies[5]["score"] == 1500  # Red has mated
+        assert plies[4]["class"] == "blunder"
+        assert plies[4]["loss"] >= 300
+        assert plies[5]["best"] is None
+        assert plies[5]["score"] == 1500  # Red has mated
         assert plies[0]["class"] is None
         board = make_board("xiangqi")
         for entry, move in zip(plies, [*CANNON_MATE, None], strict=True):
@@ -329,12 +350,16 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move(tmp_path
         plies = _analysis_done_after_post(client, game["id"])["plies"]
         _check_lines("xiangqi", CANNON_MATE, plies)
         mating = plies[4]  # Red to move mates at once: 5. C3+5#
-        assert mating["mate"] == 1 and mating["pv"] == ["g5g10"]
+        assert mating["mate"] == 1
+        assert mating["pv"] == ["g5g10"]
         assert mating["line"] == {"coords": ["g5-g10"], "wxf": ["C3+5"], "chinese": ["炮三进五"]}
-        assert plies[5]["mate"] == 0 and plies[5]["line"] == {} and plies[5]["pawns"] == 15.0
+        assert plies[5]["mate"] == 0
+        assert plies[5]["line"] == {}
+        assert plies[5]["pawns"] == 15.0
         assert all(entry["mate"] is None for entry in plies[:4])
         blunder = plies[4]  # 2... g7g6?? (the position it led to)
-        assert blunder["class"] == "blunder" and blunder["gain"] == blunder["loss"] >= 300
+        assert blunder["class"] == "blunder"
+        assert blunder["gain"] == blunder["loss"] >= 300
         before = plies[3]
         assert before["best"] != "g7g6"
         assert blunder["better"] == {name: texts[0] for name, texts in before["line"].items()}
@@ -345,9 +370,12 @@ def test_an_analysis_gives_pawns_mate_in_n_the_line_and_the_better_move(tmp_path
         other = _play_local(client, BLACK_MATES)
         black = _analysis_done_after_post(client, other["id"])["plies"]
         _check_lines("xiangqi", BLACK_MATES, black)
-        assert black[5]["mate"] == -1 and black[5]["pv"] == ["c6c1"]  # Black mates in 1
-        assert black[5]["line"]["wxf"] == ["C3+5"] and black[5]["pawns"] == -15.0
-        assert black[5]["class"] == "blunder" and black[5]["better"]["coords"] != "c4-c5"
+        assert black[5]["mate"] == -1
+        assert black[5]["pv"] == ["c6c1"]  # Black mates in 1
+        assert black[5]["line"]["wxf"] == ["C3+5"]
+        assert black[5]["pawns"] == -15.0
+        assert black[5]["class"] == "blunder"
+        assert black[5]["better"]["coords"] != "c4-c5"
 
 
 def test_older_stored_analyses_without_lines_still_answer():
@@ -373,8 +401,11 @@ def test_older_stored_analyses_without_lines_still_answer():
         {"ply": 1, "view": None, "score": 400, "best": "h10g8"},
     ]
     plies = analysis_plies(game, old)
-    assert [p["pawns"] for p in plies] == [0.3, -4.0] and plies[1]["class"] == "blunder"
-    assert plies[1]["line"] == {} and plies[1]["better"] is None and plies[1]["gain"] == 430
+    assert [p["pawns"] for p in plies] == [0.3, -4.0]
+    assert plies[1]["class"] == "blunder"
+    assert plies[1]["line"] == {}
+    assert plies[1]["better"] is None
+    assert plies[1]["gain"] == 430
 
 
 def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2(tmp_path):
@@ -382,7 +413,8 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
     with server(tmp_path, ai=ai, analysis_nodes=200) as (client, _, store):
         ongoing = create(client, kind="local", variant="xiangqi")
         refused = client.post(f"/api/games/{ongoing['id']}/analysis")
-        assert refused.status_code == 409 and refused.json()["error"]["code"] == "game_ongoing"
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "game_ongoing"
         red = client.get("/api/me").json()["id"]
         _stranger(client)
         black_id = client.get("/api/me").json()["id"]
@@ -392,8 +424,10 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
         jobs = [job for job in ai.jobs if job.kind == "analysis"]
         assert len(jobs) == 7  # the start, then each position before and after each move
         for job in jobs:
-            assert job.view is not None and job.view["viewer"] in ("red", "black")
-            assert "arrangement" not in job.view and "hidden" not in job.view
+            assert job.view is not None
+            assert job.view["viewer"] in ("red", "black")
+            assert "arrangement" not in job.view
+            assert "hidden" not in job.view
 
 
 def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_z2(tmp_path):
@@ -415,7 +449,8 @@ def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_z2(tmp_path):
             assert set(entry["line"]) == {"coords", "wxf", "chinese"}
             texts = [t for line in entry["line"].values() for t in line]
             texts += list((entry["better"] or {}).values())
-            assert texts and not any("(" in text for text in texts)  # no reveal mark
+            assert texts
+            assert not any("(" in text for text in texts)  # no reveal mark
             for index, pv_move in enumerate(entry["pv"]):
                 for notation, line in entry["line"].items():
                     assert line[index] == write_move(view, pv_move, notation)
@@ -441,9 +476,11 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path):
         game = _play_local(client, CANNON_MATE)
         done = _analysis_done_after_post(client, game["id"])
         assert done["engine"] == "uci:Chu-Han"  # the program's own name, not ours in process
-        assert done["plies"][4]["class"] == "blunder" and done["plies"][4]["best"] != "g7g6"
+        assert done["plies"][4]["class"] == "blunder"
+        assert done["plies"][4]["best"] != "g7g6"
         _check_lines("xiangqi", CANNON_MATE, done["plies"])  # Its line too
-        assert done["plies"][4]["mate"] == 1 and done["plies"][4]["line"]["wxf"] == ["C3+5"]
+        assert done["plies"][4]["mate"] == 1
+        assert done["plies"][4]["line"]["wxf"] == ["C3+5"]
 
 
 def test_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(
@@ -476,7 +513,8 @@ def test_the_positions_of_a_game_are_the_rules_fens_for_players_and_link_holders
             expected.append(board.fen())
         assert [p["fen"] for p in answer] == expected  # face-down pieces stay X/x (Z2)
         assert [p["move"] for p in answer] == [None, *JIEQI_MOVES]
-        assert answer[3]["turn"] == "black" and answer[3]["in_check"] is False
+        assert answer[3]["turn"] == "black"
+        assert answer[3]["in_check"] is False
         client.cookies.clear()
         client.get("/api/me")
         assert client.get(f"/api/games/{game_id}/positions").status_code == 404
@@ -525,7 +563,8 @@ def test_share_links_and_a_cut_short_analysis_on_sqlite_and_postgresql(tmp_path,
                 )
             )
         cut = client.get(f"/api/games/{game['id']}/analysis").json()  # asks: it goes on
-        assert cut["status"] in ("running", "done") and cut["progress"] >= 0.5
+        assert cut["status"] in ("running", "done")
+        assert cut["progress"] >= 0.5
         again = _analysis_done(client, game["id"])
         assert [p["ply"] for p in again["plies"]] == [p["ply"] for p in done["plies"]]
         assert len([job for job in ai.jobs if job.kind == "analysis"]) == first_run + 3

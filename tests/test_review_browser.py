@@ -93,7 +93,8 @@ def test_stepping_through_a_game_by_keyboard_and_mouse_u6_u9(page: Page, variant
     mover = split(moves[1])
     page.click("[data-review=previous]")  # mouse: one move back
     expect(page.locator("[data-game]")).to_have_attribute("data-review-ply", "2")
-    assert piece_at(page, mover[1]) is not None and piece_at(page, split(moves[2])[1]) is None
+    assert piece_at(page, mover[1]) is not None
+    assert piece_at(page, split(moves[2])[1]) is None
     assert page.locator(f'[data-point="{mover[0]}"] .mark-last').count() == 1
     announced(page, "Move 2 of 3")
     page.keyboard.press("ArrowLeft")  # keyboard, the focus on the step buttons
@@ -145,7 +146,8 @@ def test_a_finished_game_downloads_shares_and_analyses(page: Page, chromium: Bro
         page.click("[data-review=download]")
     text = Path(download.value.path()).read_text(encoding="utf-8")
     final = rules_fens("xiangqi", CANNON_MATE)[-1]
-    assert '[Result "1-0"]' in text and read_record(text).board.fen() == final
+    assert '[Result "1-0"]' in text
+    assert read_record(text).board.fen() == final
     imported = page.request.post("/api/records", data=text.encode("utf-8"))
     assert imported.status == 201
     assert imported.json()["fen"] == final  # the downloaded record re-imports
@@ -167,7 +169,8 @@ def test_a_finished_game_downloads_shares_and_analyses(page: Page, chromium: Bro
     page.click("[data-review=share]")
     page.wait_for_selector("[data-review-output][data-share]", state="attached")
     link = page.get_attribute("[data-review-output]", "data-share")
-    assert link and "/review/" in link
+    assert link
+    assert "/review/" in link
     stranger = new_context(chromium, page.url)
     other = stranger.new_page()
     try:
@@ -212,7 +215,9 @@ def test_a_jieqi_game_reveals_nothing_before_its_end_z2_q5_q7(
     game_id = str(page.get_attribute("[data-game]", "data-game"))
     href = page.get_attribute("[data-review=download]", "href")
     record = page.request.get(str(href)).text()
-    assert "[Commitment " in record and "Arrangement" not in record and "Salt" not in record
+    assert "[Commitment " in record
+    assert "Arrangement" not in record
+    assert "Salt" not in record
     page.click("[data-review=share]")
     page.wait_for_selector("[data-review-output][data-share]", state="attached")
     link = str(page.get_attribute("[data-review-output]", "data-share"))
@@ -236,7 +241,8 @@ def test_a_jieqi_game_reveals_nothing_before_its_end_z2_q5_q7(
         # Q5: at the end every piece is shown face up, also in earlier positions.
         assert other.locator("[data-piece=X], [data-piece=x]").count() == 0
         record = other.request.get(str(href) + f"&share={link.rsplit('/', 1)[1]}").text()
-        assert "[Arrangement " in record and json.dumps(read_record(record).result) == '"0-1"'
+        assert "[Arrangement " in record
+        assert json.dumps(read_record(record).result) == '"0-1"'
     finally:
         stranger.close()
 
@@ -291,7 +297,8 @@ def test_the_review_explains_each_position_as_the_analysis_api_says(page: Page) 
     gives; the graph's y-axis labels sit on its gridlines, and its points on that scale."""
     game_id = local_game(page, "xiangqi", CANNON_MATE)
     plies = analysed(page, game_id)["plies"]
-    assert any(entry["mate"] for entry in plies) and any(entry["class"] for entry in plies)
+    assert any(entry["mate"] for entry in plies)
+    assert any(entry["class"] for entry in plies)
     assert "avoids mate in 1" in gain_text(plies[4], plies[3])  # 2... g7g6?? allowed 3. C3+5#
     page.evaluate("localStorage.setItem('chuhan.settings', JSON.stringify({notation: 'wxf'}))")
     page.set_viewport_size(WIDE)
@@ -361,7 +368,8 @@ def check_scale(page: Page, plies: list[dict]) -> None:
         pawns = float(str(label.get_attribute("data-grid-pawns")))
         line = page.locator(f'[data-analysis-graph] line[data-grid-pawns="{pawns:g}"]')
         label_box, line_box = label.bounding_box(), line.bounding_box()
-        assert label_box and line_box
+        assert label_box
+        assert line_box
         middle = label_box["y"] + label_box["height"] / 2
         assert abs(middle - (line_box["y"] + line_box["height"] / 2)) <= 2, pawns
         assert label.inner_text() == GRID_LABELS[pawns]

@@ -82,7 +82,8 @@ def test_xiangqi_password_room_draw_accepted_then_rejected_and_resignation_R1_R3
 
     # Game 1: red offers a draw on its turn, moves (the offer stays), black accepts.
     pages = ready_both([creator, friend])
-    assert own_side_at_bottom(pages["red"], "red") and own_side_at_bottom(pages["black"], "black")
+    assert own_side_at_bottom(pages["red"], "red")
+    assert own_side_at_bottom(pages["black"], "black")
     pages["red"].click("[data-action=draw]")
     pages["black"].wait_for_selector("[data-room][data-offer-by=red]")
     move(pages["red"], "h1g3")
@@ -162,8 +163,10 @@ def test_rematch_offer_seen_at_once_declined_cancelled_then_accepted_colours_swa
 
     # Black offers, red accepts: a new game at once, with the colours swapped.
     pages = rematch_both({"black": black, "red": red})
-    assert pages["red"] is black and pages["black"] is red
-    assert own_side_at_bottom(black, "red") and own_side_at_bottom(red, "black")
+    assert pages["red"] is black
+    assert pages["black"] is red
+    assert own_side_at_bottom(black, "red")
+    assert own_side_at_bottom(red, "black")
     assert room_data(black)["gameId"] != first_game
     move(black, "h3e3")
     red.wait_for_selector("[data-room][data-ply='1']")

@@ -112,7 +112,8 @@ def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
         red.wait_for_selector("[data-side=red] [data-player-clock][data-running=true]")
         first = clocks_of(black)
         assert first["black"] == ("0:18", False)
-        assert first["red"][0].startswith("first move") and first["red"][1]
+        assert first["red"][0].startswith("first move")
+        assert first["red"][1]
         move(red, "h3e3")
         move(black, "h10g8")
 
@@ -124,7 +125,8 @@ def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
         before = clocks_of(black)
         ticked(black, "red", before["red"][0])
         after = clocks_of(black)
-        assert after["red"][1] and not after["black"][1]
+        assert after["red"][1]
+        assert not after["black"][1]
         assert seconds(after["red"][0]) < seconds(before["red"][0])  # red's runs
         assert after["black"] == before["black"] == ("0:18", False)  # black's waits
         assert visible_in_viewport(red, "[data-side=red] [data-player-clock]")
@@ -137,7 +139,8 @@ def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
         ticked(red, "black", start["black"][0])
         later = clocks_of(red)
         assert seconds(later["black"][0]) < seconds(start["black"][0])  # now black's runs
-        assert later["red"] == start["red"] and not later["red"][1]  # red's waits (+0.2 s)
+        assert later["red"] == start["red"]
+        assert not later["red"][1]  # red's waits (+0.2 s)
         black.screenshot(path=str(SHOTS / f"chuhan-clock-{width}-black.png"))
 
         # U9: the mover's screen reader hears 10 s left (black's 18 s run on).
@@ -191,7 +194,9 @@ def test_janggi_byoyomi_shows_its_periods_then_flags_on_a_phone_B7(
             "?.textContent?.includes('byoyomi')"
         )
         text, running = clocks_of(han)["cho"]
-        assert running and text.startswith("0:0") and text.endswith("byoyomi 3 × 0.6 s")
+        assert running
+        assert text.startswith("0:0")
+        assert text.endswith("byoyomi 3 × 0.6 s")
         han.screenshot(path=str(SHOTS / "chuhan-clock-390-byoyomi.png"))
         han.wait_for_selector("[data-room][data-reason=timeout]", timeout=20000)
         assert han.eval_on_selector("[data-room]", "e => e.dataset.winner") == "han"
@@ -227,7 +232,8 @@ def test_play_someone_now_on_a_clock_pairs_into_a_room_on_that_clock_B1_B7(
             )
         shown = clocks_of(second)
         assert shown["black"] == ("0:30", False)  # 5 min shortened tenfold, black waiting
-        assert shown["red"][0].startswith("first move") and shown["red"][1]
+        assert shown["red"][0].startswith("first move")
+        assert shown["red"][1]
         second.screenshot(path=str(SHOTS / "chuhan-clock-1366-paired.png"))
     finally:
         friends.close()

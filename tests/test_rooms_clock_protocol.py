@@ -70,10 +70,13 @@ def test_a_game_clock_adds_the_increment_and_the_server_flags_the_spent_side_B7_
     sockets = game_on_clock(fast, "xiangqi", "3+2")
     clock = sockets["red"].state()["options"]["clock"]  # type: ignore[index]
     base, increment = 180 * SCALE, 2 * SCALE
-    assert clock["control"] == "3+2" and clock["left"] == [base, base] and clock["free_turn"]
+    assert clock["control"] == "3+2"
+    assert clock["left"] == [base, base]
+    assert clock["free_turn"]
     move(sockets, "red", 0, "h3e3")
     before = move(sockets, "black", 1, "h10g8")  # both first moves: nothing taken
-    assert before["left"] == [base, base] and not before["free_turn"]
+    assert before["left"] == [base, base]
+    assert not before["free_turn"]
     time.sleep(0.5)
     after = move(sockets, "red", 2, "h1g3")
     # Red is charged what was left before the deadline (its lag allowance not banked), +2 s.
@@ -88,9 +91,11 @@ def test_a_game_clock_adds_the_increment_and_the_server_flags_the_spent_side_B7_
     red_left = black_moved["left"][0]
     end = sockets["black"].wait_for(lambda m: m.get("type") == "end", timeout=red_left + 8)
     assert time.monotonic() - started > red_left - 0.3  # not before red's time was spent
-    assert end["result"]["winner"] == "black" and end["result"]["reason"] == "timeout"
+    assert end["result"]["winner"] == "black"
+    assert end["result"]["reason"] == "timeout"
     late = sockets["red"].request("move", ply=4, move="b1c3")
-    assert late["type"] == "error" and late["code"] in ("game_over", "time_out")
+    assert late["type"] == "error"
+    assert late["code"] in ("game_over", "time_out")
 
 
 def test_janggi_byoyomi_flags_only_after_the_last_period_B7(fast: str) -> None:
@@ -98,12 +103,14 @@ def test_janggi_byoyomi_flags_only_after_the_last_period_B7(fast: str) -> None:
     move(sockets, "cho", 0, "a4b4")
     clock = move(sockets, "han", 1, "a7b7")
     base, period = 300 * SCALE, 30 * SCALE
-    assert clock["periods_left"] == [3, 3] and clock["left"] == [base, base]
+    assert clock["periods_left"] == [3, 3]
+    assert clock["left"] == [base, base]
     started = time.monotonic()
     end = sockets["han"].wait_for(lambda m: m.get("type") == "end", timeout=base + 3 * period + 8)
     # Cho's 6 s base would have flagged at 6 s: the three periods come after it.
     assert time.monotonic() - started > base + 3 * period - 0.3
-    assert end["result"]["winner"] == "han" and end["result"]["reason"] == "timeout"
+    assert end["result"]["winner"] == "han"
+    assert end["result"]["reason"] == "timeout"
 
 
 def test_bad_clock_choices_are_refused_with_a_clear_error_Z5(fast: str) -> None:
@@ -112,14 +119,16 @@ def test_bad_clock_choices_are_refused_with_a_clear_error_Z5(fast: str) -> None:
         answer = player.http.post("/api/rooms", json={"variant": variant, "clock": clock})
         assert answer.status_code == 400, answer.text
         error = answer.json()["error"]
-        assert error["code"] == "bad_request" and "clock must be one of" in error["message"]
+        assert error["code"] == "bad_request"
+        assert "clock must be one of" in error["message"]
     too_long = player.http.post("/api/rooms", json={"variant": "xiangqi", "clock": "y" * 17})
     assert too_long.status_code == 422
     url = fast.replace("http", "ws", 1) + "/ws/seek"
     with connect(url, additional_headers={"Cookie": player.cookie}) as ws:
         seek = RoomSocket(ws)
         refused = seek.request("seek", variant="xiangqi", options={"clock": "5m+3x30s"})
-        assert refused["code"] == "bad_seek" and "clock must be one of" in refused["message"]
+        assert refused["code"] == "bad_seek"
+        assert "clock must be one of" in refused["message"]
         assert seek.request("ping")["type"] == "pong"  # the connection goes on (Z5)
 
 

@@ -44,7 +44,8 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
         await old.take_seat(friend, room.id)
         await old.ready(creator, room.id)
         started = await old.ready(friend, room.id)
-        assert started.sides is not None and started.game_id is not None
+        assert started.sides is not None
+        assert started.game_id is not None
         red, black = (creator, friend) if started.sides[0] == creator.id else (friend, creator)
         await old.move(red, room.id, 0, "h3e3")
         before = await old.move(black, room.id, 1, "h10g8")  # red's 300 s now run
@@ -56,7 +57,8 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
             )
         await new.start()
         after = stores[0].game(started.game_id)
-        assert after is not None and after.ongoing
+        assert after is not None
+        assert after.ongoing
         moved = clocks.parse_iso(after.options["clock"]["deadline"]) - clocks.parse_iso(
             before.options["clock"]["deadline"]
         )
@@ -93,7 +95,8 @@ def test_a_dead_instances_lost_news_is_credited_to_a_game_clock_R7_Z4_B7() -> No
     game = _game_on(clock)
     # The instance holding red's seat died: nothing it sent from 10 s to 25 s reached black.
     change = rules.instance_lost(game, T0 + timedelta(seconds=10), T0 + timedelta(seconds=25))
-    assert change is not None and change.events[0]["type"] == "outage"
+    assert change is not None
+    assert change.events[0]["type"] == "outage"
     credited = change.after.options["clock"]
     assert clocks.due(credited) == (T0 + timedelta(seconds=180 + 15), "timeout")
     moved = clocks.game_turn(credited, rule, T0 + timedelta(seconds=40), None, mover=0, ply=3)
@@ -101,7 +104,8 @@ def test_a_dead_instances_lost_news_is_credited_to_a_game_clock_R7_Z4_B7() -> No
     on_credit = replace(game, options={"clock": credited})
     assert rules.overdue(on_credit, ["r", "b"], T0 + timedelta(seconds=190)) is None
     flagged = rules.overdue(on_credit, ["r", "b"], T0 + timedelta(seconds=196))
-    assert flagged is not None and flagged.after.result is not None
+    assert flagged is not None
+    assert flagged.after.result is not None
     assert flagged.after.result["reason"] == "timeout"  # red's time and its credit spent
 
 async def _new_player(games: GameService) -> tuple[Player, str]:

@@ -50,7 +50,8 @@ def played(clock: dict, moves: list[tuple[float, float | None]]) -> dict:
 
 def test_each_side_first_move_runs_on_the_turn_time_and_costs_nothing_B7_R4() -> None:
     clock = clocks.new_clock(RULES, T0, None, FIVE_THREE)
-    assert clock["left"] == [300, 300] and clock["deadline"] == clocks.iso(at(90))
+    assert clock["left"] == [300, 300]
+    assert clock["deadline"] == clocks.iso(at(90))
     after_red = played(clock, [(70, None)])
     assert after_red["left"] == [300, 300]  # red's first move: no time taken, no increment
     assert after_red["deadline"] == clocks.iso(at(160))  # black's first move: 90 s too
@@ -71,7 +72,8 @@ def test_a_move_charges_the_time_taken_and_adds_the_increment_B7() -> None:
 
 def test_the_lag_allowance_moves_the_flag_but_is_never_banked_B7_R4() -> None:
     clock = played(clocks.new_clock(RULES, T0, None, FIVE_THREE), [(0, None), (0, 1.5)])
-    assert clock["deadline"] == clocks.iso(at(301.5)) and clock["allowance"] == 1.5
+    assert clock["deadline"] == clocks.iso(at(301.5))
+    assert clock["allowance"] == 1.5
     within = clocks.game_turn(clock, RULES, at(301), None, mover=0, ply=3)
     assert within["left"][0] == 3  # moved inside the allowance: nothing was left, +3
     early = clocks.game_turn(clock, RULES, at(10), 30.0, mover=0, ply=3)
@@ -87,9 +89,11 @@ def test_time_credited_to_the_deadline_is_charged_to_no_one_Z4_R7() -> None:
     assert moved["left"][0] == 300 - 30 + 3  # 50 s on the wall, 20 of them credited
     away = clocks.resume(clocks.pause(clock, at(5)), at(25))  # both away from 5 s to 25 s
     back = clocks.game_turn(away, RULES, at(45), None, mover=0, ply=3)
-    assert back["left"][0] == 300 - 25 + 3 and back["away_budget"] == 100
+    assert back["left"][0] == 300 - 25 + 3
+    assert back["away_budget"] == 100
     still_away = clocks.game_turn(clocks.pause(clock, at(5)), RULES, at(45), None, mover=0, ply=3)
-    assert still_away["left"][0] == 300 - 5 + 3 and still_away["both_away_since"] is None
+    assert still_away["left"][0] == 300 - 5 + 3
+    assert still_away["both_away_since"] is None
     news = clocks.credited(clock, 7.0)  # news that could not cross for 7 s
     assert clocks.game_turn(news, RULES, at(10), None, mover=0, ply=3)["left"][0] == 300
     # A credit only stops the clock: a move made before the credited seconds were used up
@@ -100,7 +104,8 @@ def test_time_credited_to_the_deadline_is_charged_to_no_one_Z4_R7() -> None:
 
 def test_byoyomi_keeps_the_period_a_move_is_made_in_and_spends_the_ones_run_out_J_B7() -> None:
     clock = played(clocks.new_clock(RULES, T0, None, BYOYOMI), [(0, None), (0, None)])
-    assert clock["periods_left"] == [3, 3] and clock["increment"] == 0
+    assert clock["periods_left"] == [3, 3]
+    assert clock["increment"] == 0
     assert clock["deadline"] == clocks.iso(at(300 + 3 * 30))
     clock = clocks.game_turn(clock, RULES, at(250), None, mover=0, ply=3)
     assert (clock["left"][0], clock["periods_left"][0]) == (50, 3)  # still in the base
@@ -168,7 +173,8 @@ def test_a_room_game_on_a_clock_flags_when_the_movers_time_is_spent_B7_Z1(
         await service.ready(creator, room.id)
         started = await service.ready(friend, room.id)
         await service.stop()  # no keeper: the late move itself meets the deadline
-        assert started.sides is not None and started.game_id is not None
+        assert started.sides is not None
+        assert started.game_id is not None
         red, black = (creator, friend) if started.sides[0] == creator.id else (friend, creator)
         await service.move(red, room.id, 0, "h3e3")
         await service.move(black, room.id, 1, "h10g8")
@@ -182,7 +188,8 @@ def test_a_room_game_on_a_clock_flags_when_the_movers_time_is_spent_B7_Z1(
         with pytest.raises(GameActionError, match="ran out"):
             await service.move(red, room.id, 4, "b1c3")
         game = store.game(started.game_id)
-        assert game is not None and len(game.moves) == 4
+        assert game is not None
+        assert len(game.moves) == 4
         assert (game.result or {}).get("winner") == "black"
         assert (game.result or {}).get("reason") == "timeout"
 

@@ -136,10 +136,12 @@ def test_password_rules_R2(server: tuple[str, Path]) -> None:
         player.create_room(password=fine)
     # Case-insensitive and unique among open rooms.
     answer = Player(url).http.post("/api/rooms", json={"password": "tIGER7mOON"})
-    assert answer.status_code == 409 and answer.json()["error"]["code"] == "password_taken"
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "password_taken"
     friend = Player(url)
     joined = friend.join("TIGER7MOON")
-    assert joined.status_code == 200 and len(joined.json()["seats"]) == 2
+    assert joined.status_code == 200
+    assert len(joined.json()["seats"]) == 2
 
 
 def test_invite_links_carry_at_least_128_random_bits_Z3(server: tuple[str, Path]) -> None:
@@ -164,7 +166,8 @@ def test_full_room_and_no_spectators_R1(server: tuple[str, Path]) -> None:
     spectator.wait_closed()
     creator, _, password_room = seated_pair(url, password="fullhouse")
     answer = third.join("FullHouse")
-    assert answer.status_code == 409 and answer.json()["error"]["code"] == "room_full"
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "room_full"
 
 
 def test_join_by_password_is_rate_limited_per_player_and_address_Z3(fast: str) -> None:
@@ -209,7 +212,9 @@ def test_both_ready_then_colours_drawn_at_random_each_game_R3(server: tuple[str,
         sockets = ready_both(first, second)
         creator_sides.append("red" if sockets["red"] is first else "black")
         game = sockets["red"].state()
-        assert game is not None and game["you"] == "red" and game["kind"] == "online"
+        assert game is not None
+        assert game["you"] == "red"
+        assert game["kind"] == "online"
         assert sockets["black"].state()["you"] == "black"  # type: ignore[index]
         mark = len(first.messages)
         assert sockets["black"].request("resign")["type"] == "ack"
@@ -268,7 +273,8 @@ def test_rematch_offer_decline_cancel_accept_swaps_colours_B4(server: tuple[str,
     assert states[0]["game_id"] == states[1]["game_id"] != first_game
     assert all(not seat["rematch"] for seat in red.room()["seats"])
     bad = red.request("rematch", action="sulk")
-    assert bad["type"] == "error" and bad["code"] == "bad_request"
+    assert bad["type"] == "error"
+    assert bad["code"] == "bad_request"
 
 
 def _their_rematch_own(sock: RoomSocket, value: str, start: int) -> list[dict[str, Any]]:
@@ -320,17 +326,20 @@ def test_draw_offer_rejected_by_a_move_then_accepted_R5(server: tuple[str, Path]
     # The recipient moves instead of accepting: the offer is rejected.
     play(sockets, QUIET[1:2], first_ply=1)
     rejected = red.wait_for(lambda m: m.get("type") == "draw_rejected")
-    assert rejected["by"] == "black" and rejected["state"]["options"]["draw"]["offer_by"] is None
+    assert rejected["by"] == "black"
+    assert rejected["state"]["options"]["draw"]["offer_by"] is None
     assert red.state()["options"]["draw"]["offer_by"] is None  # type: ignore[index]
     too_soon = red.request("draw_offer")
-    assert too_soon["code"] == "too_soon" and "8 to go" in too_soon["message"]
+    assert too_soon["code"] == "too_soon"
+    assert "8 to go" in too_soon["message"]
     play(sockets, QUIET[2:10], first_ply=2)
     assert red.request("draw_offer")["type"] == "ack"  # ten half-moves later
     play(sockets, QUIET[10:11], first_ply=10)
     assert black.request("draw_accept")["type"] == "ack"
     for sock in (red, black):
         end = end_of(sock)
-        assert end["result"]["winner"] is None and end["result"]["reason"] == "agreement"
+        assert end["result"]["winner"] is None
+        assert end["result"]["reason"] == "agreement"
     assert [p.me()["points"] for p in players] == [{"ai": 0, "online": 0}] * 2  # R6
 
 
@@ -381,10 +390,12 @@ def test_server_flags_the_player_at_the_deadline_R4(fast: str) -> None:
     sockets, _, (red_player, black_player) = new_game(fast)
     play(sockets, QUIET[:1])
     state = sockets["black"].state()
-    assert state is not None and state["options"]["clock"]["turn_seconds"] == FAST_TURN
+    assert state is not None
+    assert state["options"]["clock"]["turn_seconds"] == FAST_TURN
     # Black never moves; the server itself ends the game at the deadline.
     end = sockets["red"].wait_for(lambda m: m.get("type") == "end", timeout=FAST_TURN + 8)
-    assert end["result"]["winner"] == "red" and end["result"]["reason"] == "timeout"
+    assert end["result"]["winner"] == "red"
+    assert end["result"]["reason"] == "timeout"
     assert red_player.me()["points"]["online"] == 50
     assert black_player.me()["points"]["online"] == 0
     late = sockets["black"].request("move", ply=1, move="h10g8")
@@ -410,7 +421,8 @@ def test_janggi_setup_han_first_then_cho_seeing_it_R4(server: tuple[str, Path]) 
     assert sockets["cho"].request("setup", setup="HEEH")["type"] == "ack"
     state = sockets["cho"].wait_state(lambda s: s["variant"] == "janggi")
     assert state["options"]["setup"] == {"cho": "HEEH", "han": "EHHE"}
-    assert state["options"]["bikjang"] == "points" and state["you"] == "cho"
+    assert state["options"]["bikjang"] == "points"
+    assert state["you"] == "cho"
 
 
 def test_janggi_setup_runs_out_of_time_and_gets_HEHE_R4(fast: str) -> None:
@@ -464,7 +476,8 @@ def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Pa
     assert sockets["black"].request("move", ply=1, move=QUIET[1])["type"] == "ack"
     back = red_player.open(room["id"], holding=held, game_id=game_id, last_seq=seen)
     missed = back.wait_for(lambda m: m.get("type") == "move")
-    assert missed["seq"] == seen + 1 and missed["move"] == QUIET[1]
+    assert missed["seq"] == seen + 1
+    assert missed["move"] == QUIET[1]
     assert not [m for m in back.messages if m.get("type") == "state"]
     play({"red": back, "black": sockets["black"]}, QUIET[2:4], first_ply=2)
 
@@ -486,12 +499,14 @@ def test_a_room_replay_ends_with_an_ack_naming_the_last_event_as_on_the_game_soc
     back = red_player.open(room["id"], holding=held, game_id=game_id, last_seq=seen)
     answer = [m for m in back.messages if m.get("type") in ("ack", "move", "state")]
     assert [m["type"] for m in answer] == ["move", "ack"], answer
-    assert answer[0]["seq"] == seen + 1 and answer[1]["last_seq"] == seen + 1
+    assert answer[0]["seq"] == seen + 1
+    assert answer[1]["last_seq"] == seen + 1
     back.close()
     fresh = red_player.open(room["id"], last_seq=seen)  # no game_id: its last_seq says nothing
     answer = [m for m in fresh.messages if m.get("type") in ("ack", "move", "state")]
     assert [m["type"] for m in answer] == ["state", "ack"], answer
-    assert answer[0]["state"]["moves"] == QUIET[:2] and "last_seq" not in answer[1]
+    assert answer[0]["state"]["moves"] == QUIET[:2]
+    assert "last_seq" not in answer[1]
 
 
 def test_the_only_device_is_never_told_its_seat_is_elsewhere_R7(
@@ -504,7 +519,8 @@ def test_the_only_device_is_never_told_its_seat_is_elsewhere_R7(
         creator, _, room = seated_pair(url)
         sock = creator.open(room["id"])
         rooms = [m["room"] for m in sock.messages if m.get("type") == "room"]
-        assert rooms and all(r.get("holds_seat") is not False for r in rooms), rooms
+        assert rooms, rooms
+        assert all(r.get("holds_seat") is not False for r in rooms), rooms
         assert not [m for m in sock.messages if m.get("type") == "elsewhere"]
         sock.close()
 
@@ -564,7 +580,8 @@ def test_leaving_points_back_to_the_pending_ai_game_and_frees_the_password_R8(
         "/api/games", json={"kind": "ai", "variant": "xiangqi", "level": "beginner", "color": "red"}
     ).json()
     answer = creator.http.post(f"/api/rooms/{room['id']}/leave")
-    assert answer.status_code == 200 and answer.json()["pending"]["id"] == pending["id"]
+    assert answer.status_code == 200
+    assert answer.json()["pending"]["id"] == pending["id"]
     assert friend.http.post(f"/api/rooms/{room['id']}/leave").json()["pending"] is None
     assert creator.http.get(f"/api/rooms/{room['id']}").status_code == 404
     Player(url).create_room(password="LEAVEME")  # the closed room gave its password back
@@ -575,7 +592,8 @@ def test_leaving_during_a_game_resigns_it_R8(server: tuple[str, Path]) -> None:
     sockets, _, (red_player, black_player) = new_game(url)
     assert sockets["red"].request("leave")["type"] == "ack"
     end = end_of(sockets["black"])
-    assert end["result"]["winner"] == "black" and end["result"]["reason"] == "resignation"
+    assert end["result"]["winner"] == "black"
+    assert end["result"]["reason"] == "resignation"
     assert black_player.me()["points"]["online"] == 50
 
 
@@ -604,8 +622,10 @@ def _check_jieqi_messages(sock: RoomSocket, side: str, secret: dict[str, str]) -
         assert state["fen"] == view["fen"]
         assert state["captured"] == view["captured"]
         assert state["records"] == view["moves"]
-        assert secret["arrangement"] not in text and secret["salt"] not in text
-        assert "arrangement" not in state and '"hidden"' not in text
+        assert secret["arrangement"] not in text
+        assert secret["salt"] not in text
+        assert "arrangement" not in state
+        assert '"hidden"' not in text
         checked += 1
     return checked
 
@@ -621,7 +641,8 @@ def _first_state_of_ply(sock: RoomSocket, ply: int) -> dict[str, Any]:
     if not state["legal_moves"]:
         index = next(i for i, m in enumerate(sock.messages) if m is first)
         end = sock.wait_for(lambda m: bool(m.get("state")), start=index + 1)
-        assert end["type"] == "end" and end["state"]["ply"] == ply, end
+        assert end["type"] == "end", end
+        assert end["state"]["ply"] == ply, end
         assert end["result"]["reason"] not in ("resignation", "agreement", "timeout", "interrupted")
     return state
 

@@ -167,7 +167,8 @@ def test_instances_starting_together_after_an_outage_move_each_clock_once_Z4_R7(
             )
         await asyncio.gather(*(service.start() for service in new))
         after = stores[0].game(game_id)
-        assert after is not None and after.ongoing
+        assert after is not None
+        assert after.ongoing
         moved = clocks.parse_iso(after.options["clock"]["deadline"]) - clocks.parse_iso(
             before.options["clock"]["deadline"]
         )
@@ -175,7 +176,8 @@ def test_instances_starting_together_after_an_outage_move_each_clock_once_Z4_R7(
         assert [e.type for e in stores[0].events_after(game_id, 0)].count("outage") == 1
         # The dead instance's connections hold no seat: both are away, the game waits.
         room = RoomStore(stores[0]).get(room_id)
-        assert room is not None and not any(seat["connected"] for seat in room.seats)
+        assert room is not None
+        assert not any(seat["connected"] for seat in room.seats)
         assert after.options["clock"]["both_away_since"] is not None
         assert old.instance_id not in {i.id for i in InstanceStore(stores[0]).all()}
         await asyncio.gather(*(service.stop() for service in new))
@@ -205,7 +207,8 @@ def test_a_live_instance_clears_the_seats_of_a_dead_one_and_charges_its_clocks_R
                 break
             await asyncio.sleep(0.05)
         room = RoomStore(stores[0]).get(room_id)
-        assert room is not None and not any(seat["connected"] for seat in room.seats)
+        assert room is not None
+        assert not any(seat["connected"] for seat in room.seats)
         assert before is not None
         # The living instance kept the time: the clock is not moved, the game waits (R7).
         assert after.options["clock"]["deadline"] == before.options["clock"]["deadline"]
@@ -213,7 +216,8 @@ def test_a_live_instance_clears_the_seats_of_a_dead_one_and_charges_its_clocks_R
         # A new device of the player takes the seat at once: no "Continue on this device".
         assert await living.attach(creator, room_id, "phone/c9", take=False)
         back = stores[0].game(game_id)
-        assert back is not None and back.options["clock"]["both_away_since"] is None
+        assert back is not None
+        assert back.options["clock"]["both_away_since"] is None
         await living.stop()
 
     asyncio.run(scenario())
@@ -254,14 +258,16 @@ def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R
         await dying.take_seat(cho, room.id)
         await dying.ready(han, room.id)
         started = await dying.ready(cho, room.id)
-        assert started.setup is not None and started.sides is not None
+        assert started.setup is not None
+        assert started.sides is not None
         han, cho = (han, cho) if started.sides[1] == han.id else (cho, han)
         assert await dying.attach(han, room.id, f"{han.id}/c1", take=False)
         assert await living.attach(cho, room.id, f"{cho.id}/c2", take=False)
         rings = Rings()
         living.games.hub.subscribe(f"room:{room.id}", rings)
         chosen = await dying.choose_setup(han, room.id, "HEHE")
-        assert chosen.setup is not None and chosen.setup["turn"] == "cho"
+        assert chosen.setup is not None
+        assert chosen.setup["turn"] == "cho"
         await _crash(dying)
         for _ in range(200):  # the living instance sees the heartbeat age, then acts
             after = RoomStore(stores[0]).get(room.id)
@@ -269,7 +275,8 @@ def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R
             if not any(seat["connected"] for seat in after.seats if seat["player"] == han.id):
                 break
             await asyncio.sleep(0.05)
-        assert after.setup is not None and after.setup["turn"] == "cho"
+        assert after.setup is not None
+        assert after.setup["turn"] == "cho"
         moved = clocks.parse_iso(after.setup["deadline"]) - clocks.parse_iso(
             chosen.setup["deadline"]
         )
@@ -368,7 +375,8 @@ def test_sigkill_mid_turn_then_restart_charges_the_time_down_to_no_one_Z4_R7(
     # The setup choice still waits for Han, with the time Han had (R4, Z4).
     han = _player_of("han", setup_sockets, j_creator, j_friend).open(setup_room)
     setup = _holds_seat(han)["room"]["setup"]
-    assert setup["turn"] == "han" and setup["han"] is None
+    assert setup["turn"] == "han"
+    assert setup["han"] is None
     moved = clocks.parse_iso(setup["deadline"]) - clocks.parse_iso(setup_before["deadline"])
     assert moved.total_seconds() > DOWN
     for sock in (phone, again, han):
@@ -407,7 +415,8 @@ def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerP
         lambda m: m.get("type") == "room" and m["room"]["setup"]["both_away_since"] is None
     )["room"]["setup"]
     moved = clocks.parse_iso(setup["deadline"]) - clocks.parse_iso(before["deadline"])
-    assert setup["turn"] == "han" and moved.total_seconds() >= 0.8
+    assert setup["turn"] == "han"
+    assert moved.total_seconds() >= 0.8
     # Both away again until the rest of the shared budget is spent: interrupted (R7).
     back.close()
     time.sleep(setup["away_budget"] + 2.0)

@@ -86,7 +86,8 @@ def test_one_ready_player_waits_for_the_other_R3() -> None:
     )
     assert after is not None
     assert [s["ready"] for s in after.seats] == [True, False]
-    assert after.game_id is None and after.sides is None
+    assert after.game_id is None
+    assert after.sides is None
 
 
 @pytest.mark.parametrize(("swap", "red"), [(False, ALICE), (True, BOB)])
@@ -95,7 +96,8 @@ def test_both_ready_draws_colours_and_starts_the_game_R3(swap: bool, red: str) -
     after = rules.press_ready(one, BOB, T0, CLOCK, swap=swap, game_id="g_1", expected_game_id=None)
     assert after is not None
     assert after.game_id == "g_1"
-    assert after.sides is not None and after.sides[0] == red
+    assert after.sides is not None
+    assert after.sides[0] == red
     assert not any(s["ready"] for s in after.seats)  # R3: both press ready again next time
 
 
@@ -118,7 +120,8 @@ def test_ready_without_a_seat_is_refused() -> None:
 def test_janggi_ready_opens_the_setup_choice_for_han_first_R4_J3() -> None:
     one = room("janggi", seats=[{**s, "ready": s["player"] == ALICE} for s in room().seats])
     after = rules.press_ready(one, BOB, T0, CLOCK, swap=False, game_id="g_1", expected_game_id=None)
-    assert after is not None and after.setup is not None
+    assert after is not None
+    assert after.setup is not None
     assert after.game_id is None
     assert after.setup["turn"] == "han"
     assert clocks.parse_iso(after.setup["deadline"]) == T0 + seconds(90)
@@ -142,7 +145,8 @@ def test_a_rematch_offer_waits_for_the_opponent_and_starts_nothing_B4() -> None:
     after = rematch(after_a_game(), ALICE, "offer")
     assert after is not None
     assert [s.get("rematch") for s in after.seats] == ["offered", None]
-    assert after.game_id == "g_1" and after.sides == [ALICE, BOB]
+    assert after.game_id == "g_1"
+    assert after.sides == [ALICE, BOB]
     assert rematch(after, ALICE, "offer") is None  # offered twice: nothing changes
 
 
@@ -159,8 +163,10 @@ def test_an_accepted_rematch_starts_the_next_game_with_colours_swapped_B4(action
 def test_a_janggi_rematch_opens_the_setup_choice_with_sides_swapped_B4_J3() -> None:
     offered = after_a_game("janggi", **{BOB: {"rematch": "offered"}})
     after = rematch(offered, ALICE, "accept")
-    assert after is not None and after.setup is not None
-    assert after.sides == [BOB, ALICE] and after.game_id is None
+    assert after is not None
+    assert after.setup is not None
+    assert after.sides == [BOB, ALICE]
+    assert after.game_id is None
     assert after.setup["turn"] == "han"
 
 
@@ -173,7 +179,8 @@ def test_a_declined_rematch_tells_the_offerer_who_may_offer_again_B4() -> None:
         rematch(declined, BOB, "accept")  # nothing left to accept
     assert refused.value.code == "no_offer"
     again = rematch(declined, ALICE, "offer")
-    assert again is not None and again.seats[0]["rematch"] == "offered"
+    assert again is not None
+    assert again.seats[0]["rematch"] == "offered"
 
 
 def test_the_offerer_cancels_and_the_offer_is_gone_B4() -> None:
@@ -182,7 +189,8 @@ def test_the_offerer_cancels_and_the_offer_is_gone_B4() -> None:
         rematch(offered, BOB, "cancel")  # Bob has no offer of his own
     assert refused.value.code == "no_offer"
     cancelled = rematch(offered, ALICE, "cancel")
-    assert cancelled is not None and cancelled.seats[0]["rematch"] is None
+    assert cancelled is not None
+    assert cancelled.seats[0]["rematch"] is None
     with pytest.raises(RoomError) as late:
         rematch(cancelled, BOB, "accept")
     assert late.value.code == "no_offer"
@@ -212,7 +220,8 @@ def test_ready_starts_a_game_with_every_rematch_offer_cleared_R3_B4() -> None:
     after = rules.press_ready(
         one, BOB, T0, CLOCK, swap=False, game_id="g_2", expected_game_id="g_1"
     )
-    assert after is not None and after.game_id == "g_2"
+    assert after is not None
+    assert after.game_id == "g_2"
     assert [s["rematch"] for s in after.seats] == [None, None]
 
 
@@ -238,11 +247,16 @@ def test_han_chooses_first_then_cho_sees_it_and_the_game_starts_R4_J3() -> None:
     han_done, start = rules.choose_setup(
         choosing(), BOB, "EHEH", T0 + seconds(5), CLOCK, game_id="g_1"
     )
-    assert start is None and han_done is not None and han_done.setup is not None
-    assert han_done.setup["turn"] == "cho" and han_done.setup["han"] == "EHEH"
+    assert start is None
+    assert han_done is not None
+    assert han_done.setup is not None
+    assert han_done.setup["turn"] == "cho"
+    assert han_done.setup["han"] == "EHEH"
     assert clocks.parse_iso(han_done.setup["deadline"]) == T0 + seconds(95)
     over, start = rules.choose_setup(han_done, ALICE, "HEEH", T0 + seconds(9), CLOCK, game_id="g_1")
-    assert over is not None and over.setup is None and over.game_id == "g_1"
+    assert over is not None
+    assert over.setup is None
+    assert over.game_id == "g_1"
     assert start == GameStart("g_1", {"cho": "HEEH", "han": "EHEH"}, {"away_budget": 120.0})
 
 
@@ -250,23 +264,30 @@ def test_the_clock_chooses_the_default_setup_only_after_the_deadline_R4() -> Non
     early, start = rules.choose_setup(
         choosing(), None, "HEHE", T0 + seconds(89), CLOCK, game_id="g_1"
     )
-    assert early is None and start is None
+    assert early is None
+    assert start is None
     late, _ = rules.choose_setup(choosing(), None, "HEHE", T0 + seconds(91), CLOCK, game_id="g_1")
-    assert late is not None and late.setup is not None and late.setup["han"] == "HEHE"
+    assert late is not None
+    assert late.setup is not None
+    assert late.setup["han"] == "HEHE"
 
 
 def test_a_setup_wait_that_spends_the_budget_starts_an_interrupted_game_R7() -> None:
     waiting = rules.setup_presence(away(choosing(), ALICE, BOB), T0 + seconds(10), CLOCK)
-    assert waiting is not None and waiting.setup is not None
+    assert waiting is not None
+    assert waiting.setup is not None
     assert waiting.setup["both_away_since"] == clocks.iso(T0 + seconds(10))
     spent = T0 + seconds(131)
     after, start = rules.choose_setup(waiting, None, "HEHE", spent, CLOCK, game_id="g_1")
-    assert after is not None and start is not None
+    assert after is not None
+    assert start is not None
     assert start.away == {"away_budget": 0.0, "both_away_since": clocks.iso(spent)}
     game = rules.new_game(after, start, spent, CLOCK, ttl_seconds=3600)
     ended = rules.overdue(game, after.sides, spent)
-    assert ended is not None and ended.after.result is not None
-    assert ended.after.result["reason"] == "interrupted" and ended.award is None
+    assert ended is not None
+    assert ended.after.result is not None
+    assert ended.after.result["reason"] == "interrupted"
+    assert ended.award is None
 
 
 # ---------------------------------------------------------------------- R4: the turn clock
@@ -274,7 +295,8 @@ def test_a_setup_wait_that_spends_the_budget_starts_an_interrupted_game_R7() -> 
 
 def test_a_new_game_runs_the_first_turn_clock_and_no_offer_R4_R5() -> None:
     _, game = playing()
-    assert game.kind == "online" and game.ongoing
+    assert game.kind == "online"
+    assert game.ongoing
     assert clocks.due(game.options["clock"]) == (T0 + seconds(90), "timeout")
     assert game.options["draw"] == {
         "offer_by": None,
@@ -284,7 +306,8 @@ def test_a_new_game_runs_the_first_turn_clock_and_no_offer_R4_R5() -> None:
 
 def test_jieqi_game_keeps_its_arrangement_secret_Q5() -> None:
     _, game = playing("jieqi")
-    assert game.secret is not None and set(game.secret) == {"arrangement", "salt"}
+    assert game.secret is not None
+    assert set(game.secret) == {"arrangement", "salt"}
     assert "secret" not in game.options
 
 
@@ -301,10 +324,12 @@ def test_the_side_to_move_loses_on_time_and_the_winner_scores_R4_R6() -> None:
     r, game = playing()
     assert rules.overdue(game, r.sides, T0 + seconds(89.9)) is None
     flagged = rules.overdue(game, r.sides, T0 + seconds(90))
-    assert flagged is not None and flagged.after.result is not None
+    assert flagged is not None
+    assert flagged.after.result is not None
     assert flagged.after.result["winner"] == "black"
     assert flagged.after.result["reason"] == "timeout"
-    assert flagged.award is not None and flagged.award.player_id == BOB
+    assert flagged.award is not None
+    assert flagged.award.player_id == BOB
     assert flagged.award.points == ONLINE_WIN_POINTS == 50
 
 
@@ -342,7 +367,8 @@ def test_ten_half_moves_between_ones_own_offers_R5() -> None:
         game = moved(game, text, T0 + seconds(index), sides)
     with pytest.raises(RoomError) as refused:
         rules.offer_draw(game, 0)
-    assert refused.value.code == "too_soon" and "2 to go" in refused.value.message
+    assert refused.value.code == "too_soon"
+    assert "2 to go" in refused.value.message
     for index, text in enumerate(shuffle[8:10]):
         game = moved(game, text, T0 + seconds(10 + index), sides)
     assert rules.offer_draw(game, 0).after.options["draw"]["last_offer_ply"]["red"] == 10
@@ -377,8 +403,10 @@ def test_only_the_recipient_accepts_on_their_turn_and_no_one_scores_R5_R6() -> N
     assert refused.value.code == "not_your_turn"
     game = moved(game, "b1c3", T0 + seconds(1), r.sides or [])
     agreed = scored(rules.accept_draw(game, 1), r.sides)
-    assert agreed.after.result is not None and agreed.after.result["reason"] == "agreement"
-    assert agreed.award is None and agreed.after.points_awarded == 0
+    assert agreed.after.result is not None
+    assert agreed.after.result["reason"] == "agreement"
+    assert agreed.award is None
+    assert agreed.after.points_awarded == 0
 
 
 # ---------------------------------------------------------------------- R6: scoring
@@ -404,8 +432,10 @@ def test_a_pair_past_its_daily_limit_plays_for_no_points_R6() -> None:
     )
     assert game.options["unscored"] == "pair_limit"
     change = scored(rules_of.resign(game, 1), r.sides)  # Bob resigns: Alice wins, for nothing
-    assert change.after.result is not None and change.after.result["winner"] == "red"
-    assert change.award is None and change.after.points_awarded == 0
+    assert change.after.result is not None
+    assert change.after.result["winner"] == "red"
+    assert change.award is None
+    assert change.after.points_awarded == 0
 
 
 def test_scoring_leaves_a_change_without_winner_alone_R6() -> None:
@@ -423,9 +453,11 @@ def test_both_away_pauses_the_turn_one_back_resumes_it_R7() -> None:
     gone = away(r, ALICE, BOB)
     assert rules.both_away(gone)
     paused = rules.presence(game, True, r.sides, T0 + seconds(10))
-    assert paused is not None and [e["type"] for e in paused.events] == ["paused"]
+    assert paused is not None
+    assert [e["type"] for e in paused.events] == ["paused"]
     resumed = rules.presence(paused.after, False, r.sides, T0 + seconds(40))
-    assert resumed is not None and [e["type"] for e in resumed.events] == ["resumed"]
+    assert resumed is not None
+    assert [e["type"] for e in resumed.events] == ["resumed"]
     clock = resumed.after.options["clock"]
     assert clock["away_budget"] == 90
     assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(120)
@@ -437,9 +469,11 @@ def test_a_wait_that_spends_the_budget_ends_the_game_interrupted_without_points_
     assert paused is not None
     assert rules.overdue(paused.after, r.sides, T0 + seconds(129)) is None
     ended = rules.overdue(paused.after, r.sides, T0 + seconds(130))
-    assert ended is not None and ended.after.result is not None
+    assert ended is not None
+    assert ended.after.result is not None
     assert ended.after.result["reason"] == "interrupted"
-    assert ended.after.result["winner"] is None and ended.award is None
+    assert ended.after.result["winner"] is None
+    assert ended.award is None
     assert ended.after.options["clock"]["away_budget"] == 0
 
 
@@ -458,17 +492,21 @@ def test_a_seat_is_held_by_one_connection_and_freed_only_by_it_R7() -> None:
     # Another device waits for "Continue on this device"; the same device takes it back.
     assert attached(held, ALICE, "laptop/c3", take=False, instance_id="i9") is None
     moved_seat = attached(held, ALICE, "laptop/c3", take=True, instance_id="i9")
-    assert moved_seat is not None and moved_seat.seats[0]["device"] == "laptop/c3"
+    assert moved_seat is not None
+    assert moved_seat.seats[0]["device"] == "laptop/c3"
     assert attached(held, ALICE, "phone/c4", take=False, instance_id="i9") is not None
     # The same socket saying hello again as another device keeps the seat; its close frees it.
     renamed = attached(held, ALICE, "tablet/c2", take=False, instance_id="i9")
-    assert renamed is not None and renamed.seats[0]["device"] == "tablet/c2"
+    assert renamed is not None
+    assert renamed.seats[0]["device"] == "tablet/c2"
     gone = detached(renamed, ALICE, "phone/c2")
-    assert gone is not None and not gone.seats[0]["connected"]
+    assert gone is not None
+    assert not gone.seats[0]["connected"]
     # Only the holding connection's close frees the seat.
     assert detached(held, ALICE, "laptop/c3") is None
     freed = detached(held, ALICE, "phone/c2")
-    assert freed is not None and not freed.seats[0]["connected"]
+    assert freed is not None
+    assert not freed.seats[0]["connected"]
 
 
 def test_seats_of_a_dead_instance_are_no_longer_connected_R7() -> None:
@@ -487,10 +525,13 @@ def test_a_third_player_finds_the_room_full_and_the_last_one_out_closes_it_R1_R8
     assert refused.value.code == "room_full"
     assert seated(room(), ALICE) is None
     one_left = vacated(room(password="tiger7", open_password="tiger7"), ALICE)
-    assert one_left is not None and one_left.is_open
+    assert one_left is not None
+    assert one_left.is_open
     assert [s["player"] for s in one_left.seats] == [BOB]
     empty = vacated(one_left, BOB)
-    assert empty is not None and not empty.is_open and empty.open_password is None
+    assert empty is not None
+    assert not empty.is_open
+    assert empty.open_password is None
 
 
 # ---------------------------------------------------------------------- R4, Z4: news outages
@@ -515,14 +556,16 @@ def test_no_flag_while_the_news_of_the_move_cannot_cross_R4_Z4() -> None:
     late = T0 + seconds(95)
     assert rules.overdue(game, r.sides, late, news((10, None))) is None  # outage going on
     flagged = rules.overdue(game, r.sides, late, news((10, None)), sure=False)
-    assert flagged is not None and flagged.after.ongoing  # the outage so far, added
+    assert flagged is not None
+    assert flagged.after.ongoing  # the outage so far, added
     assert clocks.parse_iso(flagged.after.options["clock"]["deadline"]) == T0 + seconds(175)
 
 
 def test_an_outage_over_adds_its_time_to_the_deadline_once_R4_Z4() -> None:
     r, game = playing()
     credited = rules.overdue(game, r.sides, T0 + seconds(95), news((10, 40)))
-    assert credited is not None and credited.after.ongoing
+    assert credited is not None
+    assert credited.after.ongoing
     assert [e["type"] for e in credited.events] == ["outage"]
     assert credited.events[0]["seconds"] == 30
     clock = credited.after.options["clock"]
@@ -531,7 +574,8 @@ def test_an_outage_over_adds_its_time_to_the_deadline_once_R4_Z4() -> None:
     later = credited.after
     assert rules.overdue(later, r.sides, T0 + seconds(110), news((10, 40))) is None
     flagged = rules.overdue(later, r.sides, T0 + seconds(120), news((10, 40)))
-    assert flagged is not None and flagged.after.result is not None
+    assert flagged is not None
+    assert flagged.after.result is not None
     assert flagged.after.result["reason"] == "timeout"
     # A new turn starts with no credit.
     change = rules_of.play_move(later, 0, "b1c3", 0)
@@ -545,7 +589,8 @@ def test_the_clock_flags_only_once_both_instances_saw_news_cross_after_the_deadl
     assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89)) is None
     assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=None)) is None
     flagged = rules.overdue(game, r.sides, T0 + seconds(91), news(checked=90.5))
-    assert flagged is not None and flagged.after.result is not None
+    assert flagged is not None
+    assert flagged.after.result is not None
     # A player acting after the deadline has seen the move: nothing to wait for.
     assert rules.overdue(game, r.sides, T0 + seconds(91), news(checked=89), sure=False)
 
@@ -558,8 +603,10 @@ def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4() -> N
     credited = rules.overdue(game, r.sides, T0 + seconds(95), news((10, 40)))
     assert credited is not None
     lost = rules.instance_lost(credited.after, T0 + seconds(30), T0 + seconds(60), news((10, 40)))
-    assert lost is not None and lost.after.ongoing
-    assert [e["type"] for e in lost.events] == ["outage"] and lost.events[0]["seconds"] == 20
+    assert lost is not None
+    assert lost.after.ongoing
+    assert [e["type"] for e in lost.events] == ["outage"]
+    assert lost.events[0]["seconds"] == 20
     clock = lost.after.options["clock"]
     assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(140)
     # Buried: the dead instance says nothing any more, the span its death kept counts still.
@@ -567,7 +614,8 @@ def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4() -> N
     assert rules.instance_lost(later, T0 + seconds(30), T0 + seconds(60), news((10, 40))) is None
     assert rules.overdue(later, r.sides, T0 + seconds(139), news((10, 40))) is None
     flagged = rules.overdue(later, r.sides, T0 + seconds(140), news((10, 40)))
-    assert flagged is not None and flagged.after.result is not None
+    assert flagged is not None
+    assert flagged.after.result is not None
     assert flagged.after.result["reason"] == "timeout"
     # Time before the turn began is not this turn's; a new turn starts with nothing kept.
     assert rules.instance_lost(game, T0 - seconds(50), T0, None) is None

@@ -102,7 +102,8 @@ def test_a_room_changed_by_another_instance_is_not_overwritten(
         room = await services[0].create(player[0], "xiangqi", "off", "Shared1")
         mine = RoomStore(first).get(room.id)
         theirs = RoomStore(second).get(room.id)
-        assert mine is not None and theirs is not None
+        assert mine is not None
+        assert theirs is not None
         RoomStore(second).replace(theirs, replace(theirs, options={"touched": True}))
         with pytest.raises(StaleRoomError):
             RoomStore(first).replace(mine, replace(mine, options={"lost": True}))
@@ -142,14 +143,16 @@ def test_two_instances_enforce_a_deadline_exactly_once_R4_R6(
         await asyncio.gather(*(s._enforce(started) for s in services))
         await asyncio.gather(*(s.stop() for s in services))
         game = first.game(started.game_id)
-        assert game is not None and game.result is not None
+        assert game is not None
+        assert game.result is not None
         assert game.result["reason"] == "timeout"
         ends = [e for e in first.events_after(game.id, 0) if e.type == "end"]
         assert len(ends) == 1
         assert started.sides is not None
         winner = started.sides[("red", "black").index(game.result["winner"])]
         points = {p: first.player(p).online_points for p in started.sides}  # type: ignore[union-attr]
-        assert sorted(points.values()) == [0, 50] and points[winner] == 50
+        assert sorted(points.values()) == [0, 50]
+        assert points[winner] == 50
 
     asyncio.run(scenario())
     first.dispose()
@@ -176,10 +179,13 @@ def test_a_move_on_an_instance_that_missed_the_next_game_plays_in_that_game_R3_Z
         await services[0].resign(creator, room.id)  # instance 0 last saw the old game
         await services[1].ready(creator, room.id)
         new = await services[1].ready(friend, room.id)
-        assert new.game_id is not None and new.game_id != old.game_id and new.sides
+        assert new.game_id is not None
+        assert new.game_id != old.game_id
+        assert new.sides
         red = creator if new.sides[0] == creator.id else friend
         after = await services[0].move(red, room.id, 0, "h3e3")
-        assert after.id == new.game_id and after.moves == ["h3e3"]
+        assert after.id == new.game_id
+        assert after.moves == ["h3e3"]
         await asyncio.gather(*(s.stop() for s in services))
 
     asyncio.run(scenario())
@@ -204,7 +210,8 @@ def test_rooms_with_a_setup_or_game_in_progress_get_a_clock_keeper_after_a_resta
         await service.ready(friend, setup.id)
         await service.stop()
         active = {room.id for room in RoomStore(store).active()}
-        assert setup.id in active and waiting.id not in active
+        assert setup.id in active
+        assert waiting.id not in active
 
     asyncio.run(scenario())
     store.dispose()
@@ -225,13 +232,15 @@ def test_a_move_after_the_deadline_loses_on_time_instead_R4_Z1(tmp_path: Path) -
         await service.ready(creator, room.id)
         started = await service.ready(friend, room.id)
         await service.stop()  # no keeper: only the late move itself meets the deadline
-        assert started.sides is not None and started.game_id is not None
+        assert started.sides is not None
+        assert started.game_id is not None
         red = creator if started.sides[0] == creator.id else friend
         clock.advance(61)  # the turn's minute is over, without waiting it
         with pytest.raises(GameActionError, match="ran out"):
             await service.move(red, room.id, 0, "h3e3")
         game = store.game(started.game_id)
-        assert game is not None and game.moves == []
+        assert game is not None
+        assert game.moves == []
         assert game.result == {"winner": "black", "reason": "timeout", "points": None}
 
     asyncio.run(scenario())

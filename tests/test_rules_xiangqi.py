@@ -129,8 +129,10 @@ def test_X2_horse_blocked_by_its_leg() -> None:
 def test_X2_chariot_slides_and_captures_first_piece() -> None:
     board = Board("4k4/9/9/9/9/R3p4/9/9/9/3K5 w - - 0 1")
     dests = _dests(board, "a5")
-    assert {"b5", "c5", "d5", "e5"} <= dests and "f5" not in dests
-    assert "a10" in dests and "a1" in dests
+    assert {"b5", "c5", "d5", "e5"} <= dests
+    assert "f5" not in dests
+    assert "a10" in dests
+    assert "a1" in dests
 
 
 def test_X2_cannon_captures_only_over_exactly_one_screen() -> None:
@@ -166,7 +168,8 @@ def test_X5_checkmate_loses() -> None:
     board = Board("R3k4/8R/9/9/9/9/9/9/9/3K5 b - - 0 1")
     assert board.is_check()
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (0, "checkmate")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (0, "checkmate")
 
 
 def test_X5_stalemate_loses_not_a_draw() -> None:
@@ -174,7 +177,8 @@ def test_X5_stalemate_loses_not_a_draw() -> None:
     assert not board.is_check()
     assert board.legal_moves == []
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (0, "stalemate")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (0, "stalemate")
 
 
 def test_X5_mate_outranks_the_no_capture_limit() -> None:
@@ -182,7 +186,8 @@ def test_X5_mate_outranks_the_no_capture_limit() -> None:
     board.push("a1a10")
     assert board.halfmove == 120
     outcome = board.outcome()
-    assert outcome is not None and outcome.reason == "checkmate"
+    assert outcome is not None
+    assert outcome.reason == "checkmate"
 
 
 def test_no_move_after_the_end() -> None:
@@ -205,7 +210,8 @@ def test_E1_third_occurrence_is_a_draw_and_the_start_counts() -> None:
     board.push(HORSE_SHUFFLE[3])
     assert board.repetition_count() == 3
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (None, "repetition")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (None, "repetition")
 
 
 def test_E1_perpetual_check_loses() -> None:
@@ -221,17 +227,20 @@ def test_E1_perpetual_check_loses() -> None:
 def test_E2_no_capture_limit_draws_and_soldier_moves_do_not_reset() -> None:
     board = Board("4k4/9/9/9/9/9/P8/9/9/3K5 w - - 118 60")
     board.push("a4a5")
-    assert board.halfmove == 119 and board.outcome() is None
+    assert board.halfmove == 119
+    assert board.outcome() is None
     board.push("e10e9")
     assert board.halfmove == 120
     outcome = board.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (None, "no_capture_limit")
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (None, "no_capture_limit")
 
 
 def test_E2_capture_resets_the_counter() -> None:
     board = Board("4k4/9/9/9/9/p8/P8/9/9/3K5 w - - 119 60")
     board.push("a4a5")
-    assert board.halfmove == 0 and board.outcome() is None
+    assert board.halfmove == 0
+    assert board.outcome() is None
 
 
 def test_E3_no_attacking_piece_left_is_a_draw() -> None:

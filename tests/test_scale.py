@@ -164,7 +164,8 @@ def test_ai_game_socket_on_one_instance_move_by_http_on_another(servers: Cluster
         reply = sock.wait_for(lambda m: m.get("type") == "move" and m["ply"] == 1, timeout=60)
         assert reply["by"] == "black"
     final = owner.get(f"/api/games/{game['id']}").json()
-    assert final["ply"] == 2 and final["moves"][0] == "h3e3"
+    assert final["ply"] == 2
+    assert final["moves"][0] == "h3e3"
     assert_logged_once(servers, game["id"], final["moves"])
 
 
@@ -178,7 +179,8 @@ def test_turn_deadline_enforced_once_whichever_instance_sees_it_R4(servers: Clus
         for s in sockets.values()
     ]
     for end in ends:
-        assert end["result"]["winner"] == "black" and end["result"]["reason"] == "timeout"
+        assert end["result"]["winner"] == "black"
+        assert end["result"]["reason"] == "timeout"
     events = servers.events(game_id)
     assert [kind for _, kind, _ in events].count("end") == 1
     assert players["black"].me()["points"]["online"] == 50  # awarded once
@@ -224,7 +226,8 @@ def test_sigkill_one_instance_its_player_continues_on_another_Z4(servers: Cluste
     with game_socket(a, ai_game["id"], ai_owner.cookies["chuhan_player"]) as ai_socket:
         ai_socket.wait_state(lambda s: s["ply"] == 2, timeout=60)
     stored = servers.sql("SELECT moves FROM games WHERE id = :g", g=ai_game["id"])[0][0]
-    assert len(stored) == 2 and stored[0] == "h3e3"
+    assert len(stored) == 2
+    assert stored[0] == "h3e3"
     assert_logged_once(servers, ai_game["id"], stored)
     c.start()  # back for the tests that follow
     close(sockets)

@@ -68,9 +68,12 @@ def test_events_cross_to_the_other_instance_once_and_only_to_its_subscribers() -
             await first.notice("g_1", {"type": "busy"})
             await there.wait(2)
             await asyncio.sleep(0.2)  # anything more would have arrived by now
-            assert here.rings == [("g_1", 7)] and here.notices == [{"type": "busy"}]
-            assert there.rings == [("g_1", 7)] and there.notices == [{"type": "busy"}]
-            assert elsewhere.rings == [] and elsewhere.notices == []
+            assert here.rings == [("g_1", 7)]
+            assert here.notices == [{"type": "busy"}]
+            assert there.rings == [("g_1", 7)]
+            assert there.notices == [{"type": "busy"}]
+            assert elsewhere.rings == []
+            assert elsewhere.notices == []
             second.unsubscribe("g_1", there)
             await first.publish("g_1", 8)
             await asyncio.sleep(0.2)
@@ -105,21 +108,26 @@ def test_a_change_crosses_with_its_news_but_not_the_jieqi_secret_Z2() -> None:
             await first.publish("g_1", 3, News.of(_game(3), payloads))
             await there.wait(1)
             news = there.news[-1]
-            assert news is not None and news.game.options == _game(3).options
+            assert news is not None
+            assert news.game.options == _game(3).options
             # the jieqi arrangement stays in the database: the receiver reads it from there
-            assert news.withheld and news.game.secret is None
-            assert news.game.moves == ["h2e2", "h9g7"] and news.game.seq == 3
+            assert news.withheld
+            assert news.game.secret is None
+            assert news.game.moves == ["h2e2", "h9g7"]
+            assert news.game.seq == 3
             assert news.game.created_at.tzinfo is not None
             assert [(e.seq, e.payload) for e in news.events] == [(3, payloads[0])]
             # what a socket that sent up to seq 2 still needs; one that sent 1 missed seq 2
             assert [e.seq for e in news.after(2) or []] == [3]
-            assert news.after(3) == [] and news.after(1) is None
+            assert news.after(3) == []
+            assert news.after(1) is None
             # news that does not add up is dropped: the ring still comes, to read the log
             raw = aioredis.Redis.from_url(REDIS_URL)
             bad = '{"key": "g_1", "seq": 4, "news": {"game": {"id": "g_1"}, "events": []}}'
             await raw.publish(second.channel_of("g_1"), bad)
             await there.wait(2)
-            assert there.rings[-1] == ("g_1", 4) and there.news[-1] is None
+            assert there.rings[-1] == ("g_1", 4)
+            assert there.news[-1] is None
             await raw.aclose()
 
     run(scenario())
@@ -136,7 +144,8 @@ def test_garbage_on_the_channel_is_ignored() -> None:
                 await raw.publish(second.channel_of("g_1"), junk)
             await first.publish("g_1", 4)
             await there.wait(1)
-            assert there.rings[-1] == ("g_1", 4) and second.connected
+            assert there.rings[-1] == ("g_1", 4)
+            assert second.connected
             await raw.aclose()
 
     run(scenario())
@@ -153,7 +162,8 @@ def test_a_cut_subscription_comes_back_and_rings_every_local_subscriber() -> Non
                     await raw.execute_command("CLIENT", "KILL", "ID", client["id"])
             await waiting.wait(1)  # the resync after the reconnection
             assert waiting.rings == [("room:r_1", RESYNC_SEQ)]
-            assert second.reconnects == 1 and second.connected
+            assert second.reconnects == 1
+            assert second.connected
             # the publishing side's connections cut too: the message is sent again
             for client in await raw.client_list():
                 if client["name"] == f"{prefix}:{first.instance}":
@@ -177,7 +187,8 @@ def test_without_redis_the_instance_still_serves_its_own_sockets() -> None:
         async with asyncio.timeout(10):
             while not hub.publish_failures:  # tried, and queued to try again
                 await asyncio.sleep(0.05)
-        assert not hub.connected and hub.published == 0
+        assert not hub.connected
+        assert hub.published == 0
         await hub.stop()
 
     run(scenario())
@@ -246,7 +257,8 @@ def test_health_says_when_news_stops_crossing_Z4(tmp_path: Path) -> None:
 
     async def scenario(redis_server: PrivateRedis) -> None:
         async for first, _, _ in _hubs(redis_server.url):
-            assert first.healthy and first.down_since() is None
+            assert first.healthy
+            assert first.down_since() is None
             assert first.health()["status"] == "ok"
             for take_away, bring_back in (
                 (redis_server.freeze, redis_server.thaw),
@@ -257,7 +269,8 @@ def test_health_says_when_news_stops_crossing_Z4(tmp_path: Path) -> None:
                     while first.healthy:
                         await asyncio.sleep(0.1)
                 since = first.down_since()
-                assert since is not None and since == first.echo_at
+                assert since is not None
+                assert since == first.echo_at
                 assert first.health()["status"] == "down"
                 bring_back()
                 async with asyncio.timeout(15):
@@ -274,7 +287,8 @@ async def _hubs(url: str = REDIS_URL) -> AsyncIterator[tuple[RedisHub, RedisHub,
     first, second = RedisHub(url, prefix), RedisHub(url, prefix)
     await first.start()
     await second.start()
-    assert first.connected and second.connected
+    assert first.connected
+    assert second.connected
     try:
         yield first, second, prefix
     finally:

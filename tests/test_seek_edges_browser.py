@@ -113,7 +113,8 @@ def test_one_seek_is_shown_the_same_in_every_tab_and_counts_exclude_the_player_B
     one.screenshot(path=str(SHOTS / "chuhan-seek-counts-desktop.png"))
     stranger.click("[data-action=seek-cancel]")
     stranger.wait_for_selector("[data-form=seek]:not([hidden])")
-    assert not errors and not other_errors, errors + other_errors
+    assert not errors, errors + other_errors
+    assert not other_errors, errors + other_errors
 
 
 def test_a_language_switch_keeps_the_live_seek_on_screen_and_it_still_pairs_B1_U8(
@@ -142,7 +143,8 @@ def test_a_language_switch_keeps_the_live_seek_on_screen_and_it_still_pairs_B1_U
     page.wait_for_url("**/room/*")
     stranger.wait_for_url("**/room/*")
     assert page.url.split("/room/")[1] == stranger.url.split("/room/")[1]
-    assert not errors and not other_errors, errors + other_errors
+    assert not errors, errors + other_errors
+    assert not other_errors, errors + other_errors
 
 
 def test_leaving_a_paired_game_unbegun_makes_the_next_seek_wait_with_the_seconds_shown_Z8(
@@ -175,7 +177,8 @@ def test_leaving_a_paired_game_unbegun_makes_the_next_seek_wait_with_the_seconds
             assert 1 <= seconds <= 15
             assert leaver.is_visible("[data-form=seek]")  # the form again, nothing waiting
             leaver.screenshot(path=str(SHOTS / "chuhan-seek-abort-cooldown-phone.png"))
-            assert not errors and not other_errors, errors + other_errors
+            assert not errors, errors + other_errors
+            assert not other_errors, errors + other_errors
         finally:
             for context in made:
                 context.close()

@@ -22,17 +22,22 @@ def test_first_visit_creates_a_player_with_a_secure_cookie_stored_hashed_S1(tmp_
         answer = client.get("/api/me")
         assert answer.status_code == 200
         cookie = answer.headers["set-cookie"]
-        assert "chuhan_player=" in cookie and "HttpOnly" in cookie
+        assert "chuhan_player=" in cookie
+        assert "HttpOnly" in cookie
         assert "samesite=lax" in cookie.lower()
         token = client.cookies["chuhan_player"]
         me = answer.json()
-        assert me["points"] == {"ai": 0, "online": 0} and me["games"] == []
+        assert me["points"] == {"ai": 0, "online": 0}
+        assert me["games"] == []
         with store.engine.connect() as conn:
             stored = conn.execute(select(players.c.token_hash)).scalars().all()
-        assert len(stored) == 1 and token not in stored[0] and len(stored[0]) == 64
+        assert len(stored) == 1
+        assert token not in stored[0]
+        assert len(stored[0]) == 64
         # the same cookie is the same player; no second player is made
         again = client.get("/api/me")
-        assert again.json()["id"] == me["id"] and "set-cookie" not in again.headers
+        assert again.json()["id"] == me["id"]
+        assert "set-cookie" not in again.headers
 
 
 def test_display_name_can_be_set_and_bad_names_are_refused_S1(tmp_path):
@@ -71,9 +76,12 @@ def test_a_stranger_cannot_see_someone_elses_game_Z1(tmp_path):
 def test_create_an_ai_game_with_variant_level_and_colour_P1(tmp_path, variant, color, you):
     with server(tmp_path) as (client, _, _):
         state = create(client, kind="ai", variant=variant, level="intermediate", color=color)
-        assert state["variant"] == variant and state["level"] == "intermediate"
-        assert state["you"] == you and state["status"] == "ongoing"
-        assert state["ply"] == 0 and state["practice"] is False
+        assert state["variant"] == variant
+        assert state["level"] == "intermediate"
+        assert state["you"] == you
+        assert state["status"] == "ongoing"
+        assert state["ply"] == 0
+        assert state["practice"] is False
         own_turn = state["turn"] == you
         assert bool(state["legal_moves"]) == own_turn
         assert state["thinking"] is not own_turn
@@ -155,7 +163,8 @@ def test_one_pending_ai_game_another_needs_confirmation_P2(tmp_path, variant):
         assert client.get("/api/games/pending").json()["game"]["id"] == second["id"]
         old = client.get(f"/api/games/{first['id']}").json()
         assert old["status"] == "finished"
-        assert old["result"]["reason"] == "abandoned" and old["points_awarded"] == 0
+        assert old["result"]["reason"] == "abandoned"
+        assert old["points_awarded"] == 0
         assert client.get("/api/me").json()["points"]["ai"] == 0
 
 
@@ -166,14 +175,16 @@ def test_game_is_resumable_until_it_expires_and_then_scores_nothing_P2(tmp_path,
         created, expires = state["created_at"], state["expires_at"]
         # reopening does not extend the limit
         again = client.get(f"/api/games/{state['id']}").json()
-        assert again["expires_at"] == expires and again["created_at"] == created
+        assert again["expires_at"] == expires
+        assert again["created_at"] == created
         game = store.game(state["id"])
         assert game is not None
         assert game.expires_at - game.created_at == timedelta(hours=24)
         move_clock_past_expiry(store, state["id"])
         expired = client.get(f"/api/games/{state['id']}").json()
         assert expired["status"] == "finished"
-        assert expired["result"]["reason"] == "expired" and expired["points_awarded"] == 0
+        assert expired["result"]["reason"] == "expired"
+        assert expired["points_awarded"] == 0
         assert client.get("/api/games/pending").json()["game"] is None
         create(client, kind="ai", variant=variant, level="beginner")  # no confirmation needed
 
@@ -182,23 +193,28 @@ def test_game_expiry_can_be_shortened_for_tests(tmp_path):
     with server(tmp_path, game_ttl_seconds=60) as (client, _, store):
         state = create(client, kind="local", variant="xiangqi")
         game = store.game(state["id"])
-        assert game is not None and game.expires_at - game.created_at == timedelta(seconds=60)
+        assert game is not None
+        assert game.expires_at - game.created_at == timedelta(seconds=60)
 
 
 @pytest.mark.parametrize("variant", ["xiangqi", "janggi", "jieqi"])
 def test_local_game_both_sides_move_over_http_and_it_is_saved_P6(tmp_path, variant):
     with server(tmp_path) as (client, ai, _):
         state = create(client, kind="local", variant=variant, setup="HEHE", setup_other="EHHE")
-        assert state["you"] is None and state["level"] is None and not state["thinking"]
+        assert state["you"] is None
+        assert state["level"] is None
+        assert not state["thinking"]
         for ply in range(4):
             move = sorted(state["legal_moves"])[0]
             answer = client.post(
                 f"/api/games/{state['id']}/moves", json={"ply": ply, "move": move, "id": f"c{ply}"}
             )
             assert answer.status_code == 200, answer.text
-            assert answer.json()["type"] == "ack" and answer.json()["ply"] == ply
+            assert answer.json()["type"] == "ack"
+            assert answer.json()["ply"] == ply
             state = answer.json()["state"]
-        assert state["ply"] == 4 and state["legal_moves"]
+        assert state["ply"] == 4
+        assert state["legal_moves"]
         assert client.get(f"/api/games/{state['id']}").json()["moves"] == state["moves"]
         assert [job for job in ai.jobs if job.kind == "move"] == []
         if variant == "janggi":
@@ -243,13 +259,15 @@ def test_analysis_gives_the_real_legal_moves():
 
     with TestClient(create_app(Settings(database_url="sqlite://"))) as client:
         answer = client.post("/api/analysis/moves", json={"variant": "xiangqi"})
-        assert len(answer.json()["legal_moves"]) == 44 and answer.json()["in_check"] is False
+        assert len(answer.json()["legal_moves"]) == 44
+        assert answer.json()["in_check"] is False
         janggi = client.post(
             "/api/analysis/moves", json={"variant": "janggi", "setup": "HEHE:EHEH"}
         )
         assert "pass" in janggi.json()["legal_moves"]
         bad = client.post("/api/analysis/moves", json={"variant": "xiangqi", "fen": "nonsense"})
-        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+        assert bad.status_code == 400
+        assert bad.json()["error"]["code"] == "bad_request"
 
 
 def test_health_openapi_and_the_single_page_front_end(tmp_path):
@@ -259,12 +277,14 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
     (web / "js" / "app.js").write_text("console.log('hi')")
     with server(tmp_path, web_dir=web, ops_on_app_port=True) as (client, _, _):
         health = client.get("/health").json()
-        assert health["status"] == "ok" and health["db"] == "ok"
+        assert health["status"] == "ok"
+        assert health["db"] == "ok"
         schema = client.get("/openapi.json").json()
         assert {"/api/me", "/api/games", "/api/games/pending"} <= set(schema["paths"])
         for path in ("/", "/play/ai", "/play/local", "/room/abc"):
             page = client.get(path)
-            assert page.status_code == 200 and "Chu-Han" in page.text, path
+            assert page.status_code == 200, path
+            assert "Chu-Han" in page.text, path
             assert page.headers["content-type"].startswith("text/html")
         assert client.get("/static/js/app.js").text == "console.log('hi')"
         for path, target in (
@@ -273,9 +293,11 @@ def test_health_openapi_and_the_single_page_front_end(tmp_path):
             ("/learn/rules/xiangqi", "/static/learn/index.html#/rules/xiangqi"),
         ):
             moved = client.get(path, follow_redirects=False)
-            assert moved.status_code == 307 and moved.headers["location"] == target
+            assert moved.status_code == 307
+            assert moved.headers["location"] == target
         missing = client.get("/api/nothing")
-        assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+        assert missing.status_code == 404
+        assert missing.json()["error"]["code"] == "not_found"
 
 
 def test_the_home_and_learn_pages_are_served_with_their_shared_head_and_top_bar(tmp_path):

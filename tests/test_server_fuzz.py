@@ -83,11 +83,14 @@ def test_no_message_crashes_the_server_or_changes_a_game_when_rejected_Z5(tmp_pa
                 reply = _reply(sock)
                 assert reply["type"] in ("ack", "error", "hint", "pong", "state")
                 if reply["type"] == "error":
-                    assert reply["code"] and reply["message"]
+                    assert reply["code"]
+                    assert reply["message"]
                     after = store.game(game["id"])
-                    assert after is not None and before is not None
+                    assert after is not None
+                    assert before is not None
                     if after != before:  # only the AI, on its own turn, may have moved meanwhile
-                        assert kind == "ai" and ai_to_move(before)
+                        assert kind == "ai"
+                        assert ai_to_move(before)
                         assert after.moves[: before.ply] == before.moves
                 assert sock.request("ping")["type"] == "pong"
 

@@ -62,7 +62,8 @@ def test_a_move_on_a_known_game_reads_nothing_and_is_stored(tmp_path: Path) -> N
         after, _ = await games.move(game, 1, "h10g8")
         assert reads.calls == 0
         stored = reads._read(game.id)
-        assert stored is not None and stored.moves == ["h3e3", "h10g8"] == after.moves
+        assert stored is not None
+        assert stored.moves == ["h3e3", "h10g8"] == after.moves
 
     asyncio.run(scenario())
     store.dispose()
@@ -81,7 +82,8 @@ def test_an_out_of_date_copy_is_decided_again_on_a_fresh_read(tmp_path: Path) ->
         await first.move(game, 0, "h3e3")
         await second.move(game, 1, "h10g8")  # the first instance does not hear of it
         known = first.known.get(game.id)
-        assert known is not None and known.ply == 1  # out of date
+        assert known is not None
+        assert known.ply == 1  # out of date
         # A move for ply 2: refused by the copy (it is at ply 1), accepted on a fresh read.
         after, _ = await first.move(game, 2, "h1g3")
         assert after.moves == ["h3e3", "h10g8", "h1g3"]
@@ -93,7 +95,8 @@ def test_an_out_of_date_copy_is_decided_again_on_a_fresh_read(tmp_path: Path) ->
             await first.move(game, 1, "b10c8")
         assert refused.value.code == "stale_move"
         stored = store.game(game.id)
-        assert stored is not None and stored.moves == ["h3e3", "h10g8", "h1g3"]
+        assert stored is not None
+        assert stored.moves == ["h3e3", "h10g8", "h1g3"]
         seqs = [event.seq for event in store.events_after(game.id, 0)]
         assert seqs == list(range(1, stored.seq + 1))  # each change logged once
 
@@ -117,7 +120,8 @@ def test_an_out_of_date_overdue_copy_does_not_flag_a_move_in_time_R4(tmp_path: P
         await rooms.ready(creator, room.id)
         started = await rooms.ready(friend, room.id)
         await rooms.stop()  # no keeper
-        assert started.sides is not None and started.game_id is not None
+        assert started.sides is not None
+        assert started.game_id is not None
         red = creator if started.sides[0] == creator.id else friend
         game = store.game(started.game_id)
         assert game is not None
@@ -127,9 +131,12 @@ def test_an_out_of_date_overdue_copy_does_not_flag_a_move_in_time_R4(tmp_path: P
         rooms.games.known.forget(game.id)
         rooms.games.known.remember(stale)  # older than what is stored: out of date
         after = await rooms.move(red, room.id, 0, "h3e3")
-        assert after.moves == ["h3e3"] and after.ongoing
+        assert after.moves == ["h3e3"]
+        assert after.ongoing
         stored = store.game(started.game_id)
-        assert stored is not None and stored.moves == ["h3e3"] and stored.ongoing
+        assert stored is not None
+        assert stored.moves == ["h3e3"]
+        assert stored.ongoing
 
     asyncio.run(scenario())
     store.dispose()
@@ -152,7 +159,9 @@ def test_the_board_cache_keeps_a_games_last_positions_only() -> None:
     assert cache.get(("g_1", "start", played[:-1])) is not None
     assert cache.get(("g_1", "start", played[:-2])) is None  # older: replayed when needed
     kept = cache.get(("g_1", "start", played))
-    assert kept is not None and kept.fen() == board.fen() and kept is not board
+    assert kept is not None
+    assert kept.fen() == board.fen()
+    assert kept is not board
     cache.put(("g_2", "start", ()), make_board("xiangqi"))
     cache.put(("g_3", "start", ()), make_board("xiangqi"))
     assert cache.get(("g_1", "start", played)) is None  # the least recent game went first
@@ -188,15 +197,18 @@ def test_readiness_from_an_out_of_date_room_is_decided_again_on_a_fresh_read(
         room = await first.create(creator, "xiangqi", "off", None)
         await second.take_seat(friend, room.id)  # the first instance does not hear of it
         known = first.core.known(room.id)
-        assert known is not None and len(known.seats) == 1  # out of date
+        assert known is not None
+        assert len(known.seats) == 1  # out of date
         await second.ready(friend, room.id)
         started = await first.ready(creator, room.id)  # decided on its copy, then fresh
         await first.stop()
         await second.stop()
-        assert started.game_id is not None and started.sides is not None
+        assert started.game_id is not None
+        assert started.sides is not None
         assert sorted(started.sides) == sorted([creator.id, friend.id])
         stored = first.store.get(room.id)
-        assert stored is not None and stored.game_id == started.game_id
+        assert stored is not None
+        assert stored.game_id == started.game_id
         assert store.game(started.game_id) is not None
         # The second instance's copy names no game: pressing ready again is refused all
         # the same (the refusal is believed on a fresh read only).
@@ -204,7 +216,8 @@ def test_readiness_from_an_out_of_date_room_is_decided_again_on_a_fresh_read(
             await second.ready(friend, room.id)
         assert refused.value.code == "not_now"
         again = first.store.get(room.id)
-        assert again is not None and again.game_id == started.game_id  # no second game
+        assert again is not None
+        assert again.game_id == started.game_id  # no second game
 
     asyncio.run(scenario())
     store.dispose()
@@ -231,7 +244,9 @@ def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_
         await rooms.stop()
         assert started.game_id is not None
         game = store.game(started.game_id)
-        assert game is not None and game.ongoing and game.ply == 0
+        assert game is not None
+        assert game.ongoing
+        assert game.ply == 0
 
     asyncio.run(scenario())
     store.dispose()

@@ -24,21 +24,28 @@ def test_a_move_is_committed_then_acknowledged_and_the_ai_replies_Z4_P2(tmp_path
     with server(tmp_path) as (client, _, store):
         game = create(client, kind="ai", variant=variant, level="beginner", color=FIRST[variant])
         with game_socket(client, game["id"]) as (sock, state):
-            assert state["seq"] == 1 and state["ply"] == 0
+            assert state["seq"] == 1
+            assert state["ply"] == 0
             move = state["legal_moves"][0]
             ack = sock.request("move", ply=0, move=move)
             assert ack == {"type": "ack", "reply_to": ack["reply_to"], "ply": 0}
             stored = store.game(game["id"])
-            assert stored is not None and stored.moves[:1] == [move]
+            assert stored is not None
+            assert stored.moves[:1] == [move]
             after_ai = sock.state_after_ply(2)
-            assert after_ai["moves"][0] == move and after_ai["turn"] == FIRST[variant]
-            assert after_ai["legal_moves"] and not after_ai["thinking"]
+            assert after_ai["moves"][0] == move
+            assert after_ai["turn"] == FIRST[variant]
+            assert after_ai["legal_moves"]
+            assert not after_ai["thinking"]
             seqs = [e["seq"] for e in sock.events]
             assert seqs == list(range(2, 2 + len(seqs)))
             kinds = [e["type"] for e in sock.events]
             assert kinds[:3] == ["move", "thinking", "move"]
             assert (
-                sock.events[0]["by"] == FIRST[variant] and sock.events[2]["by"] == SECOND[variant]
+                sock.events[0]["by"] == FIRST[variant]
+            )
+            assert (
+                sock.events[2]["by"] == SECOND[variant]
             )
         # saved: a new connection (a reload) sees the same game
         assert client.get(f"/api/games/{game['id']}").json()["moves"] == after_ai["moves"]
@@ -50,7 +57,8 @@ def test_when_the_ai_moves_first_it_opens_the_game_P1(tmp_path, variant):
         game = create(client, kind="ai", variant=variant, level="beginner", color=SECOND[variant])
         with game_socket(client, game["id"], last_seq=0) as (sock, _):
             state = sock.state_after_ply(1)
-            assert state["you"] == SECOND[variant] and state["turn"] == SECOND[variant]
+            assert state["you"] == SECOND[variant]
+            assert state["turn"] == SECOND[variant]
             assert state["legal_moves"]
 
 
@@ -62,9 +70,11 @@ def test_a_repeated_move_is_acknowledged_again_but_applied_once_P5(tmp_path, var
             move = state["legal_moves"][0]
             first = sock.request("move", ply=0, move=move)
             again = sock.request("move", ply=0, move=move)
-            assert first["type"] == again["type"] == "ack" and again["ply"] == 0
+            assert first["type"] == again["type"] == "ack"
+            assert again["ply"] == 0
         stored = store.game(game["id"])
-        assert stored is not None and stored.moves == [move]
+        assert stored is not None
+        assert stored.moves == [move]
         assert [e.type for e in store.events_after(game["id"], 0)] == ["start", "move"]
 
 
@@ -76,24 +86,29 @@ def test_stale_illegal_and_out_of_turn_moves_get_an_error_and_the_state_Z5(tmp_p
         game = create(client, kind="ai", variant=variant, level="beginner", color=FIRST[variant])
         with game_socket(client, game["id"]) as (sock, state):
             illegal = sock.request("move", ply=0, move="a1a9")
-            assert illegal["type"] == "error" and illegal["code"] == "illegal_move"
-            assert illegal["state"]["ply"] == 0 and illegal["message"]
+            assert illegal["type"] == "error"
+            assert illegal["code"] == "illegal_move"
+            assert illegal["state"]["ply"] == 0
+            assert illegal["message"]
             nonsense = sock.request("move", ply=0, move="zz99")
             assert nonsense["code"] == "illegal_move"
             stale = sock.request("move", ply=5, move=state["legal_moves"][0])
-            assert stale["code"] == "stale_move" and stale["state"]["ply"] == 0
+            assert stale["code"] == "stale_move"
+            assert stale["state"]["ply"] == 0
             assert sock.request("move", ply=0, move=state["legal_moves"][0])["type"] == "ack"
             # the AI is thinking (held by the gate): it is not the player's turn
             thinking = sock.wait_event(lambda e: e["type"] == "thinking")
             other = thinking["state"]["fen"]
-            assert thinking["state"]["legal_moves"] == [] and thinking["state"]["thinking"]
+            assert thinking["state"]["legal_moves"] == []
+            assert thinking["state"]["thinking"]
             wrong_turn = sock.request("move", ply=1, move=state["legal_moves"][0])
             assert wrong_turn["code"] in ("not_your_turn", "illegal_move")
             assert wrong_turn["state"]["fen"] == other
             ai.gate.set()
             sock.state_after_ply(2)
         stored = store.game(game["id"])
-        assert stored is not None and stored.ply == 2
+        assert stored is not None
+        assert stored.ply == 2
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -112,7 +127,8 @@ def test_a_reconnecting_client_receives_exactly_what_it_missed_P5(tmp_path, vari
             assert [e["seq"] for e in missed] == list(range(seen + 1, reply["seq"] + 1))
             assert missed[-1]["state"]["moves"] == reply["moves"]
         with game_socket(client, game["id"]) as (_, full):
-            assert full["seq"] == reply["seq"] and full["moves"] == reply["moves"]
+            assert full["seq"] == reply["seq"]
+            assert full["moves"] == reply["moves"]
         with game_socket(client, game["id"], last_seq=reply["seq"] + 50) as (sock4, _):
             # a client ahead of the server (e.g. after a database restore) gets the full state
             assert sock4.received[0]["type"] == "state"
@@ -132,7 +148,8 @@ def test_undo_takes_back_my_move_and_the_ais_reply_and_marks_practice_P3(tmp_pat
                 state = sock.state_after_ply(ply + 2)
             assert sock.request("undo")["type"] == "ack"
             undone = sock.wait_event(lambda e: e["type"] == "undo")
-            assert undone["state"]["ply"] == 2 and undone["state"]["practice"] is True
+            assert undone["state"]["ply"] == 2
+            assert undone["state"]["practice"] is True
             assert undone["state"]["turn"] == FIRST[variant]
             sock.request("undo")
             back = sock.wait_event(lambda e: e["type"] == "undo" and e["state"]["ply"] == 0)
@@ -157,7 +174,8 @@ def test_undo_when_playing_second_keeps_the_ais_opening_move_P3(tmp_path, varian
             sock.state_after_ply(3)
             sock.request("undo")
             undone = sock.wait_event(lambda e: e["type"] == "undo")
-            assert undone["state"]["moves"] == [opening] and undone["state"]["practice"]
+            assert undone["state"]["moves"] == [opening]
+            assert undone["state"]["practice"]
             assert undone["state"]["turn"] == SECOND[variant]
 
 
@@ -168,7 +186,8 @@ def test_local_game_undo_takes_back_one_move_and_hint_helps_either_side_P6_A4(tm
         with game_socket(client, game["id"]) as (sock, state):
             for ply in range(3):
                 hint = sock.request("hint")
-                assert hint["type"] == "hint" and hint["move"] in state["legal_moves"]
+                assert hint["type"] == "hint"
+                assert hint["move"] in state["legal_moves"]
                 move = hint["move"]
                 if variant == "jieqi" and ply == 2:  # a reveal is final: undo a general's move
                     move = next(m for m in state["legal_moves"] if m.startswith("e1"))
@@ -176,7 +195,8 @@ def test_local_game_undo_takes_back_one_move_and_hint_helps_either_side_P6_A4(tm
                 state = sock.state_after_ply(ply + 1)
             sock.request("undo")
             undone = sock.wait_event(lambda e: e["type"] == "undo")
-            assert undone["state"]["ply"] == 2 and undone["state"]["practice"] is False
+            assert undone["state"]["ply"] == 2
+            assert undone["state"]["practice"] is False
         assert {job.kind for job in ai.jobs} == {"hint"}
 
 
@@ -187,11 +207,14 @@ def test_hint_is_for_the_players_own_turn_A4(tmp_path, variant):
         game = create(client, kind="ai", variant=variant, level="advanced", color=FIRST[variant])
         with game_socket(client, game["id"]) as (sock, state):
             hint = sock.request("hint")
-            assert hint["type"] == "hint" and hint["move"] in state["legal_moves"]
+            assert hint["type"] == "hint"
+            assert hint["move"] in state["legal_moves"]
             if variant == "jieqi":
                 job = ai.jobs[-1]
-                assert job.view is not None and job.view["viewer"] == "red"
-                assert "hidden" not in job.view and "arrangement" not in job.view
+                assert job.view is not None
+                assert job.view["viewer"] == "red"
+                assert "hidden" not in job.view
+                assert "arrangement" not in job.view
 
 
 @pytest.mark.parametrize("accepts", [True, False])
@@ -206,7 +229,8 @@ def test_a_draw_offer_is_answered_by_the_ai_A5(tmp_path, variant, accepts):
             if accepts:
                 end = sock.wait_event(lambda e: e["type"] == "end")
                 assert end["result"] == {"winner": None, "reason": "agreement", "points": None}
-                assert end["state"]["status"] == "finished" and end["points_awarded"] == 0
+                assert end["state"]["status"] == "finished"
+                assert end["points_awarded"] == 0
             else:
                 declined = sock.wait_event(lambda e: e["type"] == "draw_declined")
                 assert declined["state"]["status"] == "ongoing"
@@ -225,7 +249,8 @@ def test_resignation_loses_and_scores_nothing_E4_P4(tmp_path, variant):
             after = sock.request("move", ply=0, move="h3e3")
             assert after["code"] == "game_over"
         me = client.get("/api/me").json()
-        assert me["points"]["ai"] == 0 and me["games"][0]["result"]["reason"] == "resignation"
+        assert me["points"]["ai"] == 0
+        assert me["games"][0]["result"]["reason"] == "resignation"
         assert client.get("/api/games/pending").json()["game"] is None
 
 
@@ -235,7 +260,8 @@ def test_in_a_local_game_the_side_to_move_resigns_P6(tmp_path):
         with game_socket(client, game["id"]) as (sock, _):
             sock.request("resign")
             end = sock.wait_event(lambda e: e["type"] == "end")
-            assert end["result"]["winner"] == "han" and end["points_awarded"] == 0
+            assert end["result"]["winner"] == "han"
+            assert end["points_awarded"] == 0
 
 
 @pytest.mark.parametrize(
@@ -252,7 +278,8 @@ def test_a_win_scores_by_level_exactly_once_P4(tmp_path, level, points):
             sock.state_after_ply(1)
             assert sock.request("move", ply=1, move="pass")["type"] == "ack"
             end = sock.wait_event(lambda e: e["type"] == "end")
-            assert end["result"]["winner"] == "han" and end["points_awarded"] == points
+            assert end["result"]["winner"] == "han"
+            assert end["points_awarded"] == points
             assert end["result"]["points"] == {"cho": 72, "han": 73.5}
             # a repeat of the winning move changes nothing and scores nothing more
             assert sock.request("move", ply=1, move="pass")["type"] == "ack"
@@ -276,7 +303,8 @@ def test_a_practice_win_and_a_local_win_score_nothing_P3_P4_P6(tmp_path):
             sock.wait_event(lambda e: e["type"] == "undo")
             sock.request("move", ply=1, move="pass")
             end = sock.wait_event(lambda e: e["type"] == "end")
-            assert end["result"]["winner"] == "han" and end["state"]["practice"]
+            assert end["result"]["winner"] == "han"
+            assert end["state"]["practice"]
             assert end["points_awarded"] == 0
         local = create(client, kind="local", variant="janggi")
         with game_socket(client, local["id"]) as (sock, _):
@@ -312,8 +340,10 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing_Z5(tmp_path, variant):
             ]:
                 sock.send_raw(raw)
                 error = sock._next()
-                assert error["type"] == "error" and error["code"] == code, raw
-                assert error["message"] and error["state"]["ply"] == 0
+                assert error["type"] == "error", raw
+                assert error["code"] == code, raw
+                assert error["message"]
+                assert error["state"]["ply"] == 0
             assert sock.request("ping")["type"] == "pong"  # the connection goes on
         assert store.game(game["id"]) == before
 
@@ -325,7 +355,8 @@ def test_someone_elses_game_socket_is_refused_Z1(tmp_path):
         client.get("/api/me")  # another player
         with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
             error = ws.receive_json()
-            assert error["type"] == "error" and error["code"] == "not_found"
+            assert error["type"] == "error"
+            assert error["code"] == "not_found"
             assert error["state"] is None
         with client.websocket_connect("/ws/games/g_nothing") as ws:
             assert ws.receive_json()["code"] == "not_found"
@@ -346,16 +377,20 @@ def test_jieqi_messages_never_carry_hidden_pieces_until_the_end_Z2_Q5_Q7(tmp_pat
             http_state = client.get(f"/api/games/{game['id']}").json()
             for message in [*sock.received, http_state, game]:
                 text = json.dumps(message)
-                assert arrangement not in text and secret["salt"] not in text
-                assert '"hidden"' not in text and '"arrangement"' not in text
+                assert arrangement not in text
+                assert secret["salt"] not in text
+                assert '"hidden"' not in text
+                assert '"arrangement"' not in text
             for job in ai.jobs:
                 if job.view is not None:
                     assert job.view["viewer"] == "black" or job.kind == "hint"
-                    assert "hidden" not in job.view and "arrangement" not in job.view
+                    assert "hidden" not in job.view
+                    assert "arrangement" not in job.view
             sock.request("resign")
             end = sock.wait_event(lambda e: e["type"] == "end")
         final = end["state"]
-        assert final["arrangement"] == arrangement and final["salt"] == secret["salt"]
+        assert final["arrangement"] == arrangement
+        assert final["salt"] == secret["salt"]
         assert verify_commitment(final["commitment"], final["arrangement"], final["salt"])
         assert final["commitment"] == game["commitment"]
 
@@ -370,7 +405,8 @@ def test_a_busy_ai_answers_busy_instead_of_stalling(tmp_path):
         local = create(client, kind="local", variant="xiangqi")
         with game_socket(client, local["id"]) as (sock, _):
             busy = sock.request("hint")
-            assert busy["type"] == "error" and busy["code"] == "busy"
+            assert busy["type"] == "error"
+            assert busy["code"] == "busy"
         ai.gate.set()
         with game_socket(client, game["id"], last_seq=0) as (sock, _):
             assert sock.state_after_ply(1)["turn"] == "black"
@@ -416,7 +452,8 @@ def test_every_open_tab_of_a_game_receives_its_events_P5(tmp_path):
         ):
             first.request("move", ply=0, move="h3e3")
             seen = second.wait_event(lambda e: e["type"] == "move")
-            assert seen["move"] == "h3e3" and seen["state"]["ply"] == 1
+            assert seen["move"] == "h3e3"
+            assert seen["state"]["ply"] == 1
 
 
 def test_a_client_that_never_says_hello_still_gets_the_events_of_its_actions(tmp_path):
@@ -441,7 +478,8 @@ def test_a_failure_inside_the_server_is_an_error_reply_not_a_dropped_connection_
         monkeypatch.setattr(service, "hint", broken)
         with game_socket(client, game["id"]) as (sock, _):
             failed = sock.request("hint")
-            assert failed["type"] == "error" and failed["code"] == "internal"
+            assert failed["type"] == "error"
+            assert failed["code"] == "internal"
             assert failed["state"]["ply"] == 0
             assert sock.request("move", ply=0, move="h3e3")["type"] == "ack"
 
@@ -456,12 +494,15 @@ def test_undo_while_the_ai_thinks_discards_its_answer_P3(tmp_path):
             sock.wait_event(lambda e: e["type"] == "thinking")
             sock.request("undo")
             undone = sock.wait_event(lambda e: e["type"] == "undo")
-            assert undone["state"]["ply"] == 0 and not undone["state"]["thinking"]
+            assert undone["state"]["ply"] == 0
+            assert not undone["state"]["thinking"]
             ai.gate.set()
             client.portal.call(client.app.state.service.wait_for_ai, game["id"])  # type: ignore[attr-defined]
             assert sock.request("move", ply=0, move="b3e3")["type"] == "ack"
         stored = store.game(game["id"])
-        assert stored is not None and stored.moves[0] == "b3e3" and stored.practice
+        assert stored is not None
+        assert stored.moves[0] == "b3e3"
+        assert stored.practice
 
 
 def test_the_ais_move_waits_out_a_full_pool_and_says_busy_meanwhile(tmp_path):
@@ -485,6 +526,7 @@ def test_the_ais_move_waits_out_a_full_pool_and_says_busy_meanwhile(tmp_path):
                 message = sock._next()
                 if message["type"] == "busy":
                     break
-            assert message["retry_in"] == 0.05 and "seq" not in message
+            assert message["retry_in"] == 0.05
+            assert "seq" not in message
             ai.gate.set()
             assert sock.state_after_ply(1)["turn"] == "black"

@@ -48,7 +48,8 @@ def test_a_slow_garbage_collection_is_logged() -> None:
 
     asyncio.run(main())
     collections = [fields for message, fields in logged if message == "garbage collection"]
-    assert collections and collections[-1]["generation"] == 2
+    assert collections
+    assert collections[-1]["generation"] == 2
 
 
 def test_the_watch_is_off_unless_asked(monkeypatch: Any) -> None:

@@ -193,8 +193,10 @@ def test_a_whole_saved_game_through_the_app_P2_P4(tmp_path, database):
             end = sock.wait_event(lambda e: e["type"] == "end")
         assert end["points_awarded"] == 10
         stored = store.game(game["id"])
-        assert stored is not None and stored.moves == ["pass", "pass"]
-        assert stored.status == "finished" and stored.result["reason"] == "double_pass"  # type: ignore[index]
+        assert stored is not None
+        assert stored.moves == ["pass", "pass"]
+        assert stored.status == "finished"
+        assert stored.result["reason"] == "double_pass"  # type: ignore[index]
         assert client.get("/api/me").json()["points"]["ai"] == 10
 
 
@@ -219,7 +221,8 @@ def test_two_server_instances_on_one_database_apply_each_move_once_Z4(tmp_path, 
                 )
                 assert [a.json()["type"] for a in answers] == ["ack", "ack"], answers
         stored = store.game(game["id"])
-        assert stored is not None and stored.moves == board_moves
+        assert stored is not None
+        assert stored.moves == board_moves
         events = store.events_after(game["id"], 0)
         assert [e.type for e in events] == ["start"] + ["move"] * len(board_moves)
 

@@ -39,7 +39,8 @@ def test_no_unsafe_request_creates_or_replaces_an_identity_Z6(tmp_path: Path) ->
         assert _player_count(store) == 0
         # A read (the front end makes one as any of its pages opens) still makes it (S1).
         me = client.get("/api/me")
-        assert me.status_code == 200 and "chuhan_player=" in me.headers["set-cookie"]
+        assert me.status_code == 200
+        assert "chuhan_player=" in me.headers["set-cookie"]
         assert client.patch("/api/me", json={"name": "Alice"}).json()["name"] == "Alice"
         assert _player_count(store) == 1
 
@@ -154,7 +155,8 @@ def test_record_tags_follow_the_same_rules(tmp_path: Path) -> None:
             answer = client.post("/api/records", content=_record(**tags))
             assert answer.status_code == 400, tags
             error = answer.json()["error"]
-            assert error["code"] == "bad_record" and next(iter(tags)) in error["message"]
+            assert error["code"] == "bad_record"
+            assert next(iter(tags)) in error["message"]
         assert client.get("/api/me").json()["games"] == []
         # A record of a game against the AI names it, and a date has no letter: both kept.
         kept = {"Red": "Chu-Han AI (advanced)", "Black": "Lin Wei", "Date": "2026.12.03"}

@@ -36,7 +36,8 @@ def test_the_http_answers_are_the_projection_of_the_socket_Z2(tmp_path) -> None:
     with server(tmp_path) as (client, _, store):
         game = create(client, kind="ai", variant="jieqi", level="beginner", color="red")
         record = store.game(game["id"])
-        assert record is not None and record.secret is not None
+        assert record is not None
+        assert record.secret is not None
         assert game == views.state_for(record, 0)
         assert client.get(f"/api/games/{game['id']}").json() == views.state_for(record, 0)
         assert record.secret["arrangement"] not in client.get("/api/me").text

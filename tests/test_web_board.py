@@ -50,7 +50,9 @@ def test_highlights_respect_leg_eye_screen_and_flying_general_U3_X2_X3(web_page:
     assert select(web_page, "b1") == {"a3", "c3"}
     # Cannon h3 captures h10 only over the screen on h8; it cannot capture h8 itself.
     cannon = select(web_page, "h3")
-    assert "h10" in cannon and "h8" not in cannon and "h9" not in cannon
+    assert "h10" in cannon
+    assert "h8" not in cannon
+    assert "h9" not in cannon
     # Elephant c1 with its eye b2 blocked by a cannon reaches only e3.
     play(web_page, "b3b2")
     play(web_page, "a7a6")
@@ -82,15 +84,19 @@ def test_drag_and_zoom_change_the_view_but_never_move_U5(web_page: Page) -> None
     expect(board).to_have_attribute("viewBox", before or "")
     web_page.wait_for_timeout(300)
     assert game_data(web_page)["ply"] == "0"
-    assert piece_at(web_page, "h3") == "C" and piece_at(web_page, "e3") is None
+    assert piece_at(web_page, "h3") == "C"
+    assert piece_at(web_page, "e3") is None
     assert destinations(web_page) == set()
     # Flip: Black's side comes to the bottom; the arrows still follow the screen.
     web_page.get_by_role("button", name="Flip the board").click()
     a1 = web_page.locator('[data-point="a1"]').bounding_box()
     a10 = web_page.locator('[data-point="a10"]').bounding_box()
     i1 = web_page.locator('[data-point="i1"]').bounding_box()
-    assert a1 is not None and a10 is not None and i1 is not None
-    assert a1["y"] < a10["y"] and a1["x"] > i1["x"]
+    assert a1 is not None
+    assert a10 is not None
+    assert i1 is not None
+    assert a1["y"] < a10["y"]
+    assert a1["x"] > i1["x"]
     web_page.locator('[data-point="e10"]').focus()
     web_page.keyboard.press("ArrowUp")
     web_page.keyboard.press("ArrowRight")
@@ -205,7 +211,9 @@ def test_jieqi_pieces_start_face_down_and_reveal_when_moved_Q2_Q3(web_page: Page
     click_point(web_page, "a2")
     web_page.wait_for_selector("[data-game][data-ply='1']")
     revealed = piece_at(web_page, "a2")
-    assert revealed is not None and revealed not in "Xx" and revealed.isupper()
+    assert revealed is not None
+    assert revealed not in "Xx"
+    assert revealed.isupper()
     assert web_page.locator('[data-piece="X"]').count() == 14
     # Q7: at the end the arrangement is revealed and checked against the commitment.
     web_page.click("[data-action=resign]")
@@ -238,7 +246,8 @@ def test_a_broken_link_keeps_the_confirmed_position_and_the_move_is_sent_once_P5
     routes[-1].close()
     click_point(web_page, "e3")
     expect(web_page.locator("[data-notice]")).to_be_visible()
-    assert piece_at(web_page, "h3") == "C" and piece_at(web_page, "e3") is None
+    assert piece_at(web_page, "h3") == "C"
+    assert piece_at(web_page, "e3") is None
     mode["link"] = "pass"
     web_page.wait_for_selector("[data-game][data-ply='1'][data-link=online]")
     assert piece_at(web_page, "e3") == "C"

@@ -49,7 +49,8 @@ def test_home_game_room_and_learn_pages_break_no_csp_rule_Z5(
 ) -> None:
     page, reported = watched
     answer = page.goto("/")
-    assert answer is not None and "script-src 'self'" in answer.headers["content-security-policy"]
+    assert answer is not None
+    assert "script-src 'self'" in answer.headers["content-security-policy"]
     page.wait_for_selector("body[data-ready=true]")
     assert violations(page, reported) == []
 

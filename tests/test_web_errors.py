@@ -22,6 +22,7 @@ def test_a_wrong_room_password_says_the_tries_left_the_server_counted_Z3(
     answer = answered.value
     assert answer.status == 404
     error = answer.json()["error"]
-    assert error["code"] == "wrong_password" and error["tries_left"] >= 1
+    assert error["code"] == "wrong_password"
+    assert error["tries_left"] >= 1
     notice = web_page.locator("[data-room-notice]")
     expect(notice).to_contain_text(f"{error['tries_left']} tries left")

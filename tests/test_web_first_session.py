@@ -182,7 +182,9 @@ def test_a_draw_offer_on_a_phone_does_not_move_the_board_and_names_the_player_R5
         offer = black.locator("[data-offer]")
         expect(offer).to_be_in_viewport()
         after = black.locator("svg.board").bounding_box()
-        assert before and after and abs(after["y"] - before["y"]) < 1, (before, after)
+        assert before, (before, after)
+        assert after, (before, after)
+        assert abs(after["y"] - before["y"]) < 1, (before, after)
         expect(offer).to_contain_text(red_name)
         expect(offer).not_to_contain_text("Tu amigo")
         black.screenshot(path=str(SHOTS / "chuhan-polish-room-offer-phone.png"))
@@ -269,7 +271,8 @@ def test_a_rematch_between_two_paired_strangers_swaps_colours_B1_B4(
         for page in pages.values():
             wait_end(page, "resignation")
         again = rematch_both(pages)
-        assert again["red"] is pages["black"] and again["black"] is pages["red"]
+        assert again["red"] is pages["black"]
+        assert again["black"] is pages["red"]
         expect(again["red"].locator("[data-paired]")).to_be_visible()  # still the paired room
         again["red"].screenshot(path=str(SHOTS / "chuhan-polish-paired-rematch-desktop.png"))
         move(again["red"], "h3e3")
@@ -301,7 +304,8 @@ def test_an_import_error_is_translated_and_names_its_line_N4_U8(
     try:
         open_page(page, "/review/import")
         text_box = page.locator("[data-import-text]").bounding_box()
-        assert text_box and text_box["width"] > 340, text_box  # the form's own styles, on a phone
+        assert text_box, text_box
+        assert text_box["width"] > 340, text_box  # the form's own styles, on a phone
         record = "1. h3e3 h10g8\n2. h1g3 R9+9\n"
         page.fill("[data-import-text]", record)
         page.click("[data-import-submit]")
@@ -342,7 +346,8 @@ def test_a_screen_counts_as_ready_only_once_its_own_stylesheet_has_loaded_N4(
         held[0].continue_()
         page.wait_for_selector("body[data-ready=true]")
         text_box = page.locator("[data-import-text]").bounding_box()
-        assert text_box and text_box["width"] > 340, text_box
+        assert text_box, text_box
+        assert text_box["width"] > 340, text_box
     finally:
         context.close()
 
@@ -359,11 +364,14 @@ def test_the_record_download_offers_formats_other_programs_read_ICCS_first_N4(
     assert options == ["iccs", "wxf", "chinese"], options
     link = web_page.locator("[data-review=download]")
     record = web_page.request.get(str(link.get_attribute("href"))).text()
-    assert '[Format "ICCS"]' in record and "H2-E2" in record, record
-    assert '[Red "' in record and '[Black "Chu-Han AI (beginner)"]' in record, record
+    assert '[Format "ICCS"]' in record, record
+    assert "H2-E2" in record, record
+    assert '[Red "' in record, record
+    assert '[Black "Chu-Han AI (beginner)"]' in record, record
     choice.select_option("wxf")
     record = web_page.request.get(str(link.get_attribute("href"))).text()
-    assert '[Format "WXF"]' in record and "C2.5" in record, record
+    assert '[Format "WXF"]' in record, record
+    assert "C2.5" in record, record
     web_page.screenshot(path=str(SHOTS / "chuhan-polish-record-formats-desktop.png"))
 
 

@@ -283,10 +283,12 @@ def check_setup_panel(page: Page) -> None:
         pill = pills.nth(index)
         assert pill.locator(".setup-picture svg").count() == 4
         box = pill.bounding_box()
+        assert box
         assert (
-            box
-            and box["x"] >= panel["x"]
-            and box["x"] + box["width"] <= panel["x"] + panel["width"]
+            box["x"] >= panel["x"]
+        )
+        assert (
+            box["x"] + box["width"] <= panel["x"] + panel["width"]
         )
     viewport = page.viewport_size
     assert viewport
@@ -598,7 +600,9 @@ def test_a_full_room_says_so_on_a_card_of_its_own_R1(chromium: Browser, server: 
         expect(card.get_by_role("heading")).to_have_text("This room is full")
         expect(card.locator("[data-action=new-room]")).to_be_visible()
         box = card.bounding_box()
-        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert box
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= 390
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         shoot(page, "room-full-390")
     finally:
@@ -638,11 +642,13 @@ def test_the_confirm_bar_previews_the_move_on_the_board_U4(web_page: Page) -> No
     web_page.click('[data-point="h3"]')
     web_page.click('[data-point="e3"]')
     expect(web_page.locator("[data-action=confirm-move]")).to_be_visible()
-    assert piece_at(web_page, "e3") == "C" and piece_at(web_page, "h3") is None
+    assert piece_at(web_page, "e3") == "C"
+    assert piece_at(web_page, "h3") is None
     expect(web_page.locator('[data-point="e3"] .mark-last')).to_have_count(1)
     assert web_page.get_attribute("[data-game]", "data-ply") == "0"
     web_page.click("[data-action=cancel-move]")
-    assert piece_at(web_page, "h3") == "C" and piece_at(web_page, "e3") is None
+    assert piece_at(web_page, "h3") == "C"
+    assert piece_at(web_page, "e3") is None
     web_page.click('[data-point="h3"]')
     web_page.click('[data-point="e3"]')
     web_page.click("[data-action=confirm-move]")
@@ -675,8 +681,10 @@ def test_new_game_keeps_the_chosen_options_P1_J3_J7(web_page: Page) -> None:
     again.click()
     wait_my_turn(web_page)
     state = server_state(web_page)
-    assert state["status"] == "ongoing" and state["level"] == "intermediate"
-    assert state["options"]["setup"]["cho"] == "EHEH" and state["options"]["bikjang"] == "points"
+    assert state["status"] == "ongoing"
+    assert state["level"] == "intermediate"
+    assert state["options"]["setup"]["cho"] == "EHEH"
+    assert state["options"]["bikjang"] == "points"
 
 
 def test_red_and_black_backs_differ_in_colour_Q2_U1(web_page: Page) -> None:
@@ -695,6 +703,8 @@ def test_red_and_black_backs_differ_in_colour_Q2_U1(web_page: Page) -> None:
 
     # Red: the red channel well above green and blue; black: dark grey, without a hue.
     for r, g, b in channels("X"):
-        assert r > g + 80 and r > b + 80, (r, g, b)
+        assert r > g + 80, (r, g, b)
+        assert r > b + 80, (r, g, b)
     for rgb in channels("x"):
-        assert max(rgb) < 0x60 and max(rgb) - min(rgb) < 0x20, rgb
+        assert max(rgb) < 0x60, rgb
+        assert max(rgb) - min(rgb) < 0x20, rgb

@@ -81,9 +81,12 @@ def test_keyboard_focus_stays_in_view_when_zoomed_in_U4_U5(web_page: Page) -> No
     expect(web_page.locator('[data-point="e10"]')).to_be_focused()
     board = web_page.locator("svg.board").bounding_box()
     point = web_page.locator('[data-point="e10"] .focus-ring').bounding_box()
-    assert board and point
-    assert board["y"] <= point["y"] and point["y"] + point["height"] <= board["y"] + board["height"]
-    assert board["x"] <= point["x"] and point["x"] + point["width"] <= board["x"] + board["width"]
+    assert board
+    assert point
+    assert board["y"] <= point["y"]
+    assert point["y"] + point["height"] <= board["y"] + board["height"]
+    assert board["x"] <= point["x"]
+    assert point["x"] + point["width"] <= board["x"] + board["width"]
     assert game_data(web_page)["ply"] == "0"
 
 
@@ -116,8 +119,10 @@ def test_a_phone_held_sideways_shows_the_whole_board_U9(chromium: Browser, web_s
         open_page(page, "/play/local?variant=janggi")
         board = page.locator("svg.board").bounding_box()
         assert board
-        assert board["y"] >= 0 and board["y"] + board["height"] <= 360, board
-        assert board["x"] >= 0 and board["x"] + board["width"] <= 740, board
+        assert board["y"] >= 0, board
+        assert board["y"] + board["height"] <= 360, board
+        assert board["x"] >= 0, board
+        assert board["x"] + board["width"] <= 740, board
     finally:
         context.close()
 

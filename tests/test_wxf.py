@@ -115,7 +115,8 @@ def loser_of(board: Board) -> str | None:
 def test_wxf_verdicts(name: str, fen: str, cycle: str, loser: str | None, rule: str) -> None:
     board = play_to_repetition(make_board("xiangqi", fen, rules="wxf"), cycle)
     outcome = board.outcome()
-    assert outcome is not None and outcome.ruling is not None
+    assert outcome is not None
+    assert outcome.ruling is not None
     assert board.repetition_count() == 3
     assert loser_of(board) == loser
     assert outcome.ruling["rule"] == rule
@@ -155,7 +156,8 @@ def test_casual_judges_only_checks(
         assert (outcome.winner, outcome.reason) == (None, "repetition")
     else:
         assert loser_of(board) == loser
-    assert outcome.ruling is not None and outcome.ruling["rule_set"] == "casual"
+    assert outcome.ruling is not None
+    assert outcome.ruling["rule_set"] == "casual"
 
 
 def test_the_ruling_names_the_chaser_the_chased_and_the_move() -> None:
@@ -163,10 +165,13 @@ def test_the_ruling_names_the_chaser_the_chased_and_the_move() -> None:
     board.push_many(["f4f5", "d7d8", "f5f6", "d8d7"])  # two moves first: the numbering
     play_to_repetition(board, "f2d2 d7f7 d2f2 f7d7")
     ruling = board.outcome().ruling  # type: ignore[union-attr]
-    assert ruling["side"] == "red" and ruling["sides"] == {"red": CHASE, "black": IDLE}
+    assert ruling["side"] == "red"
+    assert ruling["sides"] == {"red": CHASE, "black": IDLE}
     assert (ruling["piece"], ruling["square"]) == ("cannon", "d2")
     assert (ruling["target"], ruling["target_square"]) == ("chariot", "d7")
-    assert ruling["from_move"] == 3 and ruling["chase_move"] == 3 and ruling["from_ply"] == 5
+    assert ruling["from_move"] == 3
+    assert ruling["chase_move"] == 3
+    assert ruling["from_ply"] == 5
     assert describe(ruling) == (
         "perpetual chase: the cannon on d2 chased the chariot on d7 on every move from move 3"
     )
@@ -285,7 +290,8 @@ def test_the_record_carries_the_rule_set() -> None:
     assert '[Rules "rules=wxf"]' in text
     again = read_record(text)
     assert again.board.rules == "wxf"
-    assert again.result == "0-1" and again.termination == "perpetual_chase"
+    assert again.result == "0-1"
+    assert again.termination == "perpetual_chase"
     assert "[Rules" not in write_record(make_board("xiangqi"))
 
 
@@ -339,7 +345,9 @@ def test_an_unfinished_jieqi_record_keeps_its_rule_set() -> None:
     board = JieqiBoard(seed=3, rules="wxf")
     board.push("e4e5")
     text = write_record(board, result="*")
-    assert "[Arrangement" not in text and '[Rules "rules=wxf"]' in text
+    assert "[Arrangement" not in text
+    assert '[Rules "rules=wxf"]' in text
     again = read_record(text)
-    assert isinstance(again.board, JieqiBoard) and not again.board.has_secret
+    assert isinstance(again.board, JieqiBoard)
+    assert not again.board.has_secret
     assert again.board.rules == "wxf"

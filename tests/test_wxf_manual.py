@@ -424,7 +424,8 @@ def test_the_manuals_verdict(name: str, fen: str, moves: str, loser: str | None)
     assert board.repetition_count() == 3
     assert loser_of(board) == loser
     outcome = board.outcome()
-    assert outcome is not None and outcome.ruling is not None
+    assert outcome is not None
+    assert outcome.ruling is not None
     if loser is None:
         assert outcome.reason == "repetition"
     else:
@@ -437,7 +438,8 @@ def test_the_manuals_verdict(name: str, fen: str, moves: str, loser: str | None)
 def test_casual_agrees_except_on_chases(name: str, fen: str, moves: str, loser: str | None) -> None:
     wxf = play_example(fen, moves, "wxf").outcome()
     casual = play_example(fen, moves, "casual").outcome()
-    assert wxf is not None and casual is not None
+    assert wxf is not None
+    assert casual is not None
     if wxf.reason == "perpetual_chase":
         assert (casual.winner, casual.reason) == (None, "repetition")
     else:

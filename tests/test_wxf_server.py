@@ -37,7 +37,8 @@ def test_the_ai_plays_by_the_games_rule_set(tmp_path):
                 break
             client.get("/api/me")
         moves = [job for job in ai.jobs if job.kind == "move"]
-        assert moves and moves[0].options["rules"] == "wxf"
+        assert moves
+        assert moves[0].options["rules"] == "wxf"
 
 
 def test_bad_rule_sets_are_refused_Z5(tmp_path):
@@ -66,7 +67,8 @@ def test_a_room_game_is_judged_by_the_rooms_rule_set():
     state = views.state_for(game, 0)
     assert state["status"] == "finished"
     assert state["result"]["reason"] == "perpetual_chase"
-    assert state["ruling"]["piece"] == "cannon" and state["ruling"]["target"] == "chariot"
+    assert state["ruling"]["piece"] == "cannon"
+    assert state["ruling"]["target"] == "chariot"
     assert state["options"]["rules"] == "wxf"
 
 
