@@ -15,7 +15,7 @@ them (sign-up is not timed). Then, ``--rounds`` times:
 Printed: p50 and p99 of both, and the ratio of the next-puzzle p99 to the health p99 (the
 machine's load cancels out of the ratio), and the server's CPU time per request of each
 kind (its own /proc counters: what a request costs, whatever the load), each with the load
-average. A burst of
+average (and how many sessions lost their connection: counted, not timed). A burst of
 1,000 at once is bound by throughput: the p99 is the time to serve nearly all of them, and
 one Python process cannot serve 1,000 requests in 50 ms. ``--spread S`` sends each player's
 request at a random moment within S seconds instead (players solving at a human pace, not a
@@ -171,6 +171,7 @@ class Times:
 
     first: list[float] = field(default_factory=list)  # the begin (or /health)
     moves: list[float] = field(default_factory=list)  # --mix: the solver's moves
+    dropped: int = 0  # sessions whose connection broke (a loaded machine's client or server)
 
 
 async def timed(times: list[float], request: Awaitable[httpx.Response]) -> httpx.Response:
@@ -197,7 +198,10 @@ async def burst(tokens: list[str], session: Session, spread: float) -> Times:
             await start.wait()
             if spread:
                 await asyncio.sleep(random.uniform(0, spread))
-            await session(client, token, times)
+            try:
+                await session(client, token, times)
+            except httpx.TransportError:
+                times.dropped += 1  # counted and printed, not timed
 
         tasks = [asyncio.create_task(one(token)) for token in tokens]
         await asyncio.sleep(0.2)
@@ -331,7 +335,8 @@ def main() -> None:
                     f" p99 {ms(got.first, 0.99)}{solving};"
                     f" /health p50 {ms(anchor, 0.5)}, p99 {ms(anchor, 0.99)};"
                     f" server CPU per request {cpu:.2f} ms ({'sessions' if lines else 'next'})"
-                    f" vs {health_cpu:.2f} ms (/health); {load()}"
+                    f" vs {health_cpu:.2f} ms (/health);"
+                    f" dropped {got.dropped}+{health_times.dropped}; {load()}"
                 )
             p99, anchor99 = percentile(nexts, 0.99), percentile(anchors, 0.99)
             print(
