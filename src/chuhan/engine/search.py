@@ -626,7 +626,6 @@ class Searcher:
         tables = self.tables
         kings = board.kings
         keys, checks = self.keys, self.checks
-        killers = self.killers[ply]
         noise = self.root_noise if ply == 0 else None
         face_down = board.face_down
         passes = self.passes
@@ -699,30 +698,9 @@ class Searcher:
                     if gives_check and ply < self.extension_cap:
                         new_depth += 1
                     try:
-                        if legal == 1:
-                            v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
-                                              gives_check, True)
-                        else:
-                            # A null window first, late quiet moves reduced; a full search only
-                            # for a move that may beat alpha.
-                            reduction = 0
-                            if (
-                                depth >= 3
-                                and legal > 3
-                                and not victim
-                                and not gives_check
-                                and not in_check
-                                and code != killers[0]
-                                and code != killers[1]
-                            ):
-                                reduction = LMR[depth][min(legal, 127)] - pv_node
-                                if reduction > new_depth - 1:
-                                    reduction = new_depth - 1
-                            v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1,
-                                              new_score, gives_check, True)
-                            if v > alpha and (reduction or v < beta):
-                                v = -self._search(new_depth, -beta, -alpha, ply + 1, new_score,
-                                                  gives_check, True)
+                        v = self._child(code, legal, depth, new_depth, alpha, beta, ply,
+                                        new_score, gives_check, not victim and not in_check,
+                                        pv_node)
                     finally:
                         if taken:
                             counts[victim + 7] += 1
@@ -761,6 +739,44 @@ class Searcher:
             best = max(best, min(static, original_alpha))
         self._store(key, depth, flag, best, best_move, ply)
         return best
+
+    def _child(
+        self,
+        code: int,
+        legal: int,
+        depth: int,
+        new_depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        score: int,
+        gives_check: bool,
+        quiet: bool,
+        pv_node: bool,
+    ) -> int:
+        """The value of the move ``code`` just made, the ``legal``-th legal move of its node
+        (``quiet``: no capture, not in check): the first in the full window, the others in a
+        null window first, late quiet moves reduced, and in full only when one may beat alpha."""
+        if legal == 1:
+            return -self._search(new_depth, -beta, -alpha, ply + 1, score, gives_check, True)
+        reduction = 0
+        killers = self.killers[ply]
+        if (
+            depth >= 3
+            and legal > 3
+            and quiet
+            and not gives_check
+            and code != killers[0]
+            and code != killers[1]
+        ):
+            reduction = LMR[depth][min(legal, 127)] - pv_node
+            if reduction > new_depth - 1:
+                reduction = new_depth - 1
+        v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, score, gives_check,
+                          True)
+        if v > alpha and (reduction or v < beta):
+            v = -self._search(new_depth, -beta, -alpha, ply + 1, score, gives_check, True)
+        return v
 
     def _own_piece_move(self, code: int) -> bool:
         """True when ``code`` moves a piece of the side to move to a point it does not hold."""
