@@ -124,6 +124,17 @@ class GameOptions(TypedDict, total=False):
     rated: dict[str, Any]
 
 
+class RoomOptions(TypedDict, total=False):
+    """A room's options, stored as this JSON object (the ``rooms.options`` column): ``rules``
+    (xiangqi, jieqi, E1) or ``bikjang`` (janggi), ``clock`` (a game clock's name, B7; none:
+    R4's turn clock), ``paired`` (made by pairing, B1). A paired room's come from its seek."""
+
+    rules: str
+    bikjang: str
+    clock: str
+    paired: bool
+
+
 # ---------------------------------------------------------------------------------- records
 
 
@@ -242,7 +253,7 @@ class RoomRecord:
     password: str | None
     open_password: str | None
     variant: str
-    options: dict[str, Any]
+    options: RoomOptions
     status: RoomStatus
     seats: list[dict[str, Any]]
     sides: list[str] | None

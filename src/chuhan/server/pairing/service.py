@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..addresses import address_block, network_block
 from ..budget import Budget, LimitExceeded
@@ -53,7 +53,7 @@ from ..db.limits import Limiter
 from ..db.seeks import Origin, PoolCount, SeekStore
 from ..games.service import new_id
 from ..protocol.messages import WaitingNotice
-from ..records import Pairing, Player, RoomRecord, Seek, SeekState
+from ..records import Pairing, Player, RoomOptions, RoomRecord, Seek, SeekState
 from ..refusal import SeekError
 from ..rooms import rules as room_rules
 from ..rooms.lobby import new_room, new_seat
@@ -275,7 +275,8 @@ class PairingService:
         no password, no invite link (nobody else can join, R1)."""
         now = self.rooms.core.now()
         seats = [{**new_seat(first.player_id), "ready": True}, new_seat(second.player_id)]
-        room = new_room(variant, {**options, "paired": True}, seats, now)
+        # The seek's options, as wish() checked them (the rule option, a clock): the room's.
+        room = new_room(variant, cast(RoomOptions, {**options, "paired": True}), seats, now)
         started = room_rules.press_ready(
             room,
             second.player_id,

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..addresses import CLIENT_BLOCK
 from ..games.service import new_id
-from ..records import PasswordTakenError, Player, RoomRecord
+from ..records import PasswordTakenError, Player, RoomOptions, RoomRecord
 from . import timecontrols
 from .core import RoomCore
 from .passwords import PasswordError, normalize_password
@@ -35,7 +35,7 @@ def new_seat(player_id: str) -> dict[str, Any]:
 
 def new_room(
     variant: str,
-    options: dict[str, Any],
+    options: RoomOptions,
     seats: list[dict[str, Any]],
     now: datetime,
     *,
@@ -160,7 +160,7 @@ class Lobby:
         address = address or CLIENT_BLOCK.get()
         attempt = await self._attempt(player, address) if normalized else None
         now = self.core.now()
-        options: dict[str, Any] = {"bikjang": bikjang} if variant == "janggi" else {"rules": rules}
+        options: RoomOptions = {"bikjang": bikjang} if variant == "janggi" else {"rules": rules}
         if control is not None:
             options["clock"] = control
         room = new_room(
