@@ -35,7 +35,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..addresses import CLIENT_BLOCK
 
@@ -48,6 +48,9 @@ class AIBusyError(Exception):
     """Every AI worker is busy and the queue is full: retry shortly."""
 
 
+JobKind = Literal["move", "hint", "draw", "setup", "analysis"]
+
+
 @dataclass(frozen=True)
 class AIJob:
     """One engine request. ``kind``: ``move``, ``hint``, ``draw`` (accept a draw?), ``setup``
@@ -56,7 +59,7 @@ class AIJob:
     ``view`` is the jieqi view of the side the engine plays for (SPEC A3: it never sees more).
     """
 
-    kind: str
+    kind: JobKind
     variant: str
     fen: str | None = None
     options: dict[str, Any] = field(default_factory=dict)

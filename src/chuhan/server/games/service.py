@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from ...rules.janggi import DEFAULT_SETUP, SETUPS
-from ..ai.pool import AIBusyError, AIJob, AIPool
+from ..ai.pool import AIBusyError, AIJob, AIPool, JobKind
 from ..background import cancel_all, release
 from ..db.database import Database
 from ..hub.local import Hub, News
@@ -373,7 +373,7 @@ class GameService:
                 "is over",
             )
 
-    def _job(self, game: GameRecord, kind: str, side: int) -> AIJob:
+    def _job(self, game: GameRecord, kind: JobKind, side: int) -> AIJob:
         """An AI job for ``side``; in jieqi it carries only that side's view (SPEC A3, Z2)."""
         job = AIJob(
             kind,
