@@ -381,7 +381,7 @@ def test_j3_the_ai_picks_a_janggi_setup_by_itself() -> None:
     assert choose_setup(1) in ("HEHE", "EHEH", "HEEH", "EHHE")
     assert choose_setup(0, "HEHE") in ("HEHE", "EHEH", "HEEH", "EHHE")
     assert choose_setup(0, "HEHE") == choose_setup(0, "HEHE")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown setup 'HHEE'"):
         choose_setup(0, "HHEE")
 
 
@@ -438,5 +438,5 @@ def test_a5_declines_after_the_end() -> None:
     board = make_board("xiangqi", MATE_IN_ONE[0])
     board.push("i1i10")
     assert not accepts_draw(board, engine_side=1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="engine_side must be 0 or 1"):
         accepts_draw(make_board("xiangqi"), engine_side=2)

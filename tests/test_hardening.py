@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from rooms_client import Player, free_port, running_server
 from test_server_support import server
@@ -41,6 +41,12 @@ def _closed_by_server(sock: socket.socket, timeout: float = WAIT) -> bool:
     except (TimeoutError, ConnectionResetError):
         return False
     return False
+
+
+def _listen_without_a_word(sock: ClientConnection) -> None:
+    """Reads what the server sends (its probes) and never says a word, until the socket closes."""
+    while True:
+        sock.recv(timeout=WAIT)
 
 
 def test_every_response_carries_the_security_headers_Z5(site: str) -> None:
@@ -124,8 +130,7 @@ def test_idle_connections_and_slow_headers_are_closed_Z5(tmp_path: Path) -> None
         address = url.replace("http", "ws", 1) + f"/ws/rooms/{room['id']}"
         with connect(address, additional_headers={"Cookie": player.cookie}) as quiet:
             with pytest.raises(ConnectionClosed) as closed:
-                while True:  # the server's probes arrive; the client never says a word
-                    quiet.recv(timeout=WAIT)
+                _listen_without_a_word(quiet)
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 4408
         with connect(address, additional_headers={"Cookie": player.cookie}) as talking:

@@ -423,7 +423,7 @@ def test_J9_mate_outranks_the_move_limit() -> None:
 # `legal_moves` with the move history, so that two consecutive passes end a line as they do
 # in Fairy-Stockfish: start 1083563 at depth 4; MIDDLEGAME 2644 and ENDGAME 8835 at depth 3.
 @pytest.mark.parametrize(
-    "fen, depth, nodes",
+    ("fen", "depth", "nodes"),
     [
         (FAIRY_STOCKFISH_START, 1, 32),
         (FAIRY_STOCKFISH_START, 2, 1024),
@@ -463,7 +463,7 @@ class FairyStockfishBikjang(JanggiBoard):
 # start; under SPEC J7 (bikjang off) the figure is 1083563 above. The same generator with
 # Fairy-Stockfish's bikjang rule on top gives its three published figures exactly.
 @pytest.mark.parametrize(
-    "fen, nodes", [(FAIRY_STOCKFISH_START, 1065277), (MIDDLEGAME, 76763), (ENDGAME, 151202)]
+    ("fen", "nodes"), [(FAIRY_STOCKFISH_START, 1065277), (MIDDLEGAME, 76763), (ENDGAME, 151202)]
 )
 def test_perft_reproduces_fairy_stockfish_published_janggi_figures(fen: str, nodes: int) -> None:
     assert FairyStockfishBikjang(fen).perft(4) == nodes
@@ -547,7 +547,7 @@ def test_cli_pass_in_check_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "option, message",
+    ("option", "message"),
     [(("--setup", "HHEE:HEHE"), "HEHE|EHEH"), (("--rules", "bikjang=yes"), "'off' or 'points'")],
 )
 def test_cli_bad_janggi_options_exit_2(

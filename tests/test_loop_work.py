@@ -46,7 +46,7 @@ def _on_loop() -> bool:
 
 
 @pytest.fixture
-def loop_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def loop_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The replays made on an event loop's thread, as ``"<function> during <request>"``,
     after the list's first item, which names the read being asked for ("": none; a move is
     decided on the loop from the board kept in memory, one move's work)."""
@@ -68,7 +68,7 @@ def loop_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         for attribute, value in list(vars(module).items()):
             if id(value) in wrapped and any(value is f for f in REPLAYS):
                 monkeypatch.setattr(module, attribute, wrapped[id(value)])
-    yield seen
+    return seen
 
 
 def _routes(routes: list[Any]) -> Iterator[APIRoute]:

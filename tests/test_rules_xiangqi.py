@@ -29,7 +29,7 @@ def test_start_fen_round_trips() -> None:
 
 
 @pytest.mark.parametrize(
-    "fen, reason",
+    ("fen", "reason"),
     [
         ("rnbakabnr/9/1c5c1 w - - 0 1", "ranks"),
         ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w - - 0 1", "points"),
@@ -75,13 +75,13 @@ def test_push_pop_restores_position_and_history() -> None:
 # ---------------------------------------------------------------- perft (the published figures)
 
 
-@pytest.mark.parametrize("depth, nodes", [(1, 44), (2, 1920), (3, 79666), (4, 3290240)])
+@pytest.mark.parametrize(("depth", "nodes"), [(1, 44), (2, 1920), (3, 79666), (4, 3290240)])
 def test_perft_from_start(depth: int, nodes: int) -> None:
     assert Board().perft(depth) == nodes
 
 
 @pytest.mark.parametrize(
-    "fen, nodes",
+    ("fen", "nodes"),
     [
         ("1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1",
          4485547),

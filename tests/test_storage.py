@@ -164,7 +164,7 @@ def test_a_change_must_log_its_events(store):
     store.create_player("p_1", "a" * 64)
     game = _game("p_1")
     store.insert_game(game, [{"type": "start"}])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a change logs at least one event"):
         store.commit_change(game, replace(game, moves=["h3e3"]), [])
 
 
