@@ -58,7 +58,7 @@ def replay(record: dict[str, Any], window: int, movetime: float, command: str) -
             if ply >= start and board.turn == ours:
                 result = ai.search(board, Limits(movetime=movetime))
                 theirs = fs_opinion(fs, record["fen"], moves[:ply], movetime)
-                print(f"ply {ply:3d} played {played:6s} ours {str(result.move):6s} "
+                print(f"ply {ply:3d} played {played:6s} ours {result.move!s:6s} "
                       f"d{result.depth} {result.score:+d}   fairy-stockfish {theirs}")
             board.push(rules_move(played))
     finally:

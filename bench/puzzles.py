@@ -764,9 +764,11 @@ def deviations(analyser: Analyser, boards: list[Board], budget: Budget
         if abs(best) > DEVIATION_EVEN_CP:
             continue
         played = str(boards[ply + 1].peek())
-        for line in quick.lines[1:]:
-            if line.move != played and best - score_cp(line.score) <= PLAUSIBLE_CP:
-                out.append((ply, line.move, negate(quick.best.score)))
+        out.extend(
+            (ply, line.move, negate(quick.best.score))
+            for line in quick.lines[1:]
+            if line.move != played and best - score_cp(line.score) <= PLAUSIBLE_CP
+        )
     return out
 
 

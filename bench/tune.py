@@ -323,7 +323,7 @@ def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
                 if squares[p]:
                     break
                 p += step
-            if not blocked and (sign > 0 and point // 9 >= 3 or sign < 0 and point // 9 <= 6):
+            if not blocked and ((sign > 0 and point // 9 >= 3) or (sign < 0 and point // 9 <= 6)):
                 out[10] += sign
     return out
 
@@ -557,7 +557,7 @@ def tuned_weights(features: Features, theta: np.ndarray, data: Data,
             js = [features.index[(kind, f, r)] for f, r in spec.points[kind]]
             weights = usage[js].astype(float) + 1e-9
             mean = np.average([totals[j] for j in js], weights=weights)
-            values[kind] = 0 if kind == KING else int(round(mean))
+            values[kind] = 0 if kind == KING else round(float(mean))
     bonus: dict[str, list[list[int]]] = {}
     for kind in KINDS:
         rows = bonus[KIND_NAMES[kind].lower()] = []
@@ -565,7 +565,7 @@ def tuned_weights(features: Features, theta: np.ndarray, data: Data,
             row = []
             for file in range(5):
                 j = features.index.get((kind, file, rank))
-                row.append(0 if j is None else int(round(totals[j])) - values[kind])
+                row.append(0 if j is None else round(float(totals[j])) - values[kind])
             rows.append(row)
     tables = {"values": {KIND_NAMES[kind].lower(): values[kind] for kind in KINDS},
               "bonus": bonus}
@@ -578,7 +578,7 @@ def tuned_weights(features: Features, theta: np.ndarray, data: Data,
                      "(``mobility``), and")
         lines.append("# per missing defender and attacker unit (``general_safety``).")
     for name, const in spec.constants.items():
-        lines.append(f"{const}: Final = {int(round(theta[features.extra[name]]))}")
+        lines.append(f"{const}: Final = {round(float(theta[features.extra[name]]))}")
     if spec.name == "xiangqi":
         lines.append("# More than the mobility balance of any ordinary position "
                      "(99.9 % of the games'")

@@ -290,7 +290,7 @@ class RoomSocket:
     def state(self) -> dict[str, Any] | None:
         """The game state of the last message that carried one."""
         for message in reversed(self.messages):
-            if "state" in message and message["state"]:
+            if message.get("state"):
                 return dict(message["state"])
         return None
 

@@ -89,13 +89,11 @@ def test_no_private_board_member_used_outside_rules() -> None:
             continue
         tree = ast.parse(path.read_text(), str(path))
         own = own_private_members(tree)
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Attribute)
-                and node.attr in private
-                and node.attr not in own
-            ):
-                offences.append(f"{path.relative_to(SRC)}:{node.lineno} .{node.attr}")
+        offences.extend(
+            f"{path.relative_to(SRC)}:{node.lineno} .{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in own
+        )
     assert not offences, "private Board members used outside rules/:\n" + "\n".join(offences)
 
 
@@ -240,15 +238,17 @@ def test_the_environment_is_read_by_settings_only() -> None:
     readers: list[str] = []
     for path in source_files():
         name = str(path.relative_to(SRC))
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        readers.extend(
+            f"{name}:{node.lineno}"
+            for node in ast.walk(ast.parse(path.read_text(), str(path)))
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr in ("environ", "getenv", "putenv")
                 and isinstance(node.value, ast.Name)
                 and node.value.id == "os"
                 and name not in ENVIRONMENT_READERS
-            ):
-                readers.append(f"{name}:{node.lineno}")
+            )
+        )
     assert not readers, f"the environment read outside settings.py: {readers}"
 
 

@@ -125,7 +125,7 @@ def test_a2_a_table_past_the_bound_keeps_its_deeper_entries(
 ) -> None:
     monkeypatch.setattr(ai, "KEPT_ENTRIES", 4)
     deep = {key: (ai.KEPT_DEPTH + key % 3, 0, 10, 0) for key in range(3)}
-    shallow = {key: (ai.KEPT_DEPTH - 1, 0, 10, 0) for key in range(100, 110)}
+    shallow = dict.fromkeys(range(100, 110), (ai.KEPT_DEPTH - 1, 0, 10, 0))
     ai._keep(ai._Kept(("game",), 1, deep | shallow, dict.fromkeys(range(10), 0), [0]))
     (kept,) = ai._kept
     assert kept.tt == deep

@@ -199,7 +199,7 @@ def test_over_the_game_socket_the_folded_events_equal_a_fresh_hello_through_undo
                 assert undone["type"] == "ack"
                 sock.wait_event(lambda e: e["type"] == "undo")
             ply = sock.folded["ply"]  # type: ignore[index]
-            move = [m for m in sock.folded["legal_moves"] if m != "pass"][0]  # type: ignore[index]
+            move = next(m for m in sock.folded["legal_moves"] if m != "pass")  # type: ignore[index]
             assert sock.request("move", ply=ply, move=move)["type"] == "ack"
             sock.state_after_ply(ply + 2)
             assert sock.request("resign")["type"] == "ack"

@@ -213,7 +213,7 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
             if board.is_game_over():
                 break
             move = Move.from_code(rng.choice(board.legal_codes()))
-            taken: dict[str, str | None] = {side: None for side in SIDES}
+            taken: dict[str, str | None] = dict.fromkeys(SIDES)
             if board.squares[move.to_point]:
                 face_down = move.to_point in board.face_down
                 piece = (board.hidden or {})[move.to_point] if face_down else 0

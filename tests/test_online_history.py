@@ -43,7 +43,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 def test_both_players_see_the_room_game_under_online_points_S1_R6(
     served: tuple[str, Store],
 ) -> None:
-    url, store = served
+    url, _ = served
     sockets, _, (red_player, black_player) = new_game(url)
     assert red_player.http.patch("/api/me", json={"name": "Rojo"}).status_code == 200
     assert black_player.http.patch("/api/me", json={"name": "Negro"}).status_code == 200

@@ -202,7 +202,7 @@ def test_letting_the_first_turn_run_out_costs_the_mover_not_the_opponent_Z8(
         one, two = await site.player(), await site.player()
         await moving.seek(one, "198.51.100.1")
         paired = await moving.seek(two, "198.51.100.2", on=1)
-        room, red_id, black_id = await moving.sides(paired)
+        room, red_id, _ = await moving.sides(paired)
         red, black = (one, two) if red_id == one.id else (two, one)
         await moving.advance(moving.rooms.clock_rules.turn_seconds + 5)
         with pytest.raises(GameActionError) as late:

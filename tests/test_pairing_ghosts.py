@@ -126,7 +126,7 @@ def test_a_silent_page_loses_its_seek_one_that_pings_keeps_it_B1_Z8(
 ) -> None:
     url, _ = server
     asleep = Visitor(url, "192.0.2.10")
-    dozing, answer = asleep.seek("janggi")
+    dozing, _ = asleep.seek("janggi")
     assert dozing.wait_for(kind("seeking"))["heartbeat"] == round(SILENT_SECONDS / 3, 1)
     awake = Visitor(url, "192.0.2.11")
     # A page that pings keeps its seek past the silence allowed (here in xiangqi).

@@ -74,7 +74,7 @@ def test_a_janggi_puzzle_opens_in_the_review_from_its_fen_B9(tmp_path: Path) -> 
         assert state["fen"] == after.fen()
         assert after.outcome() is not None  # mated
         positions = client.get(f"/api/games/{game_id}/positions").json()["positions"]
-        assert [p["fen"] for p in positions][0] == JANGGI.fen
+        assert positions[0]["fen"] == JANGGI.fen
         assert positions[-1]["fen"] == after.fen()
         assert positions[-1]["in_check"]
         record = client.get(f"/api/games/{game_id}/record", params={"notation": "korean"})

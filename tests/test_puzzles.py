@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +209,7 @@ def test_the_next_puzzle_is_never_the_same_twice_in_a_row_B9(client: TestClient)
     """Two puzzles per variant: asked again and again, the puzzle given always changes (each
     attempt left unsolved or failed)."""
     given = [begin(client, "xiangqi")["puzzle"]["id"] for _ in range(6)]
-    assert all(a != b for a, b in zip(given, given[1:], strict=False)), given
+    assert all(a != b for a, b in pairwise(given)), given
     assert set(given) == {p.id for p in BY_ID.values() if p.variant == "xiangqi"}
 
 

@@ -70,7 +70,7 @@ def wait_game_over(player: Player, room_id: str, timeout: float) -> None:
 
 
 def test_a_second_hello_with_another_device_does_not_leave_a_ghost_seat_R7(fast: str) -> None:
-    creator, friend, room_id, sockets = started_game(fast)
+    creator, _, room_id, sockets = started_game(fast)
     for sock in sockets.values():
         # The same socket says hello again as another device (a client bug, or a hostile one).
         assert sock.request("hello", device="another-device")["type"] == "ack"

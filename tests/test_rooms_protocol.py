@@ -164,7 +164,7 @@ def test_full_room_and_no_spectators_R1(server: tuple[str, Path]) -> None:
     spectator = third.open(room["id"], hello=False)
     assert spectator.wait_for(lambda m: m.get("type") == "error")["code"] == "not_found"
     spectator.wait_closed()
-    creator, _, password_room = seated_pair(url, password="fullhouse")
+    seated_pair(url, password="fullhouse")
     answer = third.join("FullHouse")
     assert answer.status_code == 409
     assert answer.json()["error"]["code"] == "room_full"
@@ -542,7 +542,7 @@ def test_continue_on_this_device_moves_the_seat_R7(server: tuple[str, Path]) -> 
 
 
 def test_both_away_the_game_waits_on_the_shared_budget_R7(fast: str) -> None:
-    sockets, room, (red_player, black_player) = new_game(fast)
+    sockets, room, (red_player, _) = new_game(fast)
     before = sockets["red"].state()["options"]["clock"]  # type: ignore[index]
     for sock in sockets.values():
         sock.close()
@@ -589,7 +589,7 @@ def test_leaving_points_back_to_the_pending_ai_game_and_frees_the_password_R8(
 
 def test_leaving_during_a_game_resigns_it_R8(server: tuple[str, Path]) -> None:
     url, _ = server
-    sockets, _, (red_player, black_player) = new_game(url)
+    sockets, _, (_, black_player) = new_game(url)
     assert sockets["red"].request("leave")["type"] == "ack"
     end = end_of(sockets["black"])
     assert end["result"]["winner"] == "black"

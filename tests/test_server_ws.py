@@ -447,7 +447,7 @@ def test_every_open_tab_of_a_game_receives_its_events_P5(tmp_path):
     with server(tmp_path) as (client, _, _):
         game = create(client, kind="local", variant="xiangqi")
         with (
-            game_socket(client, game["id"]) as (first, state),
+            game_socket(client, game["id"]) as (first, _),
             game_socket(client, game["id"]) as (second, _),
         ):
             first.request("move", ply=0, move="h3e3")
