@@ -68,11 +68,21 @@ def starts(variant: str) -> list[Board]:
 
 class Engine:
     def __init__(self, command: str, variant: str) -> None:
-        self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
-        for line in ("uci", "setoption name Threads value 1", "setoption name Hash value 64",
-                     f"setoption name UCI_Variant value {UCI_VARIANTS[variant]}",
-                     f"setoption name MultiPV value {MULTIPV}", "isready"):
+        self.proc = subprocess.Popen(
+            shlex.split(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        for line in (
+            "uci",
+            "setoption name Threads value 1",
+            "setoption name Hash value 64",
+            f"setoption name UCI_Variant value {UCI_VARIANTS[variant]}",
+            f"setoption name MultiPV value {MULTIPV}",
+            "isready",
+        ):
             self.send(line)
         self.wait("readyok")
 
@@ -119,8 +129,11 @@ class Engine:
             self.send(f"go depth {depth} searchmoves {move}")
             for line in self.wait("bestmove"):
                 words = line.split()
-                if line.startswith("info") and "cp" in words and "pv" in words and (
-                    int(words[words.index("depth") + 1]) == depth
+                if (
+                    line.startswith("info")
+                    and "cp" in words
+                    and "pv" in words
+                    and (int(words[words.index("depth") + 1]) == depth)
                 ):
                     scored[move] = int(words[words.index("cp") + 1])
         return best, {move: scored[move] for move in moves if move in scored}
@@ -145,8 +158,11 @@ def build(variant: str, plies: int, depth: int, command: str) -> dict[str, list[
                 if not moves:
                     continue
                 top = moves[0][1]
-                kept = [[move, max(1, MARGIN + 5 - (top - cp))] for move, cp in moves
-                        if top - cp <= MARGIN and move in board.legal_move_texts()]
+                kept = [
+                    [move, max(1, MARGIN + 5 - (top - cp))]
+                    for move, cp in moves
+                    if top - cp <= MARGIN and move in board.legal_move_texts()
+                ]
                 book[key] = kept
                 for move, _ in kept:
                     child = board.copy()
@@ -195,8 +211,7 @@ def read_openings(source: Path, plies: int, workers: int) -> Openings:
 
 def _mirror(move: str) -> str:
     """The move seen in a mirror between the a- and i-files (xiangqi's rules are symmetric)."""
-    return "".join("abcdefghi"[8 - "abcdefghi".index(c)] if c in "abcdefghi" else c
-                   for c in move)
+    return "".join("abcdefghi"[8 - "abcdefghi".index(c)] if c in "abcdefghi" else c for c in move)
 
 
 def from_games(games: Openings, min_games: int) -> dict[str, list[list[object]]]:
@@ -218,9 +233,12 @@ def from_games(games: Openings, min_games: int) -> dict[str, list[list[object]]]
         if total < min_games:
             continue
         average = sum(score for _, score in moves.values()) / total
-        kept = [[move, int(count)] for move, (count, score) in moves.items()
-                if count >= max(MIN_MOVE_GAMES, MIN_SHARE * total)
-                and score / count >= average - SCORE_MARGIN]
+        kept = [
+            [move, int(count)]
+            for move, (count, score) in moves.items()
+            if count >= max(MIN_MOVE_GAMES, MIN_SHARE * total)
+            and score / count >= average - SCORE_MARGIN
+        ]
         if kept:
             book[key] = sorted(kept, key=lambda entry: (-int(entry[1]), str(entry[0])))
     print(f"{len(book)} positions booked, {sum(len(v) for v in book.values())} moves")
@@ -257,17 +275,29 @@ def checked(book: dict[str, list[list[object]]], depth: int, command: str) -> No
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variant", choices=list(BOOK_PATHS), default="xiangqi")
-    parser.add_argument("--plies", type=int, default=None,
-                        help="half-moves from the start (searches 3, master games 24)")
+    parser.add_argument(
+        "--plies",
+        type=int,
+        default=None,
+        help="half-moves from the start (searches 3, master games 24)",
+    )
     parser.add_argument("--depth", type=int, default=12)
     parser.add_argument("--command", default="/usr/games/fairy-stockfish")
     parser.add_argument("--out", type=Path, default=None, help="the variant's book by default")
-    parser.add_argument("--games", type=Path, default=None,
-                        help="a CCPD checkout: book xiangqi from its master games")
+    parser.add_argument(
+        "--games",
+        type=Path,
+        default=None,
+        help="a CCPD checkout: book xiangqi from its master games",
+    )
     parser.add_argument("--min-games", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2, help="processes reading the games")
-    parser.add_argument("--check-depth", type=int, default=0,
-                        help="with --games: Fairy-Stockfish's depth to check each move at")
+    parser.add_argument(
+        "--check-depth",
+        type=int,
+        default=0,
+        help="with --games: Fairy-Stockfish's depth to check each move at",
+    )
     args = parser.parse_args(argv)
     out = args.out or BOOK_PATHS[args.variant]
     if args.games:
@@ -276,10 +306,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.check_depth:
             checked(book, args.check_depth, args.command)
     else:
-        book = build(args.variant, 3 if args.plies is None else args.plies, args.depth,
-                     args.command)
-    lines = [f"{json.dumps(key)}: {json.dumps(moves, separators=(',', ':'))}"
-             for key, moves in sorted(book.items())]
+        book = build(
+            args.variant, 3 if args.plies is None else args.plies, args.depth, args.command
+        )
+    lines = [
+        f"{json.dumps(key)}: {json.dumps(moves, separators=(',', ':'))}"
+        for key, moves in sorted(book.items())
+    ]
     out.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     print(f"{len(book)} positions, {sum(len(v) for v in book.values())} moves -> {out}")
     return 0

@@ -132,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-game", type=int, default=10)
     parser.add_argument("--skip-plies", type=int, default=16)
     parser.add_argument("--min-plies", type=int, default=30)
-    parser.add_argument("--every", type=int, default=5,
-                        help="read every Nth file of the sorted list (1: all)")
+    parser.add_argument(
+        "--every", type=int, default=5, help="read every Nth file of the sorted list (1: all)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="read only the first N files")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
@@ -180,9 +181,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def self_play_parser(description: str, output: Path, nodes: int, nodes_help: str,
-                     random_plies: int, skip_plies: int, max_plies: int,
-                     workers: int) -> argparse.ArgumentParser:
+def self_play_parser(
+    description: str,
+    output: Path,
+    nodes: int,
+    nodes_help: str,
+    random_plies: int,
+    skip_plies: int,
+    max_plies: int,
+    workers: int,
+) -> argparse.ArgumentParser:
     """The options of a self-play positions script (``janggi_games.py``, ``jieqi_games.py``)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--output", type=Path, default=output)
@@ -207,8 +215,12 @@ def random_opening(board: Board, rng: random.Random, plies: int) -> None:
         board.push(Move.from_code(rng.choice(codes)))
 
 
-def game_end(board: Board, max_plies: int, at_limit: Callable[[Board], int | None],
-             limit_reason: str = "adjudicated") -> tuple[int | None, str] | None:
+def game_end(
+    board: Board,
+    max_plies: int,
+    at_limit: Callable[[Board], int | None],
+    limit_reason: str = "adjudicated",
+) -> tuple[int | None, str] | None:
     """(winner, reason) once the game is over by the rules or at ``max_plies`` (the winner
     by ``at_limit``, then ``limit_reason``); None while it goes on."""
     outcome = board.outcome()
@@ -219,9 +231,12 @@ def game_end(board: Board, max_plies: int, at_limit: Callable[[Board], int | Non
     return None
 
 
-def play_games(work: Callable[[tuple[list[int], argparse.Namespace]], list[GameResult]],
-               args: argparse.Namespace, chunk: int, started: float
-               ) -> tuple[list[str], dict[str, int], list[int]]:
+def play_games(
+    work: Callable[[tuple[list[int], argparse.Namespace]], list[GameResult]],
+    args: argparse.Namespace,
+    chunk: int,
+    started: float,
+) -> tuple[list[str], dict[str, int], list[int]]:
     """Play ``args.games`` games in chunks of ``chunk`` on ``args.workers`` processes:
     (the lines ``position <TAB> result <TAB> game``, the count of each way a game ended, the
     first mover's wins, draws and losses)."""
@@ -235,16 +250,22 @@ def play_games(work: Callable[[tuple[list[int], argparse.Namespace]], list[GameR
                 lines.extend(f"{position}\t{result:g}\t{index}" for position in positions)
                 reasons[reason] = reasons.get(reason, 0) + 1
                 tally[0 if result == 1 else 1 if result == 0.5 else 2] += 1
-            print(f"  {done[-1][0] + 1}/{args.games} games, {len(lines)} positions, "
-                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {done[-1][0] + 1}/{args.games} games, {len(lines)} positions, "
+                f"{time.monotonic() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     return lines, reasons, tally
 
 
 def made_by(script: str, args: argparse.Namespace) -> str:
     """The header line naming the command a self-play positions file was made with."""
-    return (f"# made by bench/{script} --games {args.games} --nodes {args.nodes} "
-            f"--seed {args.seed} --random-plies {args.random_plies} --per-game {args.per_game} "
-            f"--skip-plies {args.skip_plies} --max-plies {args.max_plies}")
+    return (
+        f"# made by bench/{script} --games {args.games} --nodes {args.nodes} "
+        f"--seed {args.seed} --random-plies {args.random_plies} --per-game {args.per_game} "
+        f"--skip-plies {args.skip_plies} --max-plies {args.max_plies}"
+    )
 
 
 def ended_by(reasons: dict[str, int]) -> str:

@@ -82,8 +82,9 @@ def ahead_on_points(board: Board) -> int:
     return 0 if cho > han else 1
 
 
-def play_game(fs: FairyStockfish, index: int, args: argparse.Namespace) -> tuple[float, str,
-                                                                                 list[str]]:
+def play_game(
+    fs: FairyStockfish, index: int, args: argparse.Namespace
+) -> tuple[float, str, list[str]]:
     """Game ``index``: its result for Cho, how it ended and its sampled quiet positions."""
     rng = random.Random(args.seed * 1_000_003 + index)
     setup = f"{rng.choice(SETUPS)}:{rng.choice(SETUPS)}"
@@ -120,16 +121,25 @@ def _work(job: tuple[list[int], argparse.Namespace]) -> list[GameResult]:
 
 def fs_version(command: str) -> str:
     try:
-        done = subprocess.run(command.split(), input="quit\n", capture_output=True, text=True,
-                              timeout=30)
+        done = subprocess.run(
+            command.split(), input="quit\n", capture_output=True, text=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return done.stdout.splitlines()[0].strip() if done.stdout else "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = self_play_parser(__doc__.split("\n\n")[0], OUTPUT, 1000, "Fairy-Stockfish's a move",
-                              random_plies=4, skip_plies=12, max_plies=300, workers=2)
+    parser = self_play_parser(
+        __doc__.split("\n\n")[0],
+        OUTPUT,
+        1000,
+        "Fairy-Stockfish's a move",
+        random_plies=4,
+        skip_plies=12,
+        max_plies=300,
+        workers=2,
+    )
     parser.add_argument("--fs-command", default=FS_COMMAND)
     args = parser.parse_args(argv)
     started = time.monotonic()

@@ -53,8 +53,9 @@ def play_game(index: int, args: argparse.Namespace) -> tuple[float, str, list[st
     while (end := positions.game_end(board, args.max_plies, adjudicate)) is None:
         view = JieqiBoard.from_view(board.view(board.turn))  # type: ignore[attr-defined]
         if board.ply >= args.skip_plies and not last_took and not board.is_check():
-            pools = [",".join(str(view.pool[side][kind]) for kind in range(1, 8))
-                     for side in (0, 1)]
+            pools = [
+                ",".join(str(view.pool[side][kind]) for kind in range(1, 8)) for side in (0, 1)
+            ]
             quiet.append(f"{view.fen()}\t{pools[0]}\t{pools[1]}")
         result = choose_move(view, "advanced", seed=index, nodes=args.nodes)
         last_took = bool(board.squares[result.move.code % 90])
@@ -71,9 +72,16 @@ def _work(job: tuple[list[int], argparse.Namespace]) -> list[positions.GameResul
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = positions.self_play_parser(__doc__.split("\n\n")[0], OUTPUT, 4000,
-                                        "our advanced's a move",
-                                        random_plies=2, skip_plies=8, max_plies=240, workers=1)
+    parser = positions.self_play_parser(
+        __doc__.split("\n\n")[0],
+        OUTPUT,
+        4000,
+        "our advanced's a move",
+        random_plies=2,
+        skip_plies=8,
+        max_plies=240,
+        workers=1,
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     lines, reasons, tally = positions.play_games(_work, args, 10, started)

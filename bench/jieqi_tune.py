@@ -62,8 +62,14 @@ from tune import TUNED, fit_k, tune, tuned_json
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "jieqi_positions.txt.gz"
 ROLES = (ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
-ROLE_NAMES = {ADVISOR: "ADVISOR", ELEPHANT: "ELEPHANT", HORSE: "HORSE", CHARIOT: "CHARIOT",
-              CANNON: "CANNON", SOLDIER: "SOLDIER"}
+ROLE_NAMES = {
+    ADVISOR: "ADVISOR",
+    ELEPHANT: "ELEPHANT",
+    HORSE: "HORSE",
+    CHARIOT: "CHARIOT",
+    CANNON: "CANNON",
+    SOLDIER: "SOLDIER",
+}
 CANDIDATES = ("hidden attacked", "hidden attacked, undefended", "mover's hidden attacked")
 
 
@@ -80,8 +86,9 @@ def features(board: JieqiBoard, candidates: bool) -> tuple[float, list[float]]:
     term counts its face-up pieces and, for each face-down piece, the chance it is one."""
     searcher = JieqiSearcher(board, Limits())
     searcher.hidden_table = searcher.hidden_values({})  # no bonuses: the anchor
-    base = float(searcher.initial_score()) + mobility(board.squares, board.SLIDER_RAYS,
-                                                JIEQI_EVALUATOR.cannon_mobility)
+    base = float(searcher.initial_score()) + mobility(
+        board.squares, board.SLIDER_RAYS, JIEQI_EVALUATOR.cannon_mobility
+    )
     terms = [0.0] * (2 * len(ROLES) + (len(CANDIDATES) if candidates else 0))
     for side, sign in ((0, 1), (1, -1)):
         pool = board.unknown_pool(side)
@@ -155,8 +162,10 @@ class Part:
 def write_weights(values: dict[int, int], bonus: dict[int, int]) -> None:
     """Rewrite ``tuned.json``'s jieqi entry (the other variants' stay as they are)."""
     tuned = json.loads(TUNED.read_text())
-    tuned["jieqi"] = {"values": {ROLE_NAMES[kind].lower(): values[kind] for kind in ROLES},
-                      "hidden": {ROLE_NAMES[kind].lower(): bonus[kind] for kind in ROLES}}
+    tuned["jieqi"] = {
+        "values": {ROLE_NAMES[kind].lower(): values[kind] for kind in ROLES},
+        "hidden": {ROLE_NAMES[kind].lower(): bonus[kind] for kind in ROLES},
+    }
     TUNED.write_text(tuned_json(tuned))
     print(f"wrote {TUNED}")
 
@@ -167,10 +176,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", type=int, default=5, help="hold out every n-th game")
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--rate", type=float, default=2.0)
-    parser.add_argument("--pull", type=float, default=2e-6,
-                        help="L2 pull toward the anchor (--values: 0 fitted the held-out best)")
-    parser.add_argument("--values", action="store_true",
-                        help="also fit each kind's value (JIEQI_VALUES); held otherwise")
+    parser.add_argument(
+        "--pull",
+        type=float,
+        default=2e-6,
+        help="L2 pull toward the anchor (--values: 0 fitted the held-out best)",
+    )
+    parser.add_argument(
+        "--values",
+        action="store_true",
+        help="also fit each kind's value (JIEQI_VALUES); held otherwise",
+    )
     parser.add_argument("--candidates", action="store_true")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
@@ -180,31 +196,50 @@ def main(argv: list[str] | None = None) -> int:
     fitting, held = data.part(False), data.part(True)
     n = len(ROLES)
     anchor = np.zeros(data.x.shape[1])  # no bonuses, the values as they are
-    anchor[n: 2 * n] = [JIEQI_VALUES[kind] for kind in ROLES]
+    anchor[n : 2 * n] = [JIEQI_VALUES[kind] for kind in ROLES]
     k = fit_k(fitting, anchor)  # type: ignore[arg-type]
-    print(f"{len(data.r)} positions ({int(data.held.sum())} held out), K {k:.5f}, "
-          f"read in {time.monotonic() - started:.0f} s")
+    print(
+        f"{len(data.r)} positions ({int(data.held.sum())} held out), K {k:.5f}, "
+        f"read in {time.monotonic() - started:.0f} s"
+    )
     frozen = np.zeros(len(anchor), dtype=bool)
     if not args.values:
-        frozen[n: 2 * n] = True
-    w = np.round(tune(fitting, anchor, k, args.steps, args.pull, args.rate, frozen,  # type: ignore[arg-type]
-                      report=0))
+        frozen[n : 2 * n] = True
+    w = np.round(
+        tune(
+            fitting,
+            anchor,
+            k,
+            args.steps,
+            args.pull,
+            args.rate,
+            frozen,  # type: ignore[arg-type]
+            report=0,
+        )
+    )
     current = anchor.copy()
     current[:n] = [HIDDEN_BONUS[kind] for kind in ROLES]
     before, after, now = held.loss(anchor, k), held.loss(w, k), held.loss(current, k)
-    names = ([ROLE_NAMES[kind].lower() + " point" for kind in ROLES]
-             + [ROLE_NAMES[kind].lower() for kind in ROLES]
-             + (list(CANDIDATES) if args.candidates else []))
-    print("weights (centipawns): " + ", ".join(f"{n} {v:+.0f}" for n, v in zip(names, w,
-                                                                              strict=True)))
-    print(f"held-out loss: no bonuses {before:.6f}, fitted {after:.6f} "
-          f"(ratio {after / before:.4f}), engine's HIDDEN_BONUS now {now:.6f} "
-          f"(ratio {now / before:.4f})")
+    names = (
+        [ROLE_NAMES[kind].lower() + " point" for kind in ROLES]
+        + [ROLE_NAMES[kind].lower() for kind in ROLES]
+        + (list(CANDIDATES) if args.candidates else [])
+    )
+    print(
+        "weights (centipawns): " + ", ".join(f"{n} {v:+.0f}" for n, v in zip(names, w, strict=True))
+    )
+    print(
+        f"held-out loss: no bonuses {before:.6f}, fitted {after:.6f} "
+        f"(ratio {after / before:.4f}), engine's HIDDEN_BONUS now {now:.6f} "
+        f"(ratio {now / before:.4f})"
+    )
     if args.write:
         if args.candidates:
             raise SystemExit("--write writes the point bonuses only: run it without --candidates")
-        write_weights({kind: int(v) for kind, v in zip(ROLES, w[n: 2 * n], strict=True)},
-                      {kind: int(v) for kind, v in zip(ROLES, w[:n], strict=True)})
+        write_weights(
+            {kind: int(v) for kind, v in zip(ROLES, w[n : 2 * n], strict=True)},
+            {kind: int(v) for kind, v in zip(ROLES, w[:n], strict=True)},
+        )
     return 0
 
 

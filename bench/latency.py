@@ -90,19 +90,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=50)
     parser.add_argument("--variant", default="xiangqi")
-    parser.add_argument("--source", choices=["real", "selfplay"], default="real",
-                        help="xiangqi positions from master games (real) or seeded games")
-    parser.add_argument("--workers", type=int, default=2,
-                        help="decisions running at once (the server's AI workers)")
+    parser.add_argument(
+        "--source",
+        choices=["real", "selfplay"],
+        default="real",
+        help="xiangqi positions from master games (real) or seeded games",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="decisions running at once (the server's AI workers)"
+    )
     args = parser.parse_args(argv)
     real = args.variant == "xiangqi" and args.source == "real"
     boards = real_positions(args.positions) if real else positions(args.variant, args.positions)
     build = "compiled" if native.status().active else f"pure Python ({native.status().reason})"
     source = "master games" if real else "seeded games"
-    print(f"{args.variant}, {len(boards)} positions from {source}, {build}, {args.workers} "
-          f"workers at once, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'level':<14}{'budget':>7}{'wall med':>10}{'p95':>7}{'max':>7}"
-          f"{'cpu med':>9}{'p95':>7}{'max':>7}{'depth':>7}")
+    print(
+        f"{args.variant}, {len(boards)} positions from {source}, {build}, {args.workers} "
+        f"workers at once, load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'level':<14}{'budget':>7}{'wall med':>10}{'p95':>7}{'max':>7}"
+        f"{'cpu med':>9}{'p95':>7}{'max':>7}{'depth':>7}"
+    )
     if args.variant == "jieqi":  # each side sees only its own view (never the arrangement)
         texts = [board.view(board.turn) for board in boards]
     else:
@@ -114,10 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             wall = [answer[0] for answer in answers]
             cpu = [answer[1] for answer in answers]
             depths = [answer[2] for answer in answers]
-            print(f"{level:<14}{LEVELS[level].movetime:>6.2f}s{statistics.median(wall):>10.3f}"
-                  f"{percentile(wall, 0.95):>7.3f}{max(wall):>7.3f}"
-                  f"{statistics.median(cpu):>9.3f}{percentile(cpu, 0.95):>7.3f}"
-                  f"{max(cpu):>7.3f}{statistics.median(depths):>7.0f}")
+            print(
+                f"{level:<14}{LEVELS[level].movetime:>6.2f}s{statistics.median(wall):>10.3f}"
+                f"{percentile(wall, 0.95):>7.3f}{max(wall):>7.3f}"
+                f"{statistics.median(cpu):>9.3f}{percentile(cpu, 0.95):>7.3f}"
+                f"{max(cpu):>7.3f}{statistics.median(depths):>7.0f}"
+            )
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -731,6 +731,7 @@ def main() -> None:
             print(f"instances: {', '.join(urls)}; load average before: {os.getloadavg()}")
             anchor = uvloop.run(play(urls, 1, 10.0, 0.2, args.seed, ping=args.ping))
             _, anchor_p99 = report("anchor, one game alone", anchor, 10.0)
+
             def done(stats: Stats) -> None:
                 summarize(args, stats, servers, anchor_p99)
 

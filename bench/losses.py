@@ -48,8 +48,10 @@ def fs_opinion(fs: FairyStockfish, fen: str, moves: list[str], movetime: float) 
 
 def replay(record: dict[str, Any], window: int, movetime: float, command: str) -> None:
     variant, ours, moves = record["variant"], record["ours"], record["moves"]
-    print(f"== game {record['game']}: ours {'first' if ours == 0 else 'second'} mover, "
-          f"winner {record['winner']}, {record['reason']}, {record['plies']} plies")
+    print(
+        f"== game {record['game']}: ours {'first' if ours == 0 else 'second'} mover, "
+        f"winner {record['winner']}, {record['reason']}, {record['plies']} plies"
+    )
     fs = FairyStockfish(command, variant, FULL_STRENGTH)
     try:
         board = make_board(variant, record["fen"])
@@ -58,8 +60,10 @@ def replay(record: dict[str, Any], window: int, movetime: float, command: str) -
             if ply >= start and board.turn == ours:
                 result = ai.search(board, Limits(movetime=movetime))
                 theirs = fs_opinion(fs, record["fen"], moves[:ply], movetime)
-                print(f"ply {ply:3d} played {played:6s} ours {result.move!s:6s} "
-                      f"d{result.depth} {result.score:+d}   fairy-stockfish {theirs}")
+                print(
+                    f"ply {ply:3d} played {played:6s} ours {result.move!s:6s} "
+                    f"d{result.depth} {result.score:+d}   fairy-stockfish {theirs}"
+                )
             board.push(rules_move(played))
     finally:
         fs.close()

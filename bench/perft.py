@@ -42,12 +42,18 @@ def chuhan_perft(build: str, variant: str, depth: int) -> tuple[int, float]:
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     if build == "interpreted":
         env[native.PURE_ENV] = "1"
-    out = subprocess.run([sys.executable, "-c", CHILD, variant, str(depth)], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, variant, str(depth)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     nodes, seconds, active = json.loads(out.stdout)
     if active != (build == "compiled"):
         raise SystemExit(f"the {build} build is not in use ({native.status().reason})")
     return nodes, seconds
+
 
 # janggicasual is janggi with bikjang off (J7). Its anchor count is a little higher than ours
 # (33348 vs 33316 at depth 3): get_fen forgets a pass, so two passes in a row do not end a line.
@@ -59,9 +65,7 @@ def pyffish_perft(variant: str, fen: str, depth: int) -> int:
     moves = pyffish.legal_moves(variant, fen, [])
     if depth == 1:
         return len(moves)
-    return sum(
-        pyffish_perft(variant, pyffish.get_fen(variant, fen, [m]), depth - 1) for m in moves
-    )
+    return sum(pyffish_perft(variant, pyffish.get_fen(variant, fen, [m]), depth - 1) for m in moves)
 
 
 def timed(fn, *args):  # type: ignore[no-untyped-def]
@@ -74,8 +78,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="xiangqi", choices=sorted(PYFFISH_NAMES))
     parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
-    parser.add_argument("--anchor-depth", type=int, default=3,
-                        help="depth for the pyffish anchor (each level costs ~40x more)")
+    parser.add_argument(
+        "--anchor-depth",
+        type=int,
+        default=3,
+        help="depth for the pyffish anchor (each level costs ~40x more)",
+    )
     args = parser.parse_args()
 
     board = make_board(args.variant)
@@ -84,14 +92,19 @@ def main() -> None:
     anchor_nodes, anchor_secs = timed(pyffish_perft, ff_name, fen, args.anchor_depth)
     anchor_nps = anchor_nodes / anchor_secs
     print(f"variant {args.variant}")
-    print(f"anchor  pyffish-from-Python perft {args.anchor_depth}: {anchor_nodes} nodes "
-          f"in {anchor_secs:.2f} s = {anchor_nps:,.0f} nodes/s")
+    print(
+        f"anchor  pyffish-from-Python perft {args.anchor_depth}: {anchor_nodes} nodes "
+        f"in {anchor_secs:.2f} s = {anchor_nps:,.0f} nodes/s"
+    )
     for depth in args.depths:
         for build in ("interpreted", "compiled"):
             nodes, secs = chuhan_perft(build, args.variant, depth)
             nps = nodes / secs
-            print(f"chuhan {build:<11} perft {depth}: {nodes} nodes in {secs:.2f} s = "
-                  f"{nps:,.0f} nodes/s  ratio {nps / anchor_nps:.1f}x the anchor")
+            print(
+                f"chuhan {build:<11} perft {depth}: {nodes} nodes in {secs:.2f} s = "
+                f"{nps:,.0f} nodes/s  ratio {nps / anchor_nps:.1f}x the anchor"
+            )
+
 
 if __name__ == "__main__":
     main()

@@ -157,13 +157,22 @@ ENDGAME_PIECES = 4  # at most this many attacking pieces on the board: "endgame"
 RATING_BASE, RATING_PER_DEPTH, RATING_PER_MOVE = 800, 70, 120
 RATING_RANGE = (600, 2800)
 # Material by kind (king, advisor, elephant, horse, chariot, cannon, soldier), in soldiers.
-XIANGQI_VALUES = {KING: 0.0, ADVISOR: 2.0, ELEPHANT: 2.0, HORSE: 4.0, CHARIOT: 9.0,
-                  CANNON: 4.5, SOLDIER: 1.0}
+XIANGQI_VALUES = {
+    KING: 0.0,
+    ADVISOR: 2.0,
+    ELEPHANT: 2.0,
+    HORSE: 4.0,
+    CHARIOT: 9.0,
+    CANNON: 4.5,
+    SOLDIER: 1.0,
+}
 JANGGI_VALUES = {kind: PIECE_POINTS[kind] / PIECE_POINTS[SOLDIER] for kind in XIANGQI_VALUES}
-ATTACKERS = {"xiangqi": (HORSE, CHARIOT, CANNON), "jieqi": (HORSE, CHARIOT, CANNON),
-             "janggi": (HORSE, CHARIOT, CANNON, ELEPHANT)}
-SOURCE_KINDS = {"xiangqi": "ccpd", "janggi": "fairy-stockfish-selfplay",
-                "jieqi": "chuhan-selfplay"}
+ATTACKERS = {
+    "xiangqi": (HORSE, CHARIOT, CANNON),
+    "jieqi": (HORSE, CHARIOT, CANNON),
+    "janggi": (HORSE, CHARIOT, CANNON, ELEPHANT),
+}
+SOURCE_KINDS = {"xiangqi": "ccpd", "janggi": "fairy-stockfish-selfplay", "jieqi": "chuhan-selfplay"}
 JIEQI_ADVANCED_NODES = 60_000  # bench/strength.py's node budget for the advanced level
 
 Score = tuple[str, int]  # ("cp", 120) or ("mate", 3): the mover's view; a negative mate loses
@@ -241,12 +250,12 @@ class FairyStockfish(Analyser):
         import subprocess
 
         self.name = fs_version(command)
-        self.proc = subprocess.Popen(command.split(), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            command.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
         self.send("uci")
         self.wait("uciok")
-        for option, value in (("Threads", 1), ("Hash", 16),
-                              ("UCI_Variant", FS_VARIANTS[variant])):
+        for option, value in (("Threads", 1), ("Hash", 16), ("UCI_Variant", FS_VARIANTS[variant])):
             self.send(f"setoption name {option} value {value}")
         self.multipv = 0
 
@@ -292,7 +301,7 @@ class FairyStockfish(Analyser):
             at = words.index("score")
             score: Score = (words[at + 1], int(words[at + 2]))
             k = int(words[words.index("multipv") + 1]) if "multipv" in words else 1
-            pv = [str(rules_move(m)) for m in words[words.index("pv") + 1:]]
+            pv = [str(rules_move(m)) for m in words[words.index("pv") + 1 :]]
             if k == 1:
                 block = {}
                 firsts.append((int(words[words.index("depth") + 1]), pv[0]))
@@ -324,8 +333,9 @@ class ChuhanJieqi(Analyser):
     def __init__(self) -> None:
         self.name = f"{ENGINE_NAME} (chuhan.engine, jieqi view search)"
 
-    def _search(self, board: Board, nodes: int,
-                noise: dict[int, int] | None) -> tuple[int, int, list[Iteration]]:
+    def _search(
+        self, board: Board, nodes: int, noise: dict[int, int] | None
+    ) -> tuple[int, int, list[Iteration]]:
         iterations: list[Iteration] = []
         searcher = searcher_for(board, Limits(nodes=nodes), noise)
         searcher.on_iteration = iterations.append
@@ -336,8 +346,11 @@ class ChuhanJieqi(Analyser):
         view = own_view(board)
         code, score, iterations = self._search(view, nodes, None)
         firsts = [(it.depth, it.pv[0]) for it in iterations if it.pv]
-        best = PvLine(code_text(code), engine_score(score),
-                      iterations[-1].pv if iterations else [code_text(code)])
+        best = PvLine(
+            code_text(code),
+            engine_score(score),
+            iterations[-1].pv if iterations else [code_text(code)],
+        )
         lines = [best]
         excluded = {code: self.EXCLUDE}
         while len(lines) < min(multipv, len(view.legal_codes())):
@@ -345,8 +358,13 @@ class ChuhanJieqi(Analyser):
             if other in excluded:
                 break
             excluded[other] = self.EXCLUDE
-            lines.append(PvLine(code_text(other), engine_score(other_score),
-                                others[-1].pv if others else [code_text(other)]))
+            lines.append(
+                PvLine(
+                    code_text(other),
+                    engine_score(other_score),
+                    others[-1].pv if others else [code_text(other)],
+                )
+            )
         return Analysis(lines, settled_depth(firsts, best.move))
 
 
@@ -398,8 +416,10 @@ def swung(now: Score, before: Score | None) -> bool:
         return False
     if mates(now):
         return not mates(before)
-    return (score_cp(now) - score_cp(before) >= SWING_CP
-            and win_chance(now) - win_chance(before) >= SWING_WIN)
+    return (
+        score_cp(now) - score_cp(before) >= SWING_CP
+        and win_chance(now) - win_chance(before) >= SWING_WIN
+    )
 
 
 def material(board: Board, side: int) -> float:
@@ -460,8 +480,13 @@ class Puzzle:
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "variant": self.variant, "fen": self.fen, "moves": self.moves,
-            "themes": self.themes, "rating": self.rating, "source": self.source.as_json(),
+            "id": self.id,
+            "variant": self.variant,
+            "fen": self.fen,
+            "moves": self.moves,
+            "themes": self.themes,
+            "rating": self.rating,
+            "source": self.source.as_json(),
             "verify": self.verify,
         }
         if self.view is not None:
@@ -486,8 +511,11 @@ def recaptures(game: Board, text: str) -> bool:
         return False
     before = game.copy()
     last = before.pop()
-    return (not last.is_pass and game.parse_move(text).to_point == last.to_point
-            and bool(before.squares[last.to_point]))
+    return (
+        not last.is_pass
+        and game.parse_move(text).to_point == last.to_point
+        and bool(before.squares[last.to_point])
+    )
 
 
 def easy_one_mover(analyser: Analyser, game: Board, scanned: Analysis, nodes: int) -> bool:
@@ -540,8 +568,11 @@ def scan(analyser: Analyser, game: Board, budget: Budget) -> Analysis | str:
     if not quick.lines:
         return "no move"
     best, second = quick.best, quick.second
-    if second is not None and not mates(best.score) and (
-            win_chance(best.score) - win_chance(second.score) < PRESCAN_WIN):
+    if (
+        second is not None
+        and not mates(best.score)
+        and (win_chance(best.score) - win_chance(second.score) < PRESCAN_WIN)
+    ):
         return "prescan: two moves of about the same worth"
     scanned = analyser.analyse(game, budget.scan, 2)
     if kind_of(scanned) is None:
@@ -549,8 +580,14 @@ def scan(analyser: Analyser, game: Board, budget: Budget) -> Analysis | str:
     return scanned
 
 
-def verify_puzzle(analyser: Analyser, game: Board, budget: Budget, source: Source,
-                  before: Score | None, scanned: Analysis) -> Puzzle | str:
+def verify_puzzle(
+    analyser: Analyser,
+    game: Board,
+    budget: Budget,
+    source: Source,
+    before: Score | None,
+    scanned: Analysis,
+) -> Puzzle | str:
     """The puzzle at ``game``'s position (the solver to move), or why there is none.
 
     ``before``: the solver's score before the opponent's last move (None: no such move).
@@ -594,12 +631,18 @@ def verify_puzzle(analyser: Analyser, game: Board, budget: Budget, source: Sourc
             reveal = play(game, reply)
         except RulesError:
             break
-        following = None if game.outcome() is not None else analyser.analyse(
-            game, budget.line, 2)
-        if following is None or not following.lines or not single_good_move(following) or (
-                kind == "attack" and not mates(following.best.score)
+        following = None if game.outcome() is not None else analyser.analyse(game, budget.line, 2)
+        if (
+            following is None
+            or not following.lines
+            or not single_good_move(following)
+            or (
+                kind == "attack"
+                and not mates(following.best.score)
                 and score_cp(following.best.score) < ATTACK_CP
-        ) or reveals_a_piece(game, following.best.move):
+            )
+            or reveals_a_piece(game, following.best.move)
+        ):
             game.pop()
             break
         positions.append(position_key(game))
@@ -630,19 +673,45 @@ def verify_puzzle(analyser: Analyser, game: Board, budget: Budget, source: Sourc
             return "one move, below the easiest tier"
     elif solver_moves >= 3:
         themes.append("long")
-    rating = RATING_BASE + RATING_PER_DEPTH * first.settled_depth + RATING_PER_MOVE * (
-        solver_moves - 1)
+    rating = (
+        RATING_BASE + RATING_PER_DEPTH * first.settled_depth + RATING_PER_MOVE * (solver_moves - 1)
+    )
     rating = max(RATING_RANGE[0], min(RATING_RANGE[1], rating))
-    verify = {"engine": analyser.name, "nodes": budget.verify,
-              "best": score_text(first.best.score),
-              "second": score_text(first.second.score if first.second else None)}
-    return Puzzle(game.variant, fen, moves, sorted(themes, key=THEME_ORDER.index), rating,
-                  source, verify, positions, view, reveals if view is not None else None)
+    verify = {
+        "engine": analyser.name,
+        "nodes": budget.verify,
+        "best": score_text(first.best.score),
+        "second": score_text(first.second.score if first.second else None),
+    }
+    return Puzzle(
+        game.variant,
+        fen,
+        moves,
+        sorted(themes, key=THEME_ORDER.index),
+        rating,
+        source,
+        verify,
+        positions,
+        view,
+        reveals if view is not None else None,
+    )
 
 
 MATED = ("checkmate", "stalemate")  # the endings a "mate" puzzle ends with
-THEME_ORDER = ["mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5", "material",
-               "endgame", "defence", "points", "short", "long"]
+THEME_ORDER = [
+    "mate",
+    "mateIn1",
+    "mateIn2",
+    "mateIn3",
+    "mateIn4",
+    "mateIn5",
+    "material",
+    "endgame",
+    "defence",
+    "points",
+    "short",
+    "long",
+]
 
 
 # --- xiangqi: the CCPD ---------------------------------------------------------------------
@@ -701,8 +770,12 @@ def ccpd_job(job: tuple[str, str, Budget]) -> tuple[str, list[Puzzle], dict[str,
     published = not name.startswith(CCPD_GAMES)
     found = Found(analyser, budget)
     for ply in game_candidates(boards, published, resigned):
-        found.consider(boards[ply], Source("ccpd", name, ply, CCPD_CREDIT), None,
-                       boards[ply - 1] if ply else None)
+        found.consider(
+            boards[ply],
+            Source("ccpd", name, ply, CCPD_CREDIT),
+            None,
+            boards[ply - 1] if ply else None,
+        )
     for ply, move, before in deviations(analyser, boards, budget):
         if found.at_ply(ply + 1):
             continue  # one plausible mistake a ply: the others make near twins of its puzzle
@@ -725,8 +798,9 @@ class Found:
         """A puzzle of this game starts at ``ply`` already."""
         return any(p.source.ply == ply for p in self.puzzles)
 
-    def consider(self, here: Board, source: Source, before: Score | None,
-                 previous: Board | None = None) -> None:
+    def consider(
+        self, here: Board, source: Source, before: Score | None, previous: Board | None = None
+    ) -> None:
         """Scan and verify ``here``; ``before`` is the solver's score before the opponent's
         last move, or it is searched in ``previous`` (the position before that move)."""
         if here.outcome() is not None or position_key(here) in self.covered:
@@ -734,8 +808,11 @@ class Found:
         scanned = scan(self.analyser, here, self.budget)
         if not isinstance(scanned, str) and previous is not None:
             before = negate(self.analyser.analyse(previous, self.budget.scan, 1).best.score)
-        result = scanned if isinstance(scanned, str) else verify_puzzle(
-            self.analyser, here, self.budget, source, before, scanned)
+        result = (
+            scanned
+            if isinstance(scanned, str)
+            else verify_puzzle(self.analyser, here, self.budget, source, before, scanned)
+        )
         if isinstance(result, str):
             self.tally[result] = self.tally.get(result, 0) + 1
             return
@@ -744,8 +821,9 @@ class Found:
         self.puzzles.append(result)
 
 
-def deviations(analyser: Analyser, boards: list[Board], budget: Budget
-               ) -> list[tuple[int, str, Score]]:
+def deviations(
+    analyser: Analyser, boards: list[Board], budget: Budget
+) -> list[tuple[int, str, Score]]:
     """Plausible mistakes the game's player did not make: at every ``budget.deviation_every``-th
     ply from ``DEVIATION_FROM`` (a position not yet decided), the moves a very short search
     (``budget.prescan`` nodes, MultiPV 3) ranks second and third within ``PLAUSIBLE_CP`` of its
@@ -779,8 +857,9 @@ def negate(score: Score) -> Score:
 # --- janggi and jieqi: self-play ---------------------------------------------------------
 
 
-def selfplay_job(job: tuple[str, int, int, int, int, Budget]
-                 ) -> tuple[str, list[Puzzle], dict[str, int]]:
+def selfplay_job(
+    job: tuple[str, int, int, int, int, Budget],
+) -> tuple[str, list[Puzzle], dict[str, int]]:
     """Play game ``index`` seeded, scoring each move with the mover's own search, and turn
     the positions where a score jumped into puzzles."""
     variant, seed, index, selfplay_nodes, max_plies, budget = job
@@ -836,8 +915,9 @@ _fs_command = FS_COMMAND
 def worker_analyser(variant: str) -> Analyser:
     """This process's analyser for ``variant`` (one engine process a worker)."""
     if variant not in _analysers:
-        _analysers[variant] = (ChuhanJieqi() if variant == "jieqi"
-                               else FairyStockfish(_fs_command, variant))
+        _analysers[variant] = (
+            ChuhanJieqi() if variant == "jieqi" else FairyStockfish(_fs_command, variant)
+        )
     return _analysers[variant]
 
 
@@ -885,9 +965,13 @@ def resume_from(output: Path, names: list[str]) -> tuple[list[dict[str, Any]], i
     return rows, last + 1
 
 
-def collect(results: Iterator[tuple[str, list[Puzzle], dict[str, int]]], args: argparse.Namespace,
-            started: float, stop: Callable[[], None], kept: list[dict[str, Any]]
-            ) -> dict[str, int]:
+def collect(
+    results: Iterator[tuple[str, list[Puzzle], dict[str, int]]],
+    args: argparse.Namespace,
+    started: float,
+    stop: Callable[[], None],
+    kept: list[dict[str, Any]],
+) -> dict[str, int]:
     """Add to ``kept`` the puzzles in input order, without duplicates, up to
     ``--max-puzzles``; returns the count of each reason a candidate was dropped."""
     seen: set[str] = set()
@@ -912,9 +996,12 @@ def collect(results: Iterator[tuple[str, list[Puzzle], dict[str, int]]], args: a
             kept.append(puzzle.as_json())
             if len(kept) % args.checkpoint == 0:
                 write_puzzles(args.output, kept)
-        print(f"{time.monotonic() - started:7.0f} s  {done} sources ({name}), "
-              f"{len(kept)} puzzles; dropped {sum(dropped.values())}", file=sys.stderr,
-              flush=True)
+        print(
+            f"{time.monotonic() - started:7.0f} s  {done} sources ({name}), "
+            f"{len(kept)} puzzles; dropped {sum(dropped.values())}",
+            file=sys.stderr,
+            flush=True,
+        )
         if len(kept) >= args.max_puzzles:
             stop()
             break
@@ -927,8 +1014,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, help="a checkout of the CCPD (xiangqi)")
     parser.add_argument("--output", type=Path)
     parser.add_argument("--every", type=int, default=1, help="xiangqi: every Nth master game")
-    parser.add_argument("--no-sets", action="store_true",
-                        help="xiangqi: the master games only, not the published positions")
+    parser.add_argument(
+        "--no-sets",
+        action="store_true",
+        help="xiangqi: the master games only, not the published positions",
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N sources")
     parser.add_argument("--games", type=int, default=4000, help="janggi, jieqi: self-play games")
     parser.add_argument("--seed", type=int, default=42)
@@ -939,12 +1029,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify-nodes", type=int, default=None)
     parser.add_argument("--line-nodes", type=int, default=None)
     parser.add_argument("--max-solver-moves", type=int, default=5)
-    parser.add_argument("--deviation-every", type=int, default=1,
-                        help="try plausible mistakes at every Nth ply (0: none)")
+    parser.add_argument(
+        "--deviation-every",
+        type=int,
+        default=1,
+        help="try plausible mistakes at every Nth ply (0: none)",
+    )
     parser.add_argument("--max-puzzles", type=int, default=1_000_000)
     parser.add_argument("--checkpoint", type=int, default=1)
-    parser.add_argument("--resume", action="store_true",
-                        help="keep the puzzles of --output and go on after their last source")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the puzzles of --output and go on after their last source",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fs-command", default=FS_COMMAND)
     args = parser.parse_args(argv)
@@ -987,9 +1084,13 @@ def main(argv: list[str] | None = None) -> int:
     for row in kept:
         for theme in row["themes"]:
             themes[theme] = themes.get(theme, 0) + 1
-    print(f"{variant}: {len(kept)} puzzles in {time.monotonic() - started:.0f} s; budget "
-          f"{budget}; themes " + ", ".join(f"{k} {v}" for k, v in sorted(themes.items()))
-          + "; dropped " + ", ".join(f"{k} {v}" for k, v in sorted(dropped.items())))
+    print(
+        f"{variant}: {len(kept)} puzzles in {time.monotonic() - started:.0f} s; budget "
+        f"{budget}; themes "
+        + ", ".join(f"{k} {v}" for k, v in sorted(themes.items()))
+        + "; dropped "
+        + ", ".join(f"{k} {v}" for k, v in sorted(dropped.items()))
+    )
     return 0
 
 

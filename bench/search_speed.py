@@ -64,8 +64,15 @@ def measure(variants: list[str], nodes: int) -> list[dict[str, object]]:
             started = time.process_time()
             result = search(board, Limits(nodes=nodes))
             speed = result.nodes / (time.process_time() - started)
-            rows.append({"variant": variant, "position": index, "perft": perft,
-                         "search": speed, "depth": result.depth})
+            rows.append(
+                {
+                    "variant": variant,
+                    "position": index,
+                    "perft": perft,
+                    "search": speed,
+                    "depth": result.depth,
+                }
+            )
     return rows
 
 
@@ -76,8 +83,19 @@ def measure_in_child(build: str, variants: list[str], nodes: int) -> list[dict[s
     if build == "pure":
         env[native.PURE_ENV] = "1"
     out = subprocess.run(
-        [sys.executable, __file__, "--child", "--nodes", str(nodes), "--variants",
-         ",".join(variants)], env=env, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            "--nodes",
+            str(nodes),
+            "--variants",
+            ",".join(variants),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     lines = out.stdout.splitlines()
     if build == "compiled" and lines[0] != "compiled":
@@ -102,13 +120,21 @@ def main(argv: list[str] | None = None) -> int:
     pure = measure_in_child("pure", variants, args.nodes)
     compiled = measure_in_child("compiled", variants, args.nodes)
     print(f"load average {os.getloadavg()[0]:.1f}; nodes/s, interpreted -> compiled (ratio)")
-    print(f"{'variant':<9}{'pos':>4}{'perft':>11}{'compiled':>11}{'ratio':>7}"
-          f"{'search':>10}{'compiled':>11}{'ratio':>7}{'depth':>7}")
+    print(
+        f"{'variant':<9}{'pos':>4}{'perft':>11}{'compiled':>11}{'ratio':>7}"
+        f"{'search':>10}{'compiled':>11}{'ratio':>7}{'depth':>7}"
+    )
     for a, b in zip(pure, compiled, strict=True):
-        pa, pb, sa, sb = (float(a["perft"]), float(b["perft"]),  # type: ignore[arg-type]
-                          float(a["search"]), float(b["search"]))  # type: ignore[arg-type]
-        print(f"{a['variant']:<9}{a['position']:>4}{pa:>11,.0f}{pb:>11,.0f}{pb / pa:>6.2f}x"
-              f"{sa:>10,.0f}{sb:>11,.0f}{sb / sa:>6.2f}x{a['depth']}->{b['depth']:>2}")
+        pa, pb, sa, sb = (
+            float(a["perft"]),
+            float(b["perft"]),  # type: ignore[arg-type]
+            float(a["search"]),
+            float(b["search"]),
+        )  # type: ignore[arg-type]
+        print(
+            f"{a['variant']:<9}{a['position']:>4}{pa:>11,.0f}{pb:>11,.0f}{pb / pa:>6.2f}x"
+            f"{sa:>10,.0f}{sb:>11,.0f}{sb / sa:>6.2f}x{a['depth']}->{b['depth']:>2}"
+        )
     return 0
 
 

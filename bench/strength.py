@@ -190,9 +190,12 @@ def run_matches(variant: str, games: int, workers: int, max_plies: int, budget: 
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for record in pool.map(play_game, jobs):
             records.append(record)
-            print(f"  game {len(records)}/{len(jobs)}: {record.white} - {record.black}: "
-                  f"{record.winner} ({record.reason}, {record.plies} plies)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  game {len(records)}/{len(jobs)}: {record.white} - {record.black}: "
+                f"{record.winner} ({record.reason}, {record.plies} plies)",
+                file=sys.stderr,
+                flush=True,
+            )
     print(f"\n== {variant}: {games} games a pair, {time.monotonic() - started:.0f} s ==")
     print(f"{'pair':<28}{'score':>8}{'W-D-L':>12}{'plies':>8}  reasons")
     for first, second in PAIRS:
@@ -214,19 +217,25 @@ def run_matches(variant: str, games: int, workers: int, max_plies: int, budget: 
         total = wins + draws + losses
         score = (wins + draws / 2) / total if total else 0.0
         reason_text = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
-        print(f"{first + ' vs ' + second:<28}{score:>7.0%}{f'{wins}-{draws}-{losses}':>12}"
-              f"{statistics.median(plies):>8.0f}  {reason_text}")
-    print(f"\n{'level':<14}{'moves':>7}{'cpu median':>12}{'cpu p95':>9}{'cpu max':>9}"
-          f"{'wall median':>13}{'wall p95':>10}{'median depth':>14}")
+        print(
+            f"{first + ' vs ' + second:<28}{score:>7.0%}{f'{wins}-{draws}-{losses}':>12}"
+            f"{statistics.median(plies):>8.0f}  {reason_text}"
+        )
+    print(
+        f"\n{'level':<14}{'moves':>7}{'cpu median':>12}{'cpu p95':>9}{'cpu max':>9}"
+        f"{'wall median':>13}{'wall p95':>10}{'median depth':>14}"
+    )
     for level in ("beginner", "intermediate", "advanced"):
         times = [t for r in records for t in r.latencies.get(level, [])]
         wall = [t for r in records for t in r.wall.get(level, [])]
         depths = [d for r in records for d in r.depths.get(level, [])]
         if times:
-            print(f"{level:<14}{len(times):>7}{statistics.median(times):>12.3f}"
-                  f"{percentile(times, 0.95):>9.3f}{max(times):>9.3f}"
-                  f"{statistics.median(wall):>13.3f}{percentile(wall, 0.95):>10.3f}"
-                  f"{statistics.median(depths):>14.0f}")
+            print(
+                f"{level:<14}{len(times):>7}{statistics.median(times):>12.3f}"
+                f"{percentile(times, 0.95):>9.3f}{max(times):>9.3f}"
+                f"{statistics.median(wall):>13.3f}{percentile(wall, 0.95):>10.3f}"
+                f"{statistics.median(depths):>14.0f}"
+            )
 
 
 # ---------------------------------------------------------------------- Fairy-Stockfish
@@ -247,8 +256,11 @@ class FairyStockfish:
 
     def __init__(self, command: str, variant: str, skill: int) -> None:
         self.proc = subprocess.Popen(
-            shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, bufsize=1,
+            shlex.split(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.send("uci")
         self.wait("uciok")
@@ -309,16 +321,25 @@ def play_fs_game(job: FsJob) -> tuple[int | None, int, str, int]:
     result = _play_fs_moves(job, board, start_fen, moves)
     if job.record:
         winner, ours, reason, plies = result
-        line = {"variant": job.variant, "skill": job.skill, "game": job.game, "ours": ours,
-                "winner": winner, "reason": reason, "plies": plies, "fen": start_fen,
-                "moves": moves}
+        line = {
+            "variant": job.variant,
+            "skill": job.skill,
+            "game": job.game,
+            "ours": ours,
+            "winner": winner,
+            "reason": reason,
+            "plies": plies,
+            "fen": start_fen,
+            "moves": moves,
+        }
         with open(job.record, "a", encoding="utf-8") as out:  # one short append per game
             out.write(json.dumps(line) + "\n")
     return result
 
 
-def _play_fs_moves(job: FsJob, board: Board, start_fen: str,
-                   moves: list[str]) -> tuple[int | None, int, str, int]:
+def _play_fs_moves(
+    job: FsJob, board: Board, start_fen: str, moves: list[str]
+) -> tuple[int | None, int, str, int]:
     ours = job.game % 2
     fs = FairyStockfish(job.command, job.variant, job.skill)
     try:
@@ -329,8 +350,9 @@ def _play_fs_moves(job: FsJob, board: Board, start_fen: str,
             if board.ply >= job.max_plies + OPENING_RANDOM_PLIES:
                 return adjudicate(board), ours, "adjudicated", board.ply
             if board.turn == ours:
-                result = choose_move(board, job.level, seed=job.game, movetime=job.movetime,
-                                     nodes=job.our_nodes)
+                result = choose_move(
+                    board, job.level, seed=job.game, movetime=job.movetime, nodes=job.our_nodes
+                )
                 code = result.move.code
                 text = uci_move_text(board, code)
             else:
@@ -370,27 +392,49 @@ def elo_with_margin(points: list[float]) -> tuple[float, float, float]:
     return score, elo(score), (high - low) / 2
 
 
-def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies: int,
-           movetime: float, command: str, level: str, fs_nodes: int = 0,
-           our_nodes: int | None = None, first: int = 0, record: str | None = None) -> None:
-    budget = (f"{fs_nodes} nodes a move for it, {our_nodes} for ours" if fs_nodes and our_nodes
-              else f"{movetime:g} s a move each")
-    print(f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
-          f"{budget}, {games} games per Skill Level, load average "
-          f"{os.getloadavg()[0]:.1f} ==", flush=True)
+def run_fs(
+    variant: str,
+    skills: list[int],
+    games: int,
+    workers: int,
+    max_plies: int,
+    movetime: float,
+    command: str,
+    level: str,
+    fs_nodes: int = 0,
+    our_nodes: int | None = None,
+    first: int = 0,
+    record: str | None = None,
+) -> None:
+    budget = (
+        f"{fs_nodes} nodes a move for it, {our_nodes} for ours"
+        if fs_nodes and our_nodes
+        else f"{movetime:g} s a move each"
+    )
+    print(
+        f"\n== {variant}: {level} vs Fairy-Stockfish ({FS_VARIANTS[variant]}, {command}), "
+        f"{budget}, {games} games per Skill Level, load average "
+        f"{os.getloadavg()[0]:.1f} ==",
+        flush=True,
+    )
     started = time.monotonic()
-    jobs = [FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes,
-                  record)
-            for s in skills for g in range(first, first + games)]
+    jobs = [
+        FsJob(variant, s, g, max_plies, movetime, command, level, fs_nodes, our_nodes, record)
+        for s in skills
+        for g in range(first, first + games)
+    ]
     results: dict[int, list[tuple[int | None, int, str, int]]] = {s: [] for s in skills}
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for job, result in zip(jobs, pool.map(play_fs_game, jobs), strict=True):
             results[job.skill].append(result)
             winner, ours, reason, plies = result
             verdict = "draw" if winner is None else ("win" if winner == ours else "loss")
-            print(f"  skill {job.skill} game {job.game}: {level} {verdict} as "
-                  f"{'first' if ours == 0 else 'second'} mover ({reason}, {plies} plies)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  skill {job.skill} game {job.game}: {level} {verdict} as "
+                f"{'first' if ours == 0 else 'second'} mover ({reason}, {plies} plies)",
+                file=sys.stderr,
+                flush=True,
+            )
     print(f"{'Skill':>6}{'score':>8}{'W-D-L':>10}{'Elo':>7}{'±95%':>7}  reasons")
     even = None
     for skill in skills:
@@ -404,25 +448,34 @@ def run_fs(variant: str, skills: list[int], games: int, workers: int, max_plies:
         for (_, _, reason, _), point in zip(chunk, points, strict=True):
             tally = reasons.setdefault(reason, [0, 0, 0])
             tally[0 if point == 1 else 1 if point == 0.5 else 2] += 1
-        reason_text = ", ".join(f"{k} {w}-{d}-{lost}"
-                                for k, (w, d, lost) in sorted(reasons.items()))
-        print(f"{skill:>6}{score:>7.0%}{f'{wins}-{draws}-{len(chunk) - wins - draws}':>10}"
-              f"{diff:>+7.0f}{margin:>7.0f}  {reason_text}")
+        reason_text = ", ".join(
+            f"{k} {w}-{d}-{lost}" for k, (w, d, lost) in sorted(reasons.items())
+        )
+        print(
+            f"{skill:>6}{score:>7.0%}{f'{wins}-{draws}-{len(chunk) - wins - draws}':>10}"
+            f"{diff:>+7.0f}{margin:>7.0f}  {reason_text}"
+        )
         if variant in FS_UNSCORED_ENDINGS:
             # What Fairy-Stockfish played for: its casual janggi scores these endings as
             # draws (no points counted), ours by points (J9), so it walks into them.
-            judged = [0.5 if reason in FS_UNSCORED_ENDINGS[variant] else p
-                      for (_, _, reason, _), p in zip(chunk, points, strict=True)]
+            judged = [
+                0.5 if reason in FS_UNSCORED_ENDINGS[variant] else p
+                for (_, _, reason, _), p in zip(chunk, points, strict=True)
+            ]
             fs_score, fs_diff, fs_margin = elo_with_margin(judged)
-            print(f"{'':>6}{fs_score:>7.0%}{'':>10}{fs_diff:>+7.0f}{fs_margin:>7.0f}  "
-                  f"the same games with {', '.join(FS_UNSCORED_ENDINGS[variant])} "
-                  f"counted as draws, as {FS_VARIANTS[variant]} judges them")
+            print(
+                f"{'':>6}{fs_score:>7.0%}{'':>10}{fs_diff:>+7.0f}{fs_margin:>7.0f}  "
+                f"the same games with {', '.join(FS_UNSCORED_ENDINGS[variant])} "
+                f"counted as draws, as {FS_VARIANTS[variant]} judges them"
+            )
         if score >= 0.5:
             even = skill if even is None else max(even, skill)
     ladder = "none" if even is None else str(even)
-    print(f"ladder: highest Skill Level {level} scores >= 50 % against: {ladder} "
-          f"({time.monotonic() - started:.0f} s, load average now {os.getloadavg()[0]:.1f})",
-          flush=True)
+    print(
+        f"ladder: highest Skill Level {level} scores >= 50 % against: {ladder} "
+        f"({time.monotonic() - started:.0f} s, load average now {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
 
 
 # ---------------------------------------------------------------------- another version
@@ -464,8 +517,12 @@ class Baseline:
     def __init__(self, src: str, native: str | None = None) -> None:
         env = checkout_env(src, native)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", BASELINE_CHILD], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True, env=env, bufsize=1,
+            [sys.executable, "-c", BASELINE_CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            bufsize=1,
         )
 
     def choose(self, job: dict[str, object]) -> tuple[str, int]:
@@ -515,19 +572,23 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
             if board.ply >= job.max_plies + OPENING_RANDOM_PLIES:
                 return adjudicate(board), ours, "adjudicated", board.ply, *depths
             if board.turn == ours:
-                result = choose_move(ai_view(board), job.level, seed=job.game,
-                                     movetime=job.movetime, nodes=job.nodes)
+                result = choose_move(
+                    ai_view(board), job.level, seed=job.game, movetime=job.movetime, nodes=job.nodes
+                )
                 move, depth = str(result.move), result.depth
                 depths[0].append(depth)
             else:
-                request: dict[str, object] = {"level": job.level, "seed": job.game,
-                                              "movetime": job.movetime, "variant": job.variant,
-                                              "nodes": job.nodes}
+                request: dict[str, object] = {
+                    "level": job.level,
+                    "seed": job.game,
+                    "movetime": job.movetime,
+                    "variant": job.variant,
+                    "nodes": job.nodes,
+                }
                 if job.variant == "jieqi":
                     request["view"] = board.view(board.turn)  # type: ignore[attr-defined]
                 else:
-                    request["fen"], request["moves"] = start_fen, [str(m) for m in
-                                                                    board.move_stack]
+                    request["fen"], request["moves"] = start_fen, [str(m) for m in board.move_stack]
                 move, depth = baseline.choose(request)
                 depths[1].append(depth)
             board.push(move)
@@ -535,16 +596,30 @@ def play_versus_game(job: VersusJob) -> tuple[int | None, int, str, int, list[in
         baseline.close()
 
 
-def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime: float,
-               src: str, level: str, native: str | None = None, first: int = 0,
-               nodes: int | None = None) -> None:
+def run_versus(
+    variant: str,
+    games: int,
+    workers: int,
+    max_plies: int,
+    movetime: float,
+    src: str,
+    level: str,
+    native: str | None = None,
+    first: int = 0,
+    nodes: int | None = None,
+) -> None:
     build = f"compiled in {native}" if native else "pure Python"
     budget = f"{nodes} nodes" if nodes else f"{movetime:g} s"
-    print(f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {budget} a "
-          f"move each, {games} games, load average {os.getloadavg()[0]:.1f} ==", flush=True)
+    print(
+        f"\n== {variant}: this {level} vs the {level} of {src} ({build}), {budget} a "
+        f"move each, {games} games, load average {os.getloadavg()[0]:.1f} ==",
+        flush=True,
+    )
     started = time.monotonic()
-    jobs = [VersusJob(variant, g, max_plies, movetime, src, level, native, nodes)
-            for g in range(first, first + games)]
+    jobs = [
+        VersusJob(variant, g, max_plies, movetime, src, level, native, nodes)
+        for g in range(first, first + games)
+    ]
     points: list[float] = []
     ours_depth: list[int] = []
     theirs_depth: list[int] = []
@@ -556,16 +631,22 @@ def run_versus(variant: str, games: int, workers: int, max_plies: int, movetime:
             ours_depth += mine
             theirs_depth += theirs
             reasons[reason] = reasons.get(reason, 0) + 1
-            print(f"  game {job.game}: {points[-1]} as {'first' if ours == 0 else 'second'} "
-                  f"mover ({reason}, {plies} plies)", file=sys.stderr, flush=True)
+            print(
+                f"  game {job.game}: {points[-1]} as {'first' if ours == 0 else 'second'} "
+                f"mover ({reason}, {plies} plies)",
+                file=sys.stderr,
+                flush=True,
+            )
     score, diff, margin = elo_with_margin(points)
     wins, draws = points.count(1.0), points.count(0.5)
-    print(f"score {score:.0%} ({wins}-{draws}-{len(points) - wins - draws}), Elo {diff:+.0f} "
-          f"± {margin:.0f}; median depth {statistics.median(ours_depth):.0f} here, "
-          f"{statistics.median(theirs_depth):.0f} baseline; "
-          + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
-          + f" ({time.monotonic() - started:.0f} s, load average {os.getloadavg()[0]:.1f})",
-          flush=True)
+    print(
+        f"score {score:.0%} ({wins}-{draws}-{len(points) - wins - draws}), Elo {diff:+.0f} "
+        f"± {margin:.0f}; median depth {statistics.median(ours_depth):.0f} here, "
+        f"{statistics.median(theirs_depth):.0f} baseline; "
+        + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        + f" ({time.monotonic() - started:.0f} s, load average {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -576,60 +657,127 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-plies", type=int, default=200)
     parser.add_argument("--budget", choices=["nodes", "time"], default="nodes")
-    parser.add_argument("--advanced-nodes", type=int, default=60_000,
-                        help="advanced's node budget with --budget nodes")
-    parser.add_argument("--movetime", type=float, default=None,
-                        help="seconds per advanced move with --budget time (default: 2)")
+    parser.add_argument(
+        "--advanced-nodes",
+        type=int,
+        default=60_000,
+        help="advanced's node budget with --budget nodes",
+    )
+    parser.add_argument(
+        "--movetime",
+        type=float,
+        default=None,
+        help="seconds per advanced move with --budget time (default: 2)",
+    )
     parser.add_argument("--fs", action="store_true", help="also play Fairy-Stockfish")
     parser.add_argument("--fs-only", action="store_true")
     parser.add_argument("--fs-skills", default="5,10")
     parser.add_argument("--fs-games", type=int, default=20)
-    parser.add_argument("--fs-movetime", type=float, default=2.0,
-                        help="seconds a move for both engines against Fairy-Stockfish")
-    parser.add_argument("--fs-command", default=FS_COMMAND,
-                        help="the UCI engine to start (e.g. 'node /path/to/fsuci.js')")
-    parser.add_argument("--fs-workers", type=int, default=1,
-                        help="games at once against Fairy-Stockfish (1: a core each)")
+    parser.add_argument(
+        "--fs-movetime",
+        type=float,
+        default=2.0,
+        help="seconds a move for both engines against Fairy-Stockfish",
+    )
+    parser.add_argument(
+        "--fs-command",
+        default=FS_COMMAND,
+        help="the UCI engine to start (e.g. 'node /path/to/fsuci.js')",
+    )
+    parser.add_argument(
+        "--fs-workers",
+        type=int,
+        default=1,
+        help="games at once against Fairy-Stockfish (1: a core each)",
+    )
     parser.add_argument("--fs-level", default="advanced", choices=list(LEVELS))
-    parser.add_argument("--fs-nodes", type=int, default=0,
-                        help="Fairy-Stockfish searches this many nodes a move (with --our-nodes)")
-    parser.add_argument("--fs-first", type=int, default=0,
-                        help="start at this game index (its opening and colours), to add games")
-    parser.add_argument("--fs-record", default=None, metavar="FILE",
-                        help="append each game against Fairy-Stockfish to FILE as a JSON line "
-                        "(start FEN, moves, result): the losses to replay and study")
-    parser.add_argument("--our-nodes", type=int, default=None,
-                        help="the level searches this many nodes a move, clock off")
-    parser.add_argument("--baseline", default=None,
-                        help="src directory of another checkout: play its level instead")
-    parser.add_argument("--baseline-native", default=None,
-                        help="the baseline's own mypyc build directory (CHUHAN_NATIVE_DIR); "
-                        "without it the baseline runs pure Python")
+    parser.add_argument(
+        "--fs-nodes",
+        type=int,
+        default=0,
+        help="Fairy-Stockfish searches this many nodes a move (with --our-nodes)",
+    )
+    parser.add_argument(
+        "--fs-first",
+        type=int,
+        default=0,
+        help="start at this game index (its opening and colours), to add games",
+    )
+    parser.add_argument(
+        "--fs-record",
+        default=None,
+        metavar="FILE",
+        help="append each game against Fairy-Stockfish to FILE as a JSON line "
+        "(start FEN, moves, result): the losses to replay and study",
+    )
+    parser.add_argument(
+        "--our-nodes",
+        type=int,
+        default=None,
+        help="the level searches this many nodes a move, clock off",
+    )
+    parser.add_argument(
+        "--baseline", default=None, help="src directory of another checkout: play its level instead"
+    )
+    parser.add_argument(
+        "--baseline-native",
+        default=None,
+        help="the baseline's own mypyc build directory (CHUHAN_NATIVE_DIR); "
+        "without it the baseline runs pure Python",
+    )
     parser.add_argument("--versus-games", type=int, default=10)
-    parser.add_argument("--versus-nodes", type=int, default=None,
-                        help="both engines search this many nodes a move, the clock off (a "
-                        "match whose result does not depend on the machine's load)")
-    parser.add_argument("--versus-first", type=int, default=0,
-                        help="the first game's index (its deal and opening): a later run "
-                        "with --versus-first N plays new games to add to an earlier N")
+    parser.add_argument(
+        "--versus-nodes",
+        type=int,
+        default=None,
+        help="both engines search this many nodes a move, the clock off (a "
+        "match whose result does not depend on the machine's load)",
+    )
+    parser.add_argument(
+        "--versus-first",
+        type=int,
+        default=0,
+        help="the first game's index (its deal and opening): a later run "
+        "with --versus-first N plays new games to add to an earlier N",
+    )
     args = parser.parse_args(argv)
     variants = ["xiangqi"] if args.quick else args.variants.split(",")
     games = 4 if args.quick else args.games
     budget = Budget(args.budget == "nodes", args.advanced_nodes, args.movetime)
     for variant in variants:
         if args.baseline:
-            run_versus(variant, args.versus_games, args.fs_workers, args.max_plies,
-                       args.fs_movetime, args.baseline, args.fs_level, args.baseline_native,
-                       args.versus_first, args.versus_nodes)
+            run_versus(
+                variant,
+                args.versus_games,
+                args.fs_workers,
+                args.max_plies,
+                args.fs_movetime,
+                args.baseline,
+                args.fs_level,
+                args.baseline_native,
+                args.versus_first,
+                args.versus_nodes,
+            )
             continue
         if not args.fs_only:
             run_matches(variant, games, args.workers, args.max_plies, budget)
             sys.stdout.flush()
         if (args.fs or args.fs_only) and variant in ("xiangqi", "janggi"):
             skills = [int(s) for s in args.fs_skills.split(",")]
-            run_fs(variant, skills, args.fs_games, args.fs_workers, args.max_plies,
-                   args.fs_movetime, args.fs_command, args.fs_level, args.fs_nodes,
-                   args.our_nodes, args.fs_first, args.fs_record)
+            run_fs(
+                variant,
+                skills,
+                args.fs_games,
+                args.fs_workers,
+                args.max_plies,
+                args.fs_movetime,
+                args.fs_command,
+                args.fs_level,
+                args.fs_nodes,
+                args.our_nodes,
+                args.fs_first,
+                args.fs_record,
+            )
     return 0
 
 

@@ -92,8 +92,15 @@ JANGGI_DATA = ROOT / "bench" / "data" / "janggi_positions.txt.gz"
 EVALUATION = ROOT / "src" / "chuhan" / "engine" / "evaluation.py"
 TUNED = ROOT / "src" / "chuhan" / "engine" / "tuned.json"
 KINDS = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
-KIND_NAMES = {KING: "KING", ADVISOR: "ADVISOR", ELEPHANT: "ELEPHANT", HORSE: "HORSE",
-              CHARIOT: "CHARIOT", CANNON: "CANNON", SOLDIER: "SOLDIER"}
+KIND_NAMES = {
+    KING: "KING",
+    ADVISOR: "ADVISOR",
+    ELEPHANT: "ELEPHANT",
+    HORSE: "HORSE",
+    CHARIOT: "CHARIOT",
+    CANNON: "CANNON",
+    SOLDIER: "SOLDIER",
+}
 # The points (file 0-4 after folding, rank from the owner's side) each kind can stand on.
 _PALACE = [(f, r) for r in range(3) for f in (3, 4)]
 _ADVISOR = [(3, 0), (4, 1), (3, 2)]
@@ -102,20 +109,37 @@ _SOLDIER = [(f, r) for r in (3, 4) for f in (0, 2, 4)] + [
     (f, r) for r in range(5, 10) for f in range(5)
 ]
 _ANYWHERE = [(f, r) for r in range(10) for f in range(5)]
-POINTS = {KING: _PALACE, ADVISOR: _ADVISOR, ELEPHANT: _ELEPHANT, HORSE: _ANYWHERE,
-          CHARIOT: _ANYWHERE, CANNON: _ANYWHERE, SOLDIER: _SOLDIER}
+POINTS = {
+    KING: _PALACE,
+    ADVISOR: _ADVISOR,
+    ELEPHANT: _ELEPHANT,
+    HORSE: _ANYWHERE,
+    CHARIOT: _ANYWHERE,
+    CANNON: _ANYWHERE,
+    SOLDIER: _SOLDIER,
+}
 EXTRA = ("chariot mobility", "horse mobility", "cannon mobility", "general safety")
 # Their names in evaluation.py. All but the cannon's are shared with janggi and jieqi.
-CONSTANTS = {"chariot mobility": "CHARIOT_MOBILITY", "horse mobility": "HORSE_MOBILITY",
-             "cannon mobility": "XIANGQI_CANNON_MOBILITY", "general safety": "SAFETY_WEIGHT"}
+CONSTANTS = {
+    "chariot mobility": "CHARIOT_MOBILITY",
+    "horse mobility": "HORSE_MOBILITY",
+    "cannon mobility": "XIANGQI_CANNON_MOBILITY",
+    "general safety": "SAFETY_WEIGHT",
+}
 SHARED = ("chariot mobility", "horse mobility", "general safety")
 # Terms the evaluation does not have yet, fitted with ``--candidates`` to see what each would
 # give (the held-out loss), before anyone writes the code for the search to use them.
 CANDIDATES = (
-    "no advisor x enemy chariots", "no advisor x enemy horses", "no advisor x enemy cannons",
-    "no elephant x enemy chariots", "no elephant x enemy horses", "no elephant x enemy cannons",
-    "horse x pieces left", "cannon x pieces left",
-    "cannon facing the general, no screen", "cannon facing the general, one screen",
+    "no advisor x enemy chariots",
+    "no advisor x enemy horses",
+    "no advisor x enemy cannons",
+    "no elephant x enemy chariots",
+    "no elephant x enemy horses",
+    "no elephant x enemy cannons",
+    "horse x pieces left",
+    "cannon x pieces left",
+    "cannon facing the general, no screen",
+    "cannon facing the general, one screen",
     "chariot on an open palace file",
 )
 # Attack units on the enemy palace ("king safety from attack units near the palace"),
@@ -123,16 +147,27 @@ CANDIDATES = (
 # (``palace_units``); fitted as the balance of units, of units squared (/ 10) and of units
 # where the defender has lost an advisor; the same three for check threats (``check_threats``:
 # the moves that would give check next).
-PALACE_CANDIDATES = ("palace attack units", "palace attack units squared / 10",
-                     "palace attack units x missing advisors", "check threats",
-                     "check threats squared / 10", "check threats x missing advisors")
+PALACE_CANDIDATES = (
+    "palace attack units",
+    "palace attack units squared / 10",
+    "palace attack units x missing advisors",
+    "check threats",
+    "check threats squared / 10",
+    "check threats x missing advisors",
+)
 # Janggi (A1): no river, so every kind but the general and the advisors (the palace's
 # nine points, folded to six) may stand anywhere; a soldier never steps back from its rank 3.
 _JANGGI_PALACE = [(f, r) for r in range(3) for f in (3, 4)]
 _JANGGI_SOLDIER = [(f, r) for r in range(3, 10) for f in range(5)]
-JANGGI_POINTS = {KING: _JANGGI_PALACE, ADVISOR: _JANGGI_PALACE, ELEPHANT: _ANYWHERE,
-                 HORSE: _ANYWHERE, CHARIOT: _ANYWHERE, CANNON: _ANYWHERE,
-                 SOLDIER: _JANGGI_SOLDIER}
+JANGGI_POINTS = {
+    KING: _JANGGI_PALACE,
+    ADVISOR: _JANGGI_PALACE,
+    ELEPHANT: _ANYWHERE,
+    HORSE: _ANYWHERE,
+    CHARIOT: _ANYWHERE,
+    CANNON: _ANYWHERE,
+    SOLDIER: _JANGGI_SOLDIER,
+}
 # Han's bonus (J8) as a weight: its feature is -1 in every position, first mover's view.
 # The mobility and safety weights are xiangqi's, shared (janggi's cannon has none): held.
 JANGGI_EXTRA = ("chariot mobility", "horse mobility", "general safety", "second mover")
@@ -164,11 +199,34 @@ END = "# --- end of the tuned weights ---"
 JANGGI_BEGIN = "# --- tuned by bench/tune.py --variant janggi: do not edit by hand, rerun it ---"
 JANGGI_END = "# --- end of the tuned janggi weights ---"
 SPECS = {
-    "xiangqi": Spec("xiangqi", DATA, XIANGQI_EVALUATOR, POINTS, EXTRA, CONSTANTS, SHARED, RAYS,
-                    BEGIN, END, material=False, pull=2e-6),
-    "janggi": Spec("janggi", JANGGI_DATA, JANGGI_EVALUATOR, JANGGI_POINTS, JANGGI_EXTRA,
-                   {"second mover": "JANGGI_SECOND_MOVER_BONUS"}, JANGGI_EXTRA[:3], JANGGI_RAYS,
-                   JANGGI_BEGIN, JANGGI_END, material=True, pull=2e-4),
+    "xiangqi": Spec(
+        "xiangqi",
+        DATA,
+        XIANGQI_EVALUATOR,
+        POINTS,
+        EXTRA,
+        CONSTANTS,
+        SHARED,
+        RAYS,
+        BEGIN,
+        END,
+        material=False,
+        pull=2e-6,
+    ),
+    "janggi": Spec(
+        "janggi",
+        JANGGI_DATA,
+        JANGGI_EVALUATOR,
+        JANGGI_POINTS,
+        JANGGI_EXTRA,
+        {"second mover": "JANGGI_SECOND_MOVER_BONUS"},
+        JANGGI_EXTRA[:3],
+        JANGGI_RAYS,
+        JANGGI_BEGIN,
+        JANGGI_END,
+        material=True,
+        pull=2e-4,
+    ),
 }
 
 
@@ -186,11 +244,14 @@ class Features:
         for kind in KINDS:
             for file, rank in spec.points[kind]:
                 self.index[(kind, file, rank)] = len(self.index)
-        names = spec.extra + ((CANDIDATES if spec.name == "xiangqi" else ()) + PALACE_CANDIDATES
-                              if candidates else ())
+        names = spec.extra + (
+            (CANDIDATES if spec.name == "xiangqi" else ()) + PALACE_CANDIDATES if candidates else ()
+        )
         self.extra = {name: len(self.index) + i for i, name in enumerate(names)}
-        self.material = {kind: len(self.index) + len(names) + i
-                         for i, kind in enumerate(MATERIAL if spec.material else ())}
+        self.material = {
+            kind: len(self.index) + len(names) + i
+            for i, kind in enumerate(MATERIAL if spec.material else ())
+        }
         self.candidates = candidates
         self.size = len(self.index) + len(names) + len(self.material)
 
@@ -215,8 +276,13 @@ class Features:
         for piece in squares:
             counts[piece + 7] += 1
         safety = general_safety(counts) / evaluation.SAFETY_WEIGHT
-        terms = {"chariot mobility": chariot, "horse mobility": horse, "cannon mobility": cannon,
-                 "general safety": safety, "second mover": -1}
+        terms = {
+            "chariot mobility": chariot,
+            "horse mobility": horse,
+            "cannon mobility": cannon,
+            "general safety": safety,
+            "second mover": -1,
+        }
         for name in self.spec.extra:
             if terms[name]:
                 x[self.extra[name]] = float(terms[name])
@@ -242,22 +308,28 @@ class Features:
                 theta[j] -= evaluator.values[kind]
         for kind, j in self.material.items():
             theta[j] = evaluator.values[kind]
-        start = {"chariot mobility": evaluation.CHARIOT_MOBILITY,
-                 "horse mobility": evaluation.HORSE_MOBILITY,
-                 "cannon mobility": evaluator.cannon_mobility,
-                 "general safety": evaluation.SAFETY_WEIGHT, "second mover": -evaluator.bias}
+        start = {
+            "chariot mobility": evaluation.CHARIOT_MOBILITY,
+            "horse mobility": evaluation.HORSE_MOBILITY,
+            "cannon mobility": evaluator.cannon_mobility,
+            "general safety": evaluation.SAFETY_WEIGHT,
+            "second mover": -evaluator.bias,
+        }
         for name in self.spec.extra:
             theta[self.extra[name]] = start[name]
         return theta
 
     def totals(self, theta: np.ndarray) -> dict[int, float]:
         """The weight of each (kind, point) index with its kind's material weight added."""
-        return {j: theta[j] + (theta[self.material[kind]] if kind in self.material else 0.0)
-                for (kind, _, _), j in self.index.items()}
+        return {
+            j: theta[j] + (theta[self.material[kind]] if kind in self.material else 0.0)
+            for (kind, _, _), j in self.index.items()
+        }
 
 
-def reach(squares: list[int], rays: Sequence[Sequence[Sequence[int]]] = RAYS
-          ) -> tuple[int, int, int]:
+def reach(
+    squares: list[int], rays: Sequence[Sequence[Sequence[int]]] = RAYS
+) -> tuple[int, int, int]:
     """Chariot, horse and cannon move counts, first mover minus second (see ``mobility``)."""
     totals = [0, 0, 0]
     for point, piece in enumerate(squares):
@@ -267,8 +339,9 @@ def reach(squares: list[int], rays: Sequence[Sequence[Sequence[int]]] = RAYS
         sign = 1 if piece > 0 else -1
         n = 0
         if kind == HORSE:
-            n = sum(1 for to, leg in HORSE_MOVES[point]
-                    if not squares[leg] and squares[to] * sign <= 0)
+            n = sum(
+                1 for to, leg in HORSE_MOVES[point] if not squares[leg] and squares[to] * sign <= 0
+            )
             totals[1] += sign * n
             continue
         for ray in rays[point]:
@@ -329,12 +402,15 @@ def candidate_terms(squares: list[int], counts: list[int]) -> list[float]:
 
 
 # The nine points of each side's palace (first mover's at the bottom).
-PALACE_POINTS = tuple(frozenset(rank * 9 + file for rank in ranks for file in (3, 4, 5))
-                      for ranks in ((0, 1, 2), (7, 8, 9)))
+PALACE_POINTS = tuple(
+    frozenset(rank * 9 + file for rank in ranks for file in (3, 4, 5))
+    for ranks in ((0, 1, 2), (7, 8, 9))
+)
 
 
-def palace_units(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], janggi: bool
-                 ) -> tuple[int, int]:
+def palace_units(
+    squares: list[int], rays: Sequence[Sequence[Sequence[int]]], janggi: bool
+) -> tuple[int, int]:
     """Points of the enemy palace (files d-f, its three ranks) each side's chariots, horses and
     cannons attack, counted once per attacker (first mover's, second mover's). A cannon
     attacks past exactly one screen (janggi: not a cannon, and it takes no cannon)."""
@@ -372,8 +448,9 @@ def palace_units(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], ja
     return units[0], units[1]
 
 
-def check_threats(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], king: int,
-                  white: bool) -> int:
+def check_threats(
+    squares: list[int], rays: Sequence[Sequence[Sequence[int]]], king: int, white: bool
+) -> int:
     """How many moves of the first mover's (``white``) or the second mover's chariots and
     horses would give check to the enemy general on ``king``: the danger a general stands in
     before any check is on the board. A chariot threatens from any point it can reach on one of
@@ -401,8 +478,11 @@ def check_threats(squares: list[int], rays: Sequence[Sequence[Sequence[int]]], k
                         break
                     threats += lines[to]
         elif piece * sign == HORSE:
-            threats += sum(1 for to, leg in HORSE_MOVES[point]
-                           if spots[to] and not squares[leg] and squares[to] * sign <= 0)
+            threats += sum(
+                1
+                for to, leg in HORSE_MOVES[point]
+                if spots[to] and not squares[leg] and squares[to] * sign <= 0
+            )
     return threats
 
 
@@ -414,10 +494,14 @@ def palace_terms(squares: list[int], counts: list[int], spec: Spec) -> list[floa
     red_king, black_king = squares.index(KING), squares.index(-KING)
     red_threats = check_threats(squares, spec.rays, black_king, True)
     black_threats = check_threats(squares, spec.rays, red_king, False)
-    return [red - black, (red * red - black * black) / 10,
-            red * missing_black - black * missing_red, red_threats - black_threats,
-            (red_threats**2 - black_threats**2) / 10,
-            red_threats * missing_black - black_threats * missing_red]
+    return [
+        red - black,
+        (red * red - black * black) / 10,
+        red * missing_black - black * missing_red,
+        red_threats - black_threats,
+        (red_threats**2 - black_threats**2) / 10,
+        red_threats * missing_black - black_threats * missing_red,
+    ]
 
 
 def engine_score(squares: list[int], spec: Spec = SPECS["xiangqi"]) -> int:
@@ -519,8 +603,17 @@ def fit_k(data: Data, theta: np.ndarray) -> float:
     return (lo + hi) / 2
 
 
-def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate: float,
-         frozen: np.ndarray, report: int = 250, free: np.ndarray | None = None) -> np.ndarray:
+def tune(
+    data: Data,
+    start: np.ndarray,
+    k: float,
+    steps: int,
+    pull: float,
+    rate: float,
+    frozen: np.ndarray,
+    report: int = 250,
+    free: np.ndarray | None = None,
+) -> np.ndarray:
     """Adam on the loss plus ``pull`` x the mean squared step away from ``start`` (but for the
     weights where ``free`` is true); the weights where ``frozen`` is true stay as they are."""
     theta = start.copy()
@@ -542,8 +635,9 @@ def tune(data: Data, start: np.ndarray, k: float, steps: int, pull: float, rate:
 # ---------------------------------------------------------------- writing evaluation.py
 
 
-def tuned_weights(features: Features, theta: np.ndarray, data: Data,
-                  values: dict[int, int] | None = None) -> tuple[dict[str, object], str]:
+def tuned_weights(
+    features: Features, theta: np.ndarray, data: Data, values: dict[int, int] | None = None
+) -> tuple[dict[str, object], str]:
     """The tuned weights as written: the piece values and per-point bonuses (the variant's
     entry of ``tuned.json``) and the block of evaluation.py with the weights the search reads
     per node. ``values`` (by kind) replaces the means as the values (to write the weights as
@@ -567,21 +661,22 @@ def tuned_weights(features: Features, theta: np.ndarray, data: Data,
                 j = features.index.get((kind, file, rank))
                 row.append(0 if j is None else round(float(totals[j])) - values[kind])
             rows.append(row)
-    tables = {"values": {KIND_NAMES[kind].lower(): values[kind] for kind in KINDS},
-              "bonus": bonus}
+    tables = {"values": {KIND_NAMES[kind].lower(): values[kind] for kind in KINDS}, "bonus": bonus}
     lines = [spec.begin]
     if spec.name == "janggi":
         lines.append("# Han's 1.5 points (J8), in centipawns, that the first mover's score starts")
         lines.append("# behind by.")
     else:
-        lines.append("# Centipawns per point a chariot, horse, cannon can move to "
-                     "(``mobility``), and")
+        lines.append(
+            "# Centipawns per point a chariot, horse, cannon can move to (``mobility``), and"
+        )
         lines.append("# per missing defender and attacker unit (``general_safety``).")
     for name, const in spec.constants.items():
         lines.append(f"{const}: Final = {round(float(theta[features.extra[name]]))}")
     if spec.name == "xiangqi":
-        lines.append("# More than the mobility balance of any ordinary position "
-                     "(99.9 % of the games'")
+        lines.append(
+            "# More than the mobility balance of any ordinary position (99.9 % of the games'"
+        )
         lines.append("# positions): see ``Searcher._leaf_score``.")
         lines.append(f"MOBILITY_MARGIN: Final = {mobility_margin(features, theta, data)}")
     lines.append(spec.end)
@@ -602,22 +697,28 @@ def tuned_json(tuned: dict[str, dict[str, object]]) -> str:
     out = ["{"]
     for i, (variant, weights) in enumerate(tuned.items()):
         if "bonus" not in weights:  # jieqi's face-down bonuses (bench/jieqi_tune.py): one line
-            out.append(f'  "{variant}": {json.dumps(weights)}' + ("," if i < len(tuned) - 1
-                                                                   else ""))
+            out.append(
+                f'  "{variant}": {json.dumps(weights)}' + ("," if i < len(tuned) - 1 else "")
+            )
             continue
         bonus: dict[str, list[list[int]]] = weights["bonus"]  # type: ignore[assignment]
-        kinds = [f'      "{kind}": [\n'
-                 + ",\n".join("        [" + ", ".join(f"{b:4d}" for b in row) + "]"
-                              for row in rows)
-                 + "\n      ]" for kind, rows in bonus.items()]
-        out.append(f'  "{variant}": {{\n    "values": {json.dumps(weights["values"])},\n'
-                   '    "bonus": {\n' + ",\n".join(kinds) + "\n    }\n  }"
-                   + ("," if i < len(tuned) - 1 else ""))
+        kinds = [
+            f'      "{kind}": [\n'
+            + ",\n".join("        [" + ", ".join(f"{b:4d}" for b in row) + "]" for row in rows)
+            + "\n      ]"
+            for kind, rows in bonus.items()
+        ]
+        out.append(
+            f'  "{variant}": {{\n    "values": {json.dumps(weights["values"])},\n'
+            '    "bonus": {\n'
+            + ",\n".join(kinds)
+            + "\n    }\n  }"
+            + ("," if i < len(tuned) - 1 else "")
+        )
     return "\n".join(out) + "\n}\n"
 
 
-def write_evaluation(tables: dict[str, object], block: str,
-                     spec: Spec = SPECS["xiangqi"]) -> None:
+def write_evaluation(tables: dict[str, object], block: str, spec: Spec = SPECS["xiangqi"]) -> None:
     tuned = json.loads(TUNED.read_text())
     tuned[spec.name] = tables
     TUNED.write_text(tuned_json(tuned))
@@ -631,20 +732,30 @@ def write_evaluation(tables: dict[str, object], block: str,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", choices=list(SPECS), default="xiangqi")
-    parser.add_argument("--data", type=Path, default=None,
-                        help="default: bench/data/<variant>_positions.txt.gz")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="default: bench/data/<variant>_positions.txt.gz"
+    )
     parser.add_argument("--limit", type=int, default=None, help="read only N positions")
     parser.add_argument("--holdout", type=int, default=5, help="1 game in N is held out")
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--rate", type=float, default=2.0, help="Adam step, centipawns")
-    parser.add_argument("--pull", type=float, default=None,
-                        help="L2 pull toward the current weights (xiangqi 2e-6, janggi 2e-4)")
-    parser.add_argument("--write", action="store_true",
-                        help="write engine/tuned.json and evaluation.py")
-    parser.add_argument("--candidates", action="store_true",
-                        help="also fit the CANDIDATES terms (never written)")
-    parser.add_argument("--freeze-shared", action="store_true",
-                        help="keep the weights janggi and jieqi share as they are")
+    parser.add_argument(
+        "--pull",
+        type=float,
+        default=None,
+        help="L2 pull toward the current weights (xiangqi 2e-6, janggi 2e-4)",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="write engine/tuned.json and evaluation.py"
+    )
+    parser.add_argument(
+        "--candidates", action="store_true", help="also fit the CANDIDATES terms (never written)"
+    )
+    parser.add_argument(
+        "--freeze-shared",
+        action="store_true",
+        help="keep the weights janggi and jieqi share as they are",
+    )
     args = parser.parse_args(argv)
 
     started = time.monotonic()
@@ -653,10 +764,12 @@ def main(argv: list[str] | None = None) -> int:
     data = Data(args.data or spec.data, features, args.limit)
     held = data.games % args.holdout == 0
     fitting, holdout = data.subset(~held), data.subset(held)
-    print(f"{data.n} quiet positions ({fitting.n} fitting, {holdout.n} held out, games "
-          f"{len(np.unique(data.games))}), {features.size} weights; features checked against "
-          f"the engine's score at {data.checked} positions; read in "
-          f"{time.monotonic() - started:.0f} s")
+    print(
+        f"{data.n} quiet positions ({fitting.n} fitting, {holdout.n} held out, games "
+        f"{len(np.unique(data.games))}), {features.size} weights; features checked against "
+        f"the engine's score at {data.checked} positions; read in "
+        f"{time.monotonic() - started:.0f} s"
+    )
     start = features.current()
     k = fit_k(fitting, start)
     print(f"K = {k:.6f} per centipawn (a 100-point lead: {1 / (1 + math.exp(-100 * k)):.3f})")
@@ -670,10 +783,14 @@ def main(argv: list[str] | None = None) -> int:
     theta = tune(fitting, start, k, args.steps, pull, args.rate, frozen, free=free)
     final = np.round(theta)  # the weights as they will be written: what plays
     after_fit, after_held = fitting.loss(final, k), holdout.loss(final, k)
-    print(f"fitting loss  before {before_fit:.6f}  after {after_fit:.6f}  "
-          f"ratio {after_fit / before_fit:.4f}")
-    print(f"held-out loss before {before_held:.6f}  after {after_held:.6f}  "
-          f"ratio {after_held / before_held:.4f}  (anchor: the current evaluation)")
+    print(
+        f"fitting loss  before {before_fit:.6f}  after {after_fit:.6f}  "
+        f"ratio {after_fit / before_fit:.4f}"
+    )
+    print(
+        f"held-out loss before {before_held:.6f}  after {after_held:.6f}  "
+        f"ratio {after_held / before_held:.4f}  (anchor: the current evaluation)"
+    )
     for name, j in features.extra.items():
         print(f"  {name}: {start[j]:.0f} -> {final[j]:.0f}")
     for kind, j in features.material.items():

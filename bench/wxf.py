@@ -25,14 +25,24 @@ from chuhan.rules import make_board
 from chuhan.rules.wxf import cycle_loser, judge
 
 CASES = [
-    ("4-move chase (cannon on a protected chariot)",
-     "4k4/4n4/9/3r5/9/9/3P1P3/9/5C3/4K4 w", "", "f2d2 d7f7 d2f2 f7d7"),
-    ("4-move idle (generals walking, middlegame material)",
-     "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
-     "", "b1c3 b10c8 c3b1 c8b10"),
-    ("12-move chase (WXF diagram 81)",
-     "2b1ka1P1/4a4/b8/p5R2/8c/7R1/P1p3p2/3rBn3/N2C2n1C/3K1NB2 w", "h5h6 i6i8",
-     "g7g8 i8i7 h6h7 i7i6 g8g6 i6i8 h7h8 i8i7 g6g7 i7i6 h8h6 i6i8"),
+    (
+        "4-move chase (cannon on a protected chariot)",
+        "4k4/4n4/9/3r5/9/9/3P1P3/9/5C3/4K4 w",
+        "",
+        "f2d2 d7f7 d2f2 f7d7",
+    ),
+    (
+        "4-move idle (generals walking, middlegame material)",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+        "",
+        "b1c3 b10c8 c3b1 c8b10",
+    ),
+    (
+        "12-move chase (WXF diagram 81)",
+        "2b1ka1P1/4a4/b8/p5R2/8c/7R1/P1p3p2/3rBn3/N2C2n1C/3K1NB2 w",
+        "h5h6 i6i8",
+        "g7g8 i8i7 h6h7 i7i6 g8g6 i6i8 h7h8 i8i7 g6g7 i7i6 h8h6 i6i8",
+    ),
 ]
 
 
@@ -56,15 +66,17 @@ def main() -> int:
     from chuhan import native
 
     print(f"build: {'compiled' if native.status().active else 'pure Python'}")
-    print(f"{'cycle':52} {'legal_moves':>12} {'cycle_loser':>12} {'ratio':>6} "
-          f"{'explained':>10} {'ratio':>6}")
+    print(
+        f"{'cycle':52} {'legal_moves':>12} {'cycle_loser':>12} {'ratio':>6} "
+        f"{'explained':>10} {'ratio':>6}"
+    )
     for name, fen, lead, cycle in CASES:
         board = make_board("xiangqi", fen, rules="wxf")
         board.push_many(lead.split())
         moves = cycle.split()
         board.push_many(moves)
-        codes = board.code_history()[-len(moves):]
-        checks = board.check_history()[-len(moves):]
+        codes = board.code_history()[-len(moves) :]
+        checks = board.check_history()[-len(moves) :]
         anchor, fast, full = per_call(
             [
                 board.legal_codes,
@@ -73,8 +85,10 @@ def main() -> int:
             ],
             args.repeat,
         )
-        print(f"{name:52} {anchor * 1e6:10.1f}us {fast * 1e6:10.1f}us {fast / anchor:6.1f} "
-              f"{full * 1e6:8.1f}us {full / anchor:6.1f}")
+        print(
+            f"{name:52} {anchor * 1e6:10.1f}us {fast * 1e6:10.1f}us {fast / anchor:6.1f} "
+            f"{full * 1e6:8.1f}us {full / anchor:6.1f}"
+        )
     return 0
 
 

@@ -22,10 +22,14 @@ from chuhan.server.ai.pool import AIJob, AIPool, _board
 pytestmark = pytest.mark.timeout(180)
 
 GAMES = {  # out of the opening book: each move is a search
-    "game-x": ("xiangqi",
-               "r1bakab1r/9/1cn3nc1/p3p1p1p/2p6/6P2/P1P1P3P/1CN1C1N2/9/R1BAKAB1R w - - 0 1"),
-    "game-j": ("janggi",
-               "r1ba1abnr/4k4/1c2n2c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2N2C1/4K4/RNBA1AB1R w - - 0 1"),
+    "game-x": (
+        "xiangqi",
+        "r1bakab1r/9/1cn3nc1/p3p1p1p/2p6/6P2/P1P1P3P/1CN1C1N2/9/R1BAKAB1R w - - 0 1",
+    ),
+    "game-j": (
+        "janggi",
+        "r1ba1abnr/4k4/1c2n2c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2N2C1/4K4/RNBA1AB1R w - - 0 1",
+    ),
 }
 
 
@@ -47,9 +51,15 @@ def test_each_games_next_move_goes_to_the_worker_that_kept_its_tables_A1() -> No
         try:
             for _ in range(4):
                 jobs = [
-                    AIJob("move", GAMES[game][0], fen=GAMES[game][1], level="advanced",
-                          movetime=0.3, game=game,
-                          moves=tuple(str(m) for m in board.move_stack))
+                    AIJob(
+                        "move",
+                        GAMES[game][0],
+                        fen=GAMES[game][1],
+                        level="advanced",
+                        movetime=0.3,
+                        game=game,
+                        moves=tuple(str(m) for m in board.move_stack),
+                    )
                     for game, board in boards.items()
                 ]
                 # Both games ask at once: each worker takes one.
@@ -86,8 +96,15 @@ def test_a_move_does_not_wait_for_its_games_busy_worker_A2() -> None:
             board = make_board(variant, fen)
             board.push(choose_move(board, "intermediate", nodes=2_000).move)
             board.push(choose_move(board, "intermediate", nodes=2_000).move)
-            again = AIJob("move", variant, fen=fen, level="advanced", movetime=0.1, game="game-x",
-                          moves=tuple(str(m) for m in board.move_stack))
+            again = AIJob(
+                "move",
+                variant,
+                fen=fen,
+                level="advanced",
+                movetime=0.1,
+                game="game-x",
+                moves=tuple(str(m) for m in board.move_stack),
+            )
             _, _, second = await pool.submit(again)
             waiting = not sleeper.done()
             sleeper.cancel()

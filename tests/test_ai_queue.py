@@ -196,8 +196,7 @@ def test_a_full_shared_queue_answers_busy_and_an_identical_job_joins_the_running
     served: Queue,
 ) -> None:
     # Out of the opening book (which answers the start at once): a search of the full 1.5 s.
-    long = AIJob("move", "xiangqi", level="advanced", seed=3, movetime=1.5,
-                 moves=("a1a2", "a10a9"))
+    long = AIJob("move", "xiangqi", level="advanced", seed=3, movetime=1.5, moves=("a1a2", "a10a9"))
     other = AIJob("move", "xiangqi", level="beginner", seed=4)
 
     async def run() -> tuple[BaseException | None, Any, Any]:

@@ -219,8 +219,10 @@ def test_dependencies_point_inward() -> None:
         (module, target)
         for module, targets in graph.items()
         for target in targets
-        if (module.startswith("chuhan.rules") and target.startswith(("chuhan.engine",
-                                                                       "chuhan.server")))
+        if (
+            module.startswith("chuhan.rules")
+            and target.startswith(("chuhan.engine", "chuhan.server"))
+        )
         or (module.startswith("chuhan.engine") and target.startswith("chuhan.server"))
     ]
     assert not wrong, f"imports pointing outward: {wrong}"

@@ -218,8 +218,10 @@ def test_e1_perpetual_check_is_not_the_way_out() -> None:
 
 
 def random_position(variant: str, rng: random.Random, plies: int) -> Board:
-    board = make_board(variant, seed=rng.randrange(1000)) if variant == "jieqi" else (
-        make_board(variant)
+    board = (
+        make_board(variant, seed=rng.randrange(1000))
+        if variant == "jieqi"
+        else (make_board(variant))
     )
     for _ in range(plies):
         if board.outcome() is not None:
@@ -255,8 +257,7 @@ def test_the_quiescence_capture_generator_finds_exactly_the_captures(variant: st
             if turn:
                 board.turn ^= 1
             squares = board.squares
-            expected = [c for c in board.pseudo_codes()
-                        if c != PASS_CODE and squares[c % 90]]
+            expected = [c for c in board.pseudo_codes() if c != PASS_CODE and squares[c % 90]]
             assert board.capture_codes() == expected, board.fen()
             seen += len(expected)
             if turn:
@@ -303,9 +304,7 @@ def test_a3_jieqi_the_engine_cannot_peek() -> None:
     for twin in twins:
         assert twin.view(twin.turn)["fen"] == board.view(board.turn)["fen"]
     for level in ALL_LEVELS:
-        results = [
-            choose_move(b, level, seed=3, nodes=1_500) for b in [board, *twins]
-        ]
+        results = [choose_move(b, level, seed=3, nodes=1_500) for b in [board, *twins]]
         summary = {(str(r.move), r.score, r.nodes) for r in results}
         assert len(summary) == 1, (level, summary)
 

@@ -21,8 +21,11 @@ def book_positions(variant: str = "xiangqi") -> list[Board]:
     """Every position the variant's book reaches by its own moves from its starts."""
     book = json.loads(BOOK_PATHS[variant].read_text())
     found: list[Board] = []
-    todo = ([make_board("janggi", setup=setup) for setup in JANGGI_STARTS]
-            if variant == "janggi" else [make_board(variant)])
+    todo = (
+        [make_board("janggi", setup=setup) for setup in JANGGI_STARTS]
+        if variant == "janggi"
+        else [make_board(variant)]
+    )
     while todo:
         board = todo.pop()
         entries = book.get(book_key(board))

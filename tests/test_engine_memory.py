@@ -55,8 +55,9 @@ def reply(board: Board) -> None:
     board.push(choose_move(board, "intermediate", nodes=2_000).move)
 
 
-@pytest.mark.parametrize(("variant", "fen"), [("xiangqi", XIANGQI_MIDGAME),
-                                              ("janggi", JANGGI_MIDGAME)])
+@pytest.mark.parametrize(
+    ("variant", "fen"), [("xiangqi", XIANGQI_MIDGAME), ("janggi", JANGGI_MIDGAME)]
+)
 def test_a1_the_next_decision_of_the_same_game_starts_from_the_last_ones_tables(
     variant: str, fen: str
 ) -> None:
@@ -87,7 +88,11 @@ def test_a1_a_node_limited_decision_is_the_same_whatever_came_before() -> None:
     again = choose_move(board, "advanced", nodes=3_000)
     assert again.inherited == 0
     assert (again.move, again.score, again.nodes, again.pv) == (
-        alone.move, alone.score, alone.nodes, alone.pv)
+        alone.move,
+        alone.score,
+        alone.nodes,
+        alone.pv,
+    )
 
 
 def test_a3_jieqi_never_carries_tables() -> None:
@@ -103,8 +108,9 @@ def test_a2_a_process_keeps_a_bounded_number_of_games(monkeypatch: pytest.Monkey
     games = []
     for n in range(ai.KEPT_GAMES + 1):
         # Games that differ in one soldier's file: different histories.
-        fen = XIANGQI_MIDGAME.replace("P1P1P3P", ["P1P1P3P", "P1P1P2P1", "P1P1P1P2",
-                                                  "P1P1PP3"][n % 4])
+        fen = XIANGQI_MIDGAME.replace(
+            "P1P1P3P", ["P1P1P3P", "P1P1P2P1", "P1P1P1P2", "P1P1PP3"][n % 4]
+        )
         board = out_of_book("xiangqi", fen) if n == 0 else make_board("xiangqi", fen)
         board.push(timed_decision(board).move)
         reply(board)
@@ -229,11 +235,15 @@ def test_a6_a_search_stopped_mid_line_leaves_its_board_at_the_root() -> None:
     # stops fall deep in a capture line. Whatever reads the searched board afterwards (the UCI
     # text of a janggi pass is the mover's general point; the draw decision searches the same
     # board again) must find the root position there.
-    for variant, fen, budgets in (("xiangqi", XIANGQI_MIDGAME, range(200, 240)),
-                                  ("janggi", JANGGI_MIDGAME, range(2_270, 2_300))):
+    for variant, fen, budgets in (
+        ("xiangqi", XIANGQI_MIDGAME, range(200, 240)),
+        ("janggi", JANGGI_MIDGAME, range(2_270, 2_300)),
+    ):
         board = make_board(variant, fen)
         for nodes in budgets:
             searcher = ai.searcher_for(board, Limits(nodes=nodes))
             searcher.run()
             assert (searcher.board.fen(), searcher.board.turn) == (board.fen(), board.turn), (
-                variant, nodes)
+                variant,
+                nodes,
+            )

@@ -110,8 +110,7 @@ def test_a1_a_lone_chariot_against_a_full_defence_is_judged_a_draw(level: str) -
     board = make_board("xiangqi", LONE_CHARIOT_FULL_DEFENCE)
     result = choose_move(board, level, nodes=20_000)
     assert abs(result.score) < 60, result  # unjudged, the search gives the chariot about 180
-    weaker = choose_move(make_board("xiangqi", LONE_CHARIOT_ONE_ADVISOR_GONE), level,
-                         nodes=20_000)
+    weaker = choose_move(make_board("xiangqi", LONE_CHARIOT_ONE_ADVISOR_GONE), level, nodes=20_000)
     assert weaker.score > 300, weaker
 
 

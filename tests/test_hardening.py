@@ -113,9 +113,7 @@ def test_a_body_over_one_megabyte_is_refused_with_413_before_it_is_read_Z5(site:
 
 
 def test_idle_connections_and_slow_headers_are_closed_Z5(tmp_path: Path) -> None:
-    with running_server(
-        tmp_path, CHUHAN_HEADER_SECONDS="1", CHUHAN_IDLE_SOCKET_SECONDS="2"
-    ) as url:
+    with running_server(tmp_path, CHUHAN_HEADER_SECONDS="1", CHUHAN_IDLE_SOCKET_SECONDS="2") as url:
         port = int(url.rsplit(":", 1)[1])
         bare = socket.create_connection(("127.0.0.1", port))
         slow = socket.create_connection(("127.0.0.1", port))

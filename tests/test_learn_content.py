@@ -260,5 +260,3 @@ def test_u8_the_faq_answers_what_the_seed_pages_answer() -> None:
     for topic in ("western chess", "cannon capture", "river", "generals face", "stalemate",
                   "promote", "moves first", "jump", "perpetual check"):  # fmt: skip
         assert topic in questions, topic
-
-

@@ -183,8 +183,7 @@ def test_u8_placing_blockers_in_the_guide_changes_the_moves_as_the_rules_say(tab
     tab.click('[data-tool="own"]')
     tab.click('[data-point="d5"]')
     tab.wait_for_function(
-        "() => !document.querySelector('[data-point=\"c6\"]').classList"
-        ".contains('is-destination')"
+        "() => !document.querySelector('[data-point=\"c6\"]').classList.contains('is-destination')"
     )
     assert {"c6", "c4"}.isdisjoint(guide_matches_rules(tab, "xiangqi"))
     tab.click('[data-tool="piece"]')

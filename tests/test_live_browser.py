@@ -250,12 +250,8 @@ def test_the_live_line_across_two_instances_on_postgresql_and_redis_B5(
         text = banner(black)
         assert "Sua partida continua: Xiangqi contra" in text
         assert "Vez do adversário" in text
-        assert (
-            CLOCK.search(text)
-        )
-        assert (
-            black.get_attribute("[data-live-game=online]", "href") == f"/room/{room}"
-        )
+        assert CLOCK.search(text)
+        assert black.get_attribute("[data-live-game=online]", "href") == f"/room/{room}"
         black.screenshot(path=str(SHOTS / "chuhan-live-home-phone-pt.png"))
         # Red moves on instance a; Black's next page on b says it is Black's move.
         move(red, "h3e3")

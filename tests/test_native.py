@@ -36,8 +36,12 @@ def probe(**env: str) -> dict[str, object]:
     """What a fresh process with ``env`` imports and plays."""
     clean = {k: v for k, v in os.environ.items() if k not in (native.PURE_ENV, native.DIR_ENV)}
     out = subprocess.run(
-        [sys.executable, "-c", PROBE], env=clean | env, capture_output=True, text=True,
-        check=True, timeout=120,
+        [sys.executable, "-c", PROBE],
+        env=clean | env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     result: dict[str, object] = json.loads(out.stdout)
     return result

@@ -24,10 +24,21 @@ from chuhan.rules.jieqi import JieqiBoard
 
 DATA = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "server" / "puzzles" / "data"
 VARIANTS = ("xiangqi", "janggi", "jieqi")
-THEMES = {"mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5", "material", "endgame",
-          "defence", "points", "short", "long"}
-SOURCE_KINDS = {"xiangqi": "ccpd", "janggi": "fairy-stockfish-selfplay",
-                "jieqi": "chuhan-selfplay"}
+THEMES = {
+    "mate",
+    "mateIn1",
+    "mateIn2",
+    "mateIn3",
+    "mateIn4",
+    "mateIn5",
+    "material",
+    "endgame",
+    "defence",
+    "points",
+    "short",
+    "long",
+}
+SOURCE_KINDS = {"xiangqi": "ccpd", "janggi": "fairy-stockfish-selfplay", "jieqi": "chuhan-selfplay"}
 CCPD_CREDIT = "Chinese Chess Practical Dataset, Yu-Han Tseng and Bo-Nian Chen, CC BY 4.0"
 # At least a million nodes for Fairy-Stockfish; jieqi 20x the advanced level's 60,000.
 MIN_NODES = {"xiangqi": 1_000_000, "janggi": 1_000_000, "jieqi": 1_200_000}
@@ -85,7 +96,8 @@ def test_fields_follow_the_format(variant: str) -> None:
         extra = {"view", "reveals"} if variant == "jieqi" else set()
         assert set(puzzle) == FIELDS | extra, puzzle["id"]
         digest = hashlib.sha1(
-            (puzzle["fen"] + " " + " ".join(puzzle["moves"])).encode()).hexdigest()[:10]
+            (puzzle["fen"] + " " + " ".join(puzzle["moves"])).encode()
+        ).hexdigest()[:10]
         assert puzzle["id"] == f"{variant}-{digest}"
         assert puzzle["variant"] == variant
         assert isinstance(puzzle["rating"], int)
@@ -116,7 +128,8 @@ def test_first_move_is_the_only_good_one_by_the_stored_verification(variant: str
         assert second is not None, f"{puzzle['id']}: a forced move is no puzzle"
         if best.startswith("mate") and int(best.split()[1]) > 0:
             assert not (second.startswith("mate") and int(second.split()[1]) > 0) or (
-                best == "mate 1"), puzzle["id"]
+                best == "mate 1"
+            ), puzzle["id"]
         else:
             assert win_chance(best) - win_chance(second) >= 0.7, puzzle["id"]
 

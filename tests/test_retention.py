@@ -334,9 +334,7 @@ def _puzzle_owners(store: Store) -> tuple[set[str], set[str]]:
     return rated, tried
 
 
-def test_a_puzzle_only_player_is_kept_and_a_deleted_players_puzzle_rows_go_B9(
-    tmp_path, database
-):
+def test_a_puzzle_only_player_is_kept_and_a_deleted_players_puzzle_rows_go_B9(tmp_path, database):
     """A player whose only activity is puzzles (a puzzle rating, attempts in My games) has
     played: kept past the retention days with all of it. A player deleted takes their puzzle
     rows along (no row keeps the id of a player who no longer exists)."""

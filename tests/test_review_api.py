@@ -483,9 +483,7 @@ def test_the_analysis_engine_is_pluggable_with_a_uci_engine(tmp_path):
         assert done["plies"][4]["line"]["wxf"] == ["C3+5"]
 
 
-def test_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(
-    tmp_path, monkeypatch
-):
+def test_the_analysis_engine_is_a_setting_the_pool_hands_to_its_workers(tmp_path, monkeypatch):
     """CHUHAN_ANALYSIS_ENGINE is read by Settings (the one place that reads the environment)
     and reaches the worker's analysis through the pool, not through the worker's os.environ."""
     program = uci_program(tmp_path)

@@ -227,9 +227,7 @@ def test_play_someone_now_on_a_clock_pairs_into_a_room_on_that_clock_B1_B7(
         for page in friends.pages:
             page.wait_for_url("**/room/r*")
             page.wait_for_selector("[data-room][data-phase=playing]")
-            assert page.text_content("[data-room-length]") == (
-                "Game length: 5 min + 3 s per move"
-            )
+            assert page.text_content("[data-room-length]") == ("Game length: 5 min + 3 s per move")
         shown = clocks_of(second)
         assert shown["black"] == ("0:30", False)  # 5 min shortened tenfold, black waiting
         assert shown["red"][0].startswith("first move")

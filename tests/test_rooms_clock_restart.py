@@ -81,8 +81,14 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
 def _game_on(clock: dict) -> GameRecord:
     """A xiangqi room game at ply 2 (red to move) with ``clock``."""
     return GameRecord(
-        id="g1", kind="online", variant="xiangqi", options={"clock": clock}, start_fen=START,
-        created_at=T0, expires_at=T0 + timedelta(days=1), updated_at=T0,
+        id="g1",
+        kind="online",
+        variant="xiangqi",
+        options={"clock": clock},
+        start_fen=START,
+        created_at=T0,
+        expires_at=T0 + timedelta(days=1),
+        updated_at=T0,
         moves=["h3e3", "h10g8"],
     )
 
@@ -107,6 +113,7 @@ def test_a_dead_instances_lost_news_is_credited_to_a_game_clock_R7_Z4_B7() -> No
     assert flagged is not None
     assert flagged.after.result is not None
     assert flagged.after.result["reason"] == "timeout"  # red's time and its credit spent
+
 
 async def _new_player(games: GameService) -> tuple[Player, str]:
     """A new visitor, as the app's players service makes one."""

@@ -214,11 +214,16 @@ def test_a_room_created_as_today_keeps_R4s_turn_clock(tmp_path: Path) -> None:
         game = store.game(started.game_id)
         assert game is not None
         assert set(game.options["clock"]) == {
-            "turn_seconds", "turn_started_at", "deadline", "away_budget", "both_away_since"
+            "turn_seconds",
+            "turn_started_at",
+            "deadline",
+            "away_budget",
+            "both_away_since",
         }
 
     asyncio.run(scenario())
     store.dispose()
+
 
 async def _new_player(games: GameService) -> tuple[Player, str]:
     """A new visitor, as the app's players service makes one."""

@@ -356,7 +356,6 @@ def test_resignation_scores_50_online_points_for_the_winner_R6(server: tuple[str
     assert sockets["red"].request("move", ply=3, move="h10g8")["code"] == "game_over"
 
 
-
 def test_the_same_two_players_score_for_at_most_three_games_a_day_R6(
     server: tuple[str, Path],
 ) -> None:

@@ -425,6 +425,7 @@ def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerP
     assert end["result"] == {"winner": None, "reason": "interrupted", "points": None}
     assert [p.me()["points"]["online"] for p in (creator, friend)] == [0, 0]
 
+
 async def _new_player(games: GameService) -> tuple[Player, str]:
     """A new visitor, as the app's players service makes one."""
     ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)

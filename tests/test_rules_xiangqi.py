@@ -83,8 +83,7 @@ def test_perft_from_start(depth: int, nodes: int) -> None:
 @pytest.mark.parametrize(
     ("fen", "nodes"),
     [
-        ("1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1",
-         4485547),
+        ("1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1", 4485547),
         ("4kcP1N/8n/3rb4/9/9/9/9/3p1A3/4K4/5CB2 w - - 0 1", 92741),
     ],
 )

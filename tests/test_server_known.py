@@ -251,6 +251,7 @@ def test_readiness_and_a_game_start_read_nothing_on_the_instance_that_knows_the_
     asyncio.run(scenario())
     store.dispose()
 
+
 async def _new_player(games: GameService) -> tuple[Player, str]:
     """A new visitor, as the app's players service makes one."""
     ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)

@@ -41,12 +41,8 @@ def test_a_move_is_committed_then_acknowledged_and_the_ai_replies_Z4_P2(tmp_path
             assert seqs == list(range(2, 2 + len(seqs)))
             kinds = [e["type"] for e in sock.events]
             assert kinds[:3] == ["move", "thinking", "move"]
-            assert (
-                sock.events[0]["by"] == FIRST[variant]
-            )
-            assert (
-                sock.events[2]["by"] == SECOND[variant]
-            )
+            assert sock.events[0]["by"] == FIRST[variant]
+            assert sock.events[2]["by"] == SECOND[variant]
         # saved: a new connection (a reload) sees the same game
         assert client.get(f"/api/games/{game['id']}").json()["moves"] == after_ai["moves"]
 

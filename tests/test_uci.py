@@ -64,8 +64,9 @@ def test_a6_handshake_names_the_variant_and_level_options(uci: Session) -> None:
     uci.send("uci")
     lines = uci.until("uciok")
     assert any(line.startswith("id name ") for line in lines)
-    assert any("option name UCI_Variant type combo" in line and "var jieqi" in line
-               for line in lines)
+    assert any(
+        "option name UCI_Variant type combo" in line and "var jieqi" in line for line in lines
+    )
     assert any("option name Level type combo default advanced" in line for line in lines)
     uci.send("isready")
     assert uci.until("readyok")[-1] == "readyok"
@@ -98,8 +99,11 @@ def test_a6_stop_ends_an_infinite_search_with_a_move(uci: Session) -> None:
 
 
 def test_a6_clock_and_movetime_and_levels(uci: Session) -> None:
-    uci.send("setoption name Level value beginner", "position startpos",
-             "go wtime 2000 btime 2000 winc 0 binc 0")
+    uci.send(
+        "setoption name Level value beginner",
+        "position startpos",
+        "go wtime 2000 btime 2000 winc 0 binc 0",
+    )
     first = uci.until("bestmove")[-1].split()[1]
     assert first in make_board("xiangqi").legal_move_texts()
     uci.send("setoption name Level value intermediate", "go movetime 100")
@@ -107,8 +111,12 @@ def test_a6_clock_and_movetime_and_levels(uci: Session) -> None:
 
 
 def test_a6_janggi_pass_is_the_generals_point_twice(uci: Session) -> None:
-    uci.send("setoption name UCI_Variant value janggi", "ucinewgame",
-             "position startpos moves e2e2", "go depth 1")
+    uci.send(
+        "setoption name UCI_Variant value janggi",
+        "ucinewgame",
+        "position startpos moves e2e2",
+        "go depth 1",
+    )
     move = uci.until("bestmove")[-1].split()[1]
     board = make_board("janggi")
     board.push("pass")
@@ -116,16 +124,21 @@ def test_a6_janggi_pass_is_the_generals_point_twice(uci: Session) -> None:
 
 
 def test_a6_janggi_engine_passes_back_when_that_wins_on_points(uci: Session) -> None:
-    uci.send("setoption name UCI_Variant value janggi",
-             "position fen 3a1a3/4k4/9/9/9/9/9/9/4K4/R8 b - - 0 1 moves e9e9", "go depth 2")
+    uci.send(
+        "setoption name UCI_Variant value janggi",
+        "position fen 3a1a3/4k4/9/9/9/9/9/9/4K4/R8 b - - 0 1 moves e9e9",
+        "go depth 2",
+    )
     assert uci.until("bestmove")[-1] == "bestmove e2e2"
 
 
 def test_a6_jieqi_view_fen_and_reveals_in_moves(uci: Session) -> None:
-    uci.send("setoption name UCI_Variant value jieqi",
-             "position fen xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w - - 0 1"
-             " moves h3h10c i10h10r",
-             "go depth 2")
+    uci.send(
+        "setoption name UCI_Variant value jieqi",
+        "position fen xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w - - 0 1"
+        " moves h3h10c i10h10r",
+        "go depth 2",
+    )
     move = uci.until("bestmove")[-1].split()[1]
     assert len(move) in (4, 5)
 
@@ -149,9 +162,11 @@ def test_a6_no_move_in_a_finished_position(uci: Session) -> None:
 def test_a6_the_rules_option_wxf_makes_the_engine_claim_the_chase_E1(uci: Session) -> None:
     """``setoption name Rules value wxf``: Black repeats the chase Red may not repeat, and wins."""
     uci.send("uci")
-    assert any("option name Rules type combo default casual" in line
-               for line in uci.until("uciok"))
+    assert any("option name Rules type combo default casual" in line for line in uci.until("uciok"))
     moves = " ".join([*CYCLE, "f2d2"])
-    uci.send("setoption name Rules value wxf",
-             f"position fen {PROTECTED_CHARIOT} - - 0 1 moves {moves}", "go depth 4")
+    uci.send(
+        "setoption name Rules value wxf",
+        f"position fen {PROTECTED_CHARIOT} - - 0 1 moves {moves}",
+        "go depth 4",
+    )
     assert uci.until("bestmove")[-1] == "bestmove d7f7"

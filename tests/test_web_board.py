@@ -271,9 +271,13 @@ def test_touch_tap_moves_and_pinch_only_zooms_U5_U9(chromium: Browser, web_serve
 
         def touch(kind: str, spread: float) -> None:
             points = [{"x": cx - spread, "y": cy, "id": 0}, {"x": cx + spread, "y": cy, "id": 1}]
-            session.send("Input.dispatchTouchEvent", {
-                "type": kind, "touchPoints": [] if kind == "touchEnd" else points,
-            })
+            session.send(
+                "Input.dispatchTouchEvent",
+                {
+                    "type": kind,
+                    "touchPoints": [] if kind == "touchEnd" else points,
+                },
+            )
 
         touch("touchStart", 20)
         for spread in (40, 60, 80, 100):

@@ -351,6 +351,7 @@ def test_a_screen_counts_as_ready_only_once_its_own_stylesheet_has_loaded_N4(
     finally:
         context.close()
 
+
 def test_the_record_download_offers_formats_other_programs_read_ICCS_first_N4(
     web_page: Page,
 ) -> None:

@@ -164,7 +164,9 @@ def test_full_game_against_the_beginner_by_keyboard_only_U4_U9(web_page: Page) -
         origin, target = split_move(move)
         walk_to(web_page, origin)
         web_page.keyboard.press("Enter")
-        expect(web_page.locator(f'[data-point="{origin}"]')).to_have_class(re.compile("is-selected"))
+        expect(web_page.locator(f'[data-point="{origin}"]')).to_have_class(
+            re.compile("is-selected")
+        )
         walk_to(web_page, target)
         web_page.keyboard.press(" ")
         wait_ply_after(web_page, ply)

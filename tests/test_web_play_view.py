@@ -284,12 +284,8 @@ def check_setup_panel(page: Page) -> None:
         assert pill.locator(".setup-picture svg").count() == 4
         box = pill.bounding_box()
         assert box
-        assert (
-            box["x"] >= panel["x"]
-        )
-        assert (
-            box["x"] + box["width"] <= panel["x"] + panel["width"]
-        )
+        assert box["x"] >= panel["x"]
+        assert box["x"] + box["width"] <= panel["x"] + panel["width"]
     viewport = page.viewport_size
     assert viewport
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -24,42 +24,97 @@ from chuhan.rules.wxf import CHASE, CHECK, IDLE, _verdict, cycle_loser, describe
 
 # (name, FEN, cycle, loser or None, rule)
 MANUAL = [
-    ("diagram 29: a protector whose recapture is legal is a real root",
-     "2b1ka3/4a4/4b4/9/9/9/9/4B3R/4A1rc1/4KA3 w", "i3h3 h2i2 h3i3 i2h2", None, "repetition"),
-    ("diagram 34: the chariot chases a cannon that threatens mate",
-     "3aka3/7R1/7c1/9/9/9/9/9/4A4/3AK1p2 b", "h8c8 h9c9 c8h8 c9h9", "red", "perpetual_chase"),
-    ("diagram 39: a line only the taker's leaving opens protects nothing",
-     "2bak4/RC2arN2/4b1n2/2p5p/6p2/2P6/4p1P1c/4B4/4A4/4KAB2 b", "e9f10 b9b10 f10e9 b10b9",
-     "red", "perpetual_chase"),
-    ("diagram 40: the chariot held by the horse may not be chased",
-     "2baka3/C4rN2/4b1n2/1Rp5p/6p2/2P6/4c1P1c/4B3C/4A4/4KAB2 w", "b7b9 f10e9 b9b7 e9f10",
-     "red", "perpetual_chase"),
-    ("diagram 41: the same with a horse as the cannon's screen",
-     "3aka3/C4rN2/4b1n2/N7p/2p3p2/8P/2P3P2/9/4A4/4KA3 w", "a7b9 f10e9 b9a7 e9f10",
-     "red", "perpetual_chase"),
-    ("diagram 55: a blocked horse cannot take back: chasing it counts",
-     "5ab2/4k2P1/5an1b/p1p3p2/8p/2P4N1/6P1P/B8/5p2c/3KC4 w", "h5f6 g8i7 f6h5 i7g8",
-     "red", "perpetual_chase"),
-    ("diagram 59: a soldier across the river may be chased",
-     "3akabC1/9/4b4/7P1/2n6/8p/3p5/9/4A1c2/2BAK1B1C w", "g1i3 g2i2 i3g1 i2g2",
-     "red", "perpetual_chase"),
-    ("diagram 60: a soldier at home may not be chased",
-     "3akabC1/9/4b4/7P1/2n5p/9/3p5/9/4A1c2/2BAK1B1C w", "g1i3 g2i2 i3g1 i2g2",
-     None, "repetition"),
-    ("diagram 69: a soldier may chase anything",
-     "4k1b1c/7P1/3a5/9/9/9/9/9/3K5/9 w", "h9i9 i10h10 i9h9 h10i10", None, "repetition"),
-    ("diagram 70: the general and the soldiers may chase",
-     "4kab2/4a4/4b1n2/4p2P1/2p5P/9/9/7C1/4A4/4K4 w", "h7g7 g8h10 g7h7 h10g8",
-     None, "repetition"),
-    ("diagram 81: a twelve-move cycle of two chariots on one cannon",
-     "2b1ka1P1/4a4/b8/p5R2/8c/7R1/P1p3p2/3rBn3/N2C2n1C/3K1NB2 w",
-     "h5h6 i6i8 | g7g8 i8i7 h6h7 i7i6 g8g6 i6i8 h7h8 i8i7 g6g7 i7i6 h8h6 i6i8",
-     "red", "perpetual_chase"),
-    ("rule 20.8: offering a chariot exchange does not excuse chasing a loose cannon",
-     "3k5/9/9/1c7/9/2R5r/9/9/9/5K3 w", "c5b5 b7c7 b5c5 c7b7", "red", "perpetual_chase"),
-    ("rule 20.9: a soldier and a chariot taking turns on one cannon are allowed",
-     "3k5/9/2c6/3P5/5R3/3p5/9/9/9/3K5 w", "d7c7 c8e8 f6e6 e8d8 c7d7 d8f8 e6f6 f8c8",
-     None, "repetition"),
+    (
+        "diagram 29: a protector whose recapture is legal is a real root",
+        "2b1ka3/4a4/4b4/9/9/9/9/4B3R/4A1rc1/4KA3 w",
+        "i3h3 h2i2 h3i3 i2h2",
+        None,
+        "repetition",
+    ),
+    (
+        "diagram 34: the chariot chases a cannon that threatens mate",
+        "3aka3/7R1/7c1/9/9/9/9/9/4A4/3AK1p2 b",
+        "h8c8 h9c9 c8h8 c9h9",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 39: a line only the taker's leaving opens protects nothing",
+        "2bak4/RC2arN2/4b1n2/2p5p/6p2/2P6/4p1P1c/4B4/4A4/4KAB2 b",
+        "e9f10 b9b10 f10e9 b10b9",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 40: the chariot held by the horse may not be chased",
+        "2baka3/C4rN2/4b1n2/1Rp5p/6p2/2P6/4c1P1c/4B3C/4A4/4KAB2 w",
+        "b7b9 f10e9 b9b7 e9f10",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 41: the same with a horse as the cannon's screen",
+        "3aka3/C4rN2/4b1n2/N7p/2p3p2/8P/2P3P2/9/4A4/4KA3 w",
+        "a7b9 f10e9 b9a7 e9f10",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 55: a blocked horse cannot take back: chasing it counts",
+        "5ab2/4k2P1/5an1b/p1p3p2/8p/2P4N1/6P1P/B8/5p2c/3KC4 w",
+        "h5f6 g8i7 f6h5 i7g8",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 59: a soldier across the river may be chased",
+        "3akabC1/9/4b4/7P1/2n6/8p/3p5/9/4A1c2/2BAK1B1C w",
+        "g1i3 g2i2 i3g1 i2g2",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "diagram 60: a soldier at home may not be chased",
+        "3akabC1/9/4b4/7P1/2n5p/9/3p5/9/4A1c2/2BAK1B1C w",
+        "g1i3 g2i2 i3g1 i2g2",
+        None,
+        "repetition",
+    ),
+    (
+        "diagram 69: a soldier may chase anything",
+        "4k1b1c/7P1/3a5/9/9/9/9/9/3K5/9 w",
+        "h9i9 i10h10 i9h9 h10i10",
+        None,
+        "repetition",
+    ),
+    (
+        "diagram 70: the general and the soldiers may chase",
+        "4kab2/4a4/4b1n2/4p2P1/2p5P/9/9/7C1/4A4/4K4 w",
+        "h7g7 g8h10 g7h7 h10g8",
+        None,
+        "repetition",
+    ),
+    (
+        "diagram 81: a twelve-move cycle of two chariots on one cannon",
+        "2b1ka1P1/4a4/b8/p5R2/8c/7R1/P1p3p2/3rBn3/N2C2n1C/3K1NB2 w",
+        "h5h6 i6i8 | g7g8 i8i7 h6h7 i7i6 g8g6 i6i8 h7h8 i8i7 g6g7 i7i6 h8h6 i6i8",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "rule 20.8: offering a chariot exchange does not excuse chasing a loose cannon",
+        "3k5/9/9/1c7/9/2R5r/9/9/9/5K3 w",
+        "c5b5 b7c7 b5c5 c7b7",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "rule 20.9: a soldier and a chariot taking turns on one cannon are allowed",
+        "3k5/9/2c6/3P5/5R3/3p5/9/9/9/3K5 w",
+        "d7c7 c8e8 f6e6 e8d8 c7d7 d8f8 e6f6 f8c8",
+        None,
+        "repetition",
+    ),
 ]
 
 # From the start: Red's cannons go deep, and the black chariot on i10 chases the loose
@@ -70,22 +125,62 @@ START_CHASE_CYCLE = ["h10h9", "i10i9", "h9h10", "i9i10"]
 # Positions of our own, one clause each.
 PROTECTED_CHARIOT = "4k4/4n4/9/3r5/9/9/3P1P3/9/5C3/4K4 w"  # the horse on e9 guards d7 and f7
 RULES = [
-    ("a chariot chases a loose cannon", "1cbak4/R3a4/4b4/7P1/9/2P6/3pp4/8r/9/3AKA3 w",
-     "a9b9 b10a10 b9a9 a10b10", "red", "perpetual_chase"),
-    ("rule 15: a cannon may not chase a chariot even when it is protected",
-     PROTECTED_CHARIOT, "f2d2 d7f7 d2f2 f7d7", "red", "perpetual_chase"),
-    ("a chariot may attack a protected cannon for ever",
-     "4k4/4n4/9/3c5/9/4P4/9/9/5R3/4K4 w", "f2d2 d7f7 d2f2 f7d7", None, "repetition"),
-    ("the same cannon without its horse is chased",
-     "4k4/4a4/9/3c5/9/4P4/9/9/5R3/4K4 w", "f2d2 d7f7 d2f2 f7d7", "red", "perpetual_chase"),
-    ("rule 24: chariot against chariot that can take back offers an exchange",
-     "4k4/4a4/9/3r5/9/9/9/9/5R3/4K4 w", "f2d2 d7f7 d2f2 f7d7", None, "repetition"),
-    ("perpetual check loses", "3k5/9/9/9/9/9/4r4/9/9/4K4 w", "e1f1 e4f4 f1e1 f4e4",
-     "black", "perpetual_check"),
-    ("both sides checking is a draw", "9/9/3k5/4c4/9/9/3p5/4C4/3R5/4K4 w",
-     "e3d3 d4e4 d3e3 e4d4", None, "mutual_perpetual_check"),
-    ("generals walking to and fro is a draw", "3k5/9/9/9/9/9/P8/9/9/5K3 w",
-     "f1f2 d10d9 f2f1 d9d10", None, "repetition"),
+    (
+        "a chariot chases a loose cannon",
+        "1cbak4/R3a4/4b4/7P1/9/2P6/3pp4/8r/9/3AKA3 w",
+        "a9b9 b10a10 b9a9 a10b10",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "rule 15: a cannon may not chase a chariot even when it is protected",
+        PROTECTED_CHARIOT,
+        "f2d2 d7f7 d2f2 f7d7",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "a chariot may attack a protected cannon for ever",
+        "4k4/4n4/9/3c5/9/4P4/9/9/5R3/4K4 w",
+        "f2d2 d7f7 d2f2 f7d7",
+        None,
+        "repetition",
+    ),
+    (
+        "the same cannon without its horse is chased",
+        "4k4/4a4/9/3c5/9/4P4/9/9/5R3/4K4 w",
+        "f2d2 d7f7 d2f2 f7d7",
+        "red",
+        "perpetual_chase",
+    ),
+    (
+        "rule 24: chariot against chariot that can take back offers an exchange",
+        "4k4/4a4/9/3r5/9/9/9/9/5R3/4K4 w",
+        "f2d2 d7f7 d2f2 f7d7",
+        None,
+        "repetition",
+    ),
+    (
+        "perpetual check loses",
+        "3k5/9/9/9/9/9/4r4/9/9/4K4 w",
+        "e1f1 e4f4 f1e1 f4e4",
+        "black",
+        "perpetual_check",
+    ),
+    (
+        "both sides checking is a draw",
+        "9/9/3k5/4c4/9/9/3p5/4C4/3R5/4K4 w",
+        "e3d3 d4e4 d3e3 e4d4",
+        None,
+        "mutual_perpetual_check",
+    ),
+    (
+        "generals walking to and fro is a draw",
+        "3k5/9/9/9/9/9/P8/9/9/5K3 w",
+        "f1f2 d10d9 f2f1 d9d10",
+        None,
+        "repetition",
+    ),
 ]
 
 
@@ -110,8 +205,9 @@ def loser_of(board: Board) -> str | None:
     return None if outcome.winner is None else board.SIDE_NAMES[1 - outcome.winner]
 
 
-@pytest.mark.parametrize(("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES,
-                         ids=[e[0] for e in MANUAL + RULES])
+@pytest.mark.parametrize(
+    ("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES, ids=[e[0] for e in MANUAL + RULES]
+)
 def test_wxf_verdicts(name: str, fen: str, cycle: str, loser: str | None, rule: str) -> None:
     board = play_to_repetition(make_board("xiangqi", fen, rules="wxf"), cycle)
     outcome = board.outcome()
@@ -125,8 +221,9 @@ def test_wxf_verdicts(name: str, fen: str, cycle: str, loser: str | None, rule: 
     assert outcome.reason == expected_reason
 
 
-@pytest.mark.parametrize(("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES,
-                         ids=[e[0] for e in MANUAL + RULES])
+@pytest.mark.parametrize(
+    ("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES, ids=[e[0] for e in MANUAL + RULES]
+)
 def test_the_search_gets_the_same_verdict_from_one_cycle(
     name: str, fen: str, cycle: str, loser: str | None, rule: str
 ) -> None:
@@ -143,8 +240,9 @@ def test_the_search_gets_the_same_verdict_from_one_cycle(
     assert judge(board, codes, checks, explain=True).rule == rule
 
 
-@pytest.mark.parametrize(("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES,
-                         ids=[e[0] for e in MANUAL + RULES])
+@pytest.mark.parametrize(
+    ("name", "fen", "cycle", "loser", "rule"), MANUAL + RULES, ids=[e[0] for e in MANUAL + RULES]
+)
 def test_casual_judges_only_checks(
     name: str, fen: str, cycle: str, loser: str | None, rule: str
 ) -> None:
@@ -205,16 +303,19 @@ def test_the_marks_list_two_chasers_of_one_piece_in_the_rulings_order() -> None:
     )
     ruling = board.outcome().ruling  # type: ignore[union-attr]
     assert ruling["rule"] == "repetition"  # red chases on one move of two only
-    assert [(c["piece"], c["square"], c["target"], c["target_square"])
-            for c in ruling["marks"][0]["chases"]] == [
+    assert [
+        (c["piece"], c["square"], c["target"], c["target_square"])
+        for c in ruling["marks"][0]["chases"]
+    ] == [
         ("chariot", "h9", "horse", "h10"),
         ("cannon", "h3", "horse", "h10"),
     ]
 
 
 def test_the_game_state_carries_the_ruling() -> None:
-    board = play_to_repetition(make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf"),
-                               "f2d2 d7f7 d2f2 f7d7")
+    board = play_to_repetition(
+        make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf"), "f2d2 d7f7 d2f2 f7d7"
+    )
     state = game_state(board)
     assert (state["winner"], state["reason"]) == ("black", "perpetual_chase")
     assert state["ruling"]["target"] == "chariot"
@@ -255,12 +356,10 @@ def test_jieqi_face_down_piece_protects_as_the_piece_of_its_point() -> None:
     """Q6: the face-down piece on h10 guards g8 and i8 as a horse would (what the
     players see), though it is in truth a soldier; on a10 (a chariot's point) it guards
     neither, and the chariot's chase of the cannon loses."""
-    guarded = JieqiBoard("4k2x1/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="h10=p e7=p",
-                         rules="wxf")
+    guarded = JieqiBoard("4k2x1/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="h10=p e7=p", rules="wxf")
     play_to_repetition(guarded, "i2g2 g8i8 g2i2 i8g8")
     assert guarded.outcome().reason == "repetition"  # type: ignore[union-attr]
-    loose = JieqiBoard("x3k4/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="a10=p e7=p",
-                       rules="wxf")
+    loose = JieqiBoard("x3k4/9/6c2/4x4/9/9/9/9/8R/4K4 w", arrangement="a10=p e7=p", rules="wxf")
     play_to_repetition(loose, "i2g2 g8i8 g2i2 i8g8")
     assert (loose.outcome().winner, loose.outcome().reason) == (1, "perpetual_chase")  # type: ignore[union-attr]
 
@@ -284,8 +383,9 @@ def test_the_rule_set_is_checked() -> None:
 
 
 def test_the_record_carries_the_rule_set() -> None:
-    board = play_to_repetition(make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf"),
-                               "f2d2 d7f7 d2f2 f7d7")
+    board = play_to_repetition(
+        make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf"), "f2d2 d7f7 d2f2 f7d7"
+    )
     text = write_record(board)
     assert '[Rules "rules=wxf"]' in text
     again = read_record(text)

@@ -30,8 +30,7 @@ def test_a_game_carries_its_rule_set(tmp_path):
 
 def test_the_ai_plays_by_the_games_rule_set(tmp_path):
     with server(tmp_path) as (client, ai, _):
-        create(client, kind="ai", variant="xiangqi", level="beginner", color="black",
-               rules="wxf")
+        create(client, kind="ai", variant="xiangqi", level="beginner", color="black", rules="wxf")
         for _ in range(50):
             if any(job.kind == "move" for job in ai.jobs):
                 break

@@ -38,8 +38,9 @@ def test_a_perpetual_chase_ends_the_game_with_its_evidence(
     web_page: Page, language: str, words: str
 ) -> None:
     open_page(web_page, "/")
-    web_page.evaluate("l => localStorage.setItem('chuhan.settings', JSON.stringify({language: l}))",
-                      language)
+    web_page.evaluate(
+        "l => localStorage.setItem('chuhan.settings', JSON.stringify({language: l}))", language
+    )
     open_page(web_page, "/")
     form = web_page.locator("[data-form=local]")
     form.locator("input[name=local-variant][value=xiangqi]").check(force=True)
@@ -58,5 +59,6 @@ def test_a_perpetual_chase_ends_the_game_with_its_evidence(
     chased = sorted(m["ply"] for m in state["ruling"]["marks"] if m["chases"] and not m["check"])
     assert len(chased) >= 4  # the chariot's every move, twice round the cycle
     marked = web_page.eval_on_selector_all(
-        ".move-list .move[data-repetition=chase]", "es => es.map(e => Number(e.dataset.ply))")
+        ".move-list .move[data-repetition=chase]", "es => es.map(e => Number(e.dataset.ply))"
+    )
     assert sorted(marked) == chased
