@@ -126,11 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     for a, b in zip(pure, compiled, strict=True):
         pa, pb, sa, sb = (
-            float(a["perft"]),
+            float(a["perft"]),  # type: ignore[arg-type]
             float(b["perft"]),  # type: ignore[arg-type]
-            float(a["search"]),
-            float(b["search"]),
-        )  # type: ignore[arg-type]
+            float(a["search"]),  # type: ignore[arg-type]
+            float(b["search"]),  # type: ignore[arg-type]
+        )
         print(
             f"{a['variant']:<9}{a['position']:>4}{pa:>11,.0f}{pb:>11,.0f}{pb / pa:>6.2f}x"
             f"{sa:>10,.0f}{sb:>11,.0f}{sb / sa:>6.2f}x{a['depth']}->{b['depth']:>2}"
