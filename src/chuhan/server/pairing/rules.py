@@ -148,21 +148,6 @@ def cooling_until(aborts: Sequence[datetime]) -> datetime | None:
     return max(aborts) + timedelta(seconds=cooldown_seconds(len(aborts)))
 
 
-class AbortSeen(Protocol):
-    """An abort remembered (a ``seek_aborts`` row, :class:`~..db.seeks.Abort`)."""
-
-    @property
-    def player_id(self) -> str: ...
-    @property
-    def block(self) -> str | None: ...
-    @property
-    def network(self) -> str | None: ...
-    @property
-    def opponent_id(self) -> str: ...
-    @property
-    def at(self) -> datetime: ...
-
-
 class Whence(Protocol):
     """Where a seek comes from (:class:`~..db.seeks.Origin`): player, address block, /48."""
 
@@ -172,6 +157,16 @@ class Whence(Protocol):
     def block(self) -> str | None: ...
     @property
     def network(self) -> str | None: ...
+
+
+class AbortSeen(Whence, Protocol):
+    """An abort remembered (a ``seek_aborts`` row, :class:`~..db.seeks.Abort`): where its
+    seek came from, the opponent left, and when."""
+
+    @property
+    def opponent_id(self) -> str: ...
+    @property
+    def at(self) -> datetime: ...
 
 
 class Cooldowns:
