@@ -10,6 +10,7 @@ import pytest
 
 from chuhan.server.protocol import docs
 from chuhan.server.protocol.messages import (
+    EVENTS,
     GAME_MESSAGES,
     ROOM_MESSAGES,
     Move,
@@ -20,6 +21,7 @@ from chuhan.server.protocol.messages import (
     error_reply,
     parse,
 )
+from chuhan.server.records import EventType
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 LIMIT = 4096
@@ -135,3 +137,10 @@ def test_the_one_error_reply_has_the_same_shape_everywhere_Z5() -> None:
     }
     assert check_server_message(reply).code == "illegal_move"
     assert error_reply("malformed", "bad")["reply_to"] is None
+
+
+def test_every_event_a_game_logs_is_one_the_clients_know_P5() -> None:
+    # The typed event kinds (records.EventType) and the server's event models (EVENTS) are
+    # the same set, but for "state", which is rendered for a viewer and never logged.
+    logged = set(EventType.__args__)  # type: ignore[attr-defined]
+    assert logged == {model.message_type for model in EVENTS} - {"state"}

@@ -86,6 +86,21 @@ SeekStatus = Literal["waiting", "paired"]
 AttemptStatus = Literal["playing", "solved", "failed"]  # a puzzle attempt (B9)
 AnalysisStatus = Literal["queued", "running", "done", "failed"]  # a game's analysis (N4)
 AwardKind = Literal["ai", "online"]
+# What a game's log holds (each one of protocol.messages.EVENTS, all but the unlogged "state").
+EventType = Literal[
+    "start",
+    "move",
+    "thinking",
+    "undo",
+    "draw_declined",
+    "end",
+    "draw_offered",
+    "draw_rejected",
+    "paused",
+    "resumed",
+    "outage",
+    "rated",
+]
 
 
 class JanggiSetups(TypedDict):
@@ -189,7 +204,7 @@ _MOMENTS = ("created_at", "expires_at", "updated_at")
 class StoredEvent:
     game_id: str
     seq: int
-    type: str
+    type: str  # an EventType, as read back from the log or the hub
     payload: dict[str, Any]
 
 

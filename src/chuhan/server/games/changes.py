@@ -19,7 +19,7 @@ from ...rules import VARIANTS, Board, RulesError, make_board
 from ...rules.jieqi import JieqiBoard
 from ...rules.notation import write_move
 from ...rules.record import push_played
-from ..records import Award, Change, GameOptions, GameRecord
+from ..records import Award, Change, EventType, GameOptions, GameRecord
 from ..refusal import GameActionError
 
 LEVEL_POINTS = {"beginner": 10, "intermediate": 30, "advanced": 80}  # SPEC P4
@@ -235,7 +235,7 @@ class NotationCache:
 NOTATIONS = NotationCache()
 
 
-def event(kind: str, **fields: Any) -> dict[str, Any]:
+def event(kind: EventType, **fields: Any) -> dict[str, Any]:
     """A game event as it is logged: its type and what it changed, never a snapshot of the
     game (views.render_events tells each viewer the rest)."""
     return {"type": kind, **fields}

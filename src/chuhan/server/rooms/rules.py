@@ -15,7 +15,15 @@ from datetime import datetime, timedelta
 from typing import Any, Unpack
 
 from ..games import changes as rules_of
-from ..records import Change, GameOptions, GameRecord, JanggiSetups, RoomRecord, parse_iso
+from ..records import (
+    Change,
+    EventType,
+    GameOptions,
+    GameRecord,
+    JanggiSetups,
+    RoomRecord,
+    parse_iso,
+)
 from ..refusal import GameActionError
 from ..rules_config import ClockRules
 from . import clocks
@@ -510,7 +518,7 @@ def set_clock(game: GameRecord, clock: dict[str, Any]) -> GameRecord:
 
 def with_options(
     game: GameRecord,
-    kind: str,
+    kind: EventType,
     fields: dict[str, Any] | None = None,
     **options: Unpack[GameOptions],
 ) -> Change:
