@@ -267,14 +267,13 @@ class RoomService:
         ``not_now`` during a game, ``no_rematch`` or ``no_offer`` (:func:`.rules.rematch`),
         or ``too_many_rematches`` (with ``retry_after``) when the seat changed its offer too
         often: a flood of offers and cancels is refused before any read or write."""
-        try:
-            self.rematches.take(room_id, player.id, time.monotonic())
-        except LimitExceeded as exc:
-            raise RoomError(
-                "too_many_rematches",
-                "too many rematch offers and cancels; wait a little",
-                retry_after=max(1, round(exc.retry_after)),
-            ) from None
+        _take(
+            self.rematches,
+            room_id,
+            player.id,
+            "too_many_rematches",
+            "too many rematch offers and cancels; wait a little",
+        )
 
         def decide(room: RoomRecord, game_id: str, expected: str | None) -> RoomRecord | None:
             return rules.rematch(
@@ -294,14 +293,13 @@ class RoomService:
         sockets, on any instance, as a passing notice: nothing is stored. Raises RoomError
         ``too_many_messages`` (with ``retry_after``) past the seat's budget, before anything
         is sent."""
-        try:
-            self.quick_messages.take(room_id, player.id, time.monotonic())
-        except LimitExceeded as exc:
-            raise RoomError(
-                "too_many_messages",
-                "too many quick messages; wait a little",
-                retry_after=max(1, round(exc.retry_after)),
-            ) from None
+        _take(
+            self.quick_messages,
+            room_id,
+            player.id,
+            "too_many_messages",
+            "too many quick messages; wait a little",
+        )
         said = {"type": "said", "phrase": phrase, "player": player.id}  # each socket: ``you``
         await self.games.hub.notice(room_key(room_id), said)
 
@@ -567,3 +565,12 @@ class RoomService:
                 await self._aborted(room, after, self._mover(room, after))
         except GameActionError as exc:
             log.info("clock action refused", extra={"room": room.id, "code": exc.code})
+
+
+def _take(limiter: SeatLimiter, room_id: str, player_id: str, code: str, message: str) -> None:
+    """One change of the seat from ``limiter``'s budget now (B4, B8). Raises RoomError
+    ``code`` (with ``retry_after``, whole seconds, at least 1) when the budget is spent."""
+    try:
+        limiter.take(room_id, player_id, time.monotonic())
+    except LimitExceeded as exc:
+        raise RoomError(code, message, retry_after=max(1, round(exc.retry_after))) from None
