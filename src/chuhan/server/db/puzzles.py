@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import exists, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -32,6 +32,7 @@ from .engine import update_unless_moved
 from .store import Store
 from .tables import puzzle_attempts, puzzle_ratings, puzzles
 
+T = TypeVar("T")
 _ATTEMPTS = 5  # a conditional update that lost its race is tried again this many times
 
 
@@ -301,6 +302,27 @@ class PuzzleStore:
             )
         ).one_or_none()
 
+    def _retried(
+        self,
+        work: Callable[[Connection], T],
+        again: tuple[type[Exception], ...],
+        failure: str,
+    ) -> T:
+        """``work`` in one transaction, tried again (up to ``_ATTEMPTS`` times in all) when it
+        raises one of ``again`` (a race lost: nothing was kept), and on SQLite when the
+        database is locked (OperationalError; elsewhere it is raised). Raises RuntimeError
+        ``failure`` when no try went through."""
+        for _ in range(_ATTEMPTS):
+            try:
+                with self.store.engine.begin() as conn:
+                    return work(conn)
+            except again:
+                continue
+            except OperationalError:
+                if not self.store.is_sqlite:
+                    raise
+        raise RuntimeError(failure)
+
     # ------------------------------------------------------------------ attempts
 
     def begin(
@@ -316,16 +338,11 @@ class PuzzleStore:
         attempt stored as :meth:`start` stores it (``attempt.puzzle_id`` is set here), and
         last ``spend(conn)``: the budgets taken in the same transaction (whatever it raises
         rolls everything back). No puzzle: nothing is stored but what ``spend`` takes."""
-        for _ in range(_ATTEMPTS):
-            try:
-                with self.store.engine.begin() as conn:
-                    return self._begin(conn, attempt, pick, offset, spend)
-            except (IntegrityError, Moved):
-                continue  # the player's rating row was made or moved meanwhile: again
-            except OperationalError:
-                if not self.store.is_sqlite:
-                    raise
-        raise RuntimeError(f"could not start attempt {attempt.id}")
+        return self._retried(
+            lambda conn: self._begin(conn, attempt, pick, offset, spend),
+            (IntegrityError, Moved),  # the player's rating row was made or moved meanwhile
+            f"could not start attempt {attempt.id}",
+        )
 
     def _begin(
         self,
@@ -445,16 +462,11 @@ class PuzzleStore:
         player's and the puzzle's ratings (``rate(mine, theirs, score)``; the player's gains
         in the variant over the last hour at most ``gain_per_hour``, 0: no bound, Z8), in
         one transaction. Raises Moved when the attempt changed since it was read."""
-        for _ in range(_ATTEMPTS):
-            try:
-                with self.store.engine.begin() as conn:
-                    return self._finish(conn, attempt, played, ending, now, rate, gain_per_hour)
-            except _RatingMoved:
-                continue
-            except OperationalError:
-                if not self.store.is_sqlite:
-                    raise
-        raise RuntimeError(f"could not finish attempt {attempt.id}: ratings kept changing")
+        return self._retried(
+            lambda conn: self._finish(conn, attempt, played, ending, now, rate, gain_per_hour),
+            (_RatingMoved,),
+            f"could not finish attempt {attempt.id}: ratings kept changing",
+        )
 
     def _finish(
         self,
