@@ -89,6 +89,14 @@ def _command(
     return parser
 
 
+def _group(sub: Any, name: str, line: str, description: str) -> Any:
+    """The command ``name`` of actions (``chuhan NAME ACTION``): ``line`` is its line in
+    ``chuhan --help``, ``description`` its text in ``chuhan NAME --help``. Returns where its
+    actions are added (with :func:`_command`)."""
+    group = sub.add_parser(name, help=line, description=description)
+    return group.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+
 def _cmd_moves(args: argparse.Namespace) -> int:
     """List legal moves for FENs read from stdin.
 
@@ -221,12 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_record_commands(sub: Any) -> None:
     """``chuhan record export|import`` (N4)."""
-    record = sub.add_parser(
+    actions = _group(
+        sub,
         "record",
-        help="export or import a game record (PGN-style text)",
-        description="Game records in the PGN-style text of xiangqi software (N4).",
+        "export or import a game record (PGN-style text)",
+        "Game records in the PGN-style text of xiangqi software (N4).",
     )
-    actions = record.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = _command(actions, "export", _cmd_record_export)
     _add_played_moves(export)
     export.add_argument(
@@ -246,12 +254,12 @@ def _add_record_commands(sub: Any) -> None:
 
 def _add_puzzle_commands(sub: Any) -> None:
     """``chuhan puzzles load`` (B9)."""
-    puzzles = sub.add_parser(
+    actions = _group(
+        sub,
         "puzzles",
-        help="load the puzzles into the database",
-        description="The puzzles (B9): rows of the database loaded from the data files.",
+        "load the puzzles into the database",
+        "The puzzles (B9): rows of the database loaded from the data files.",
     )
-    actions = puzzles.add_subparsers(dest="action", required=True, metavar="ACTION")
     load = _command(actions, "load", _cmd_puzzles_load)
     load.add_argument(
         "--dir",
