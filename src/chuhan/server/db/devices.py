@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, delete, select, update
 
 from ..records import aware, utcnow
 from .store import Store
@@ -142,18 +143,16 @@ class DeviceStore:
 
     def recovery_player(self, code_hash: str) -> str | None:
         """The player whose recovery code has this hash, or None."""
-        query = select(player_secrets.c.player_id).where(
-            player_secrets.c.hash == code_hash, player_secrets.c.kind == RECOVERY
-        )
-        with self.store.reader.connect() as conn:
-            found = conn.execute(query).scalar_one_or_none()
+        found = self._recovery(player_secrets.c.player_id, player_secrets.c.hash == code_hash)
         return None if found is None else str(found)
 
     def recovery_issued(self, player_id: str) -> datetime | None:
         """When the player's recovery code was issued, None when they have none."""
-        query = select(player_secrets.c.created_at).where(
-            player_secrets.c.player_id == player_id, player_secrets.c.kind == RECOVERY
-        )
-        with self.store.reader.connect() as conn:
-            found = conn.execute(query).scalar_one_or_none()
+        found = self._recovery(player_secrets.c.created_at, player_secrets.c.player_id == player_id)
         return None if found is None else aware(found)
+
+    def _recovery(self, column: ColumnElement[Any], where: ColumnElement[bool]) -> Any:
+        """``column`` of the recovery code ``where`` holds (one at most), or None."""
+        query = select(column).where(where, player_secrets.c.kind == RECOVERY)
+        with self.store.reader.connect() as conn:
+            return conn.execute(query).scalar_one_or_none()
