@@ -29,7 +29,7 @@ run: $(STAMP) $(NATIVE)
 	$(VENV)/bin/chuhan serve --host 127.0.0.1 --port 8000 --data-dir data
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports  # the server's layers (pyproject.toml, [tool.importlinter])
 
@@ -39,7 +39,7 @@ services:
 	tools/test-services
 
 test: $(STAMP) $(NATIVE) services
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -n 2 --timeout 600

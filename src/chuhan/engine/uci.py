@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
+from itertools import pairwise
 from typing import TextIO
 
 from ..rules import make_board
@@ -197,7 +198,7 @@ class UciEngine:
         self._stop()
         values: dict[str, int] = {}
         infinite = "infinite" in args
-        for name, value in zip(args, args[1:], strict=False):
+        for name, value in pairwise(args):
             if value.lstrip("-").isdigit():
                 values[name] = int(value)
         limits, noise = LEVELS[self.level].plan(self.board, seed=self.games)

@@ -515,7 +515,7 @@ class Board:
             if b[q] == horse and not b[leg]:
                 return True
         # A plain loop: any() over a generator costs a call per point in this hot path.
-        for q in self._soldier_attackers[by][point]:  # noqa: SIM110
+        for q in self._soldier_attackers[by][point]:
             if b[q] == soldier:
                 return True
         for q, block1, block2 in self._elephant_attackers[point]:
@@ -598,7 +598,7 @@ class Board:
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)
+                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
             elif p == ELEPHANT:
                 for to, eye1, eye2 in elephant_steps[fr]:
                     if not b[eye1] and not b[eye2] and (b[to] if white else -b[to]) < limit:
@@ -606,11 +606,11 @@ class Board:
             elif p == ADVISOR:
                 for to in self.advisor_targets(fr, advisor_steps):
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)
+                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
             else:
                 for to in king_steps[fr]:
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)
+                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
         return out
 
     def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:

@@ -384,7 +384,7 @@ def _split_number(word: str, line: int) -> Iterator[_Token]:
     number = _MOVE_NUMBER.match(word)
     if number:
         rest = word[number.end() :]
-        if not rest[:1].isdigit() or _DIGIT_MOVE.match(rest) and not _DIGIT_MOVE.match(word):
+        if not rest[:1].isdigit() or (_DIGIT_MOVE.match(rest) and not _DIGIT_MOVE.match(word)):
             word = rest
     if word:
         yield _Token(word, line)

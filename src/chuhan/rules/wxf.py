@@ -334,9 +334,11 @@ def _new_chases(
     out: list[Chase] = []
     for point, after in found:
         before = chasers(board, side, point, captures)
-        for q in after:
-            if (fr if q == to else q) not in before:
-                out.append(Chase(abs(b[fr if q == to else q]), q, abs(b[point]), point))
+        out.extend(
+            Chase(abs(b[fr if q == to else q]), q, abs(b[point]), point)
+            for q in after
+            if (fr if q == to else q) not in before
+        )
     _shift(board, fr, to)
     return out
 
@@ -360,7 +362,7 @@ def judge(
         # A checking move chases nothing, so a side that checked once has no perpetual chase.
         open_ = [moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
                  for s in (0, 1)]
-        if not explain and (always_check[0] and moved[0] or always_check[1] and moved[1]):
+        if not explain and ((always_check[0] and moved[0]) or (always_check[1] and moved[1])):
             open_ = [False, False]  # a perpetual check decides alone: no chase to look for
         candidates: list[dict[int, tuple[int, Chase]] | None] = [None, None]
         # A game's span (explained) holds its cycle twice; the search's one cycle meets no

@@ -16,7 +16,7 @@ Text is kept in NFC, so that an accent composed into its letter counts as no mar
 Every player has a readable name (SPEC B7): until they choose one, :func:`default_name` gives
 them an animal and a number, the same for everyone who sees them, in words that English,
 Spanish and Portuguese spell alike ("Orca 4821").
-"""
+"""  # noqa: RUF002 (the full-width look-alike is the example)
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ class PlayerStorage(Engines):
         if names and not self.is_sqlite:
             with self.driver() as connection:
                 found = connection.execute(_PLAYER_NAMES, {"ids": list(names)}).fetchall()
-            names.update({player_id: name for player_id, name in found})
+            names.update(dict(found))
         elif names:
             query = select(players.c.id, players.c.name).where(players.c.id.in_(list(names)))
             with self.reader.connect() as conn:

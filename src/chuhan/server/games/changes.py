@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from ...rules import VARIANTS, Board, RulesError, make_board
 from ...rules.jieqi import JieqiBoard
@@ -187,7 +187,11 @@ class NotationCache:
     """Each game's moves written in its variant's notations, extended move by move: WXF and
     Chinese for xiangqi and jieqi (SPEC N2, N3), Korean for janggi (``79卒78``, 한수쉼)."""
 
-    NOTATIONS = {"xiangqi": ("wxf", "chinese"), "jieqi": ("wxf", "chinese"), "janggi": ("korean",)}
+    NOTATIONS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "xiangqi": ("wxf", "chinese"),
+        "jieqi": ("wxf", "chinese"),
+        "janggi": ("korean",),
+    }
 
     def __init__(self, size: int = CACHED_GAMES) -> None:
         self.size = size

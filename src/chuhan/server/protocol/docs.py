@@ -39,10 +39,10 @@ def _field_text(model: type[BaseModel], skip: tuple[str, ...]) -> str:
 
 def _table(title: str, models: tuple[type[BaseModel], ...], skip: tuple[str, ...]) -> list[str]:
     lines = [f"#### {title}", "", "| type | fields | meaning |", "| --- | --- | --- |"]
-    for model in models:
-        lines.append(
-            f"| `{type_of(model)}` | {_field_text(model, skip)} | {_one_line(model.__doc__)} |"
-        )
+    lines.extend(
+        f"| `{type_of(model)}` | {_field_text(model, skip)} | {_one_line(model.__doc__)} |"
+        for model in models
+    )
     return [*lines, ""]
 
 

@@ -191,9 +191,8 @@ _shown_lock = threading.Lock()
 def _identity(puzzle: Puzzle) -> tuple[Any, ...]:
     """What a puzzle's boards depend on (not its rating nor its plays)."""
     view = json.dumps(puzzle.view, sort_keys=True) if puzzle.view is not None else None
-    return (puzzle.id, puzzle.variant, puzzle.fen, tuple(puzzle.moves), view) + tuple(
-        puzzle.reveals or ()
-    )
+    reveals = puzzle.reveals or ()
+    return (puzzle.id, puzzle.variant, puzzle.fen, tuple(puzzle.moves), view, *reveals)
 
 
 def shown(puzzle: Puzzle, part: str, make: Callable[[], T], *state: Any) -> T:

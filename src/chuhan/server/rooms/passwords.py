@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 MIN_LENGTH = 3
 MAX_LENGTH = 20
 
@@ -29,7 +31,7 @@ def normalize_password(text: str) -> str:
     if not (password.isascii() and password.isalnum()):
         raise PasswordError("characters", "a password has only letters (a–z) and digits (0–9)")
     if password.isdigit():
-        steps = {int(b) - int(a) for a, b in zip(password, password[1:], strict=False)}
+        steps = {int(b) - int(a) for a, b in pairwise(password)}
         if steps == {0}:
             raise PasswordError("repeated", "one digit repeated (like 777) is too easy to guess")
         if steps in ({1}, {-1}):
