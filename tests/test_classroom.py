@@ -17,7 +17,8 @@ from websockets.sync.client import connect
 
 from chuhan.server.budget import TooManyError
 from chuhan.server.db.store import Store
-from chuhan.server.limits.budgets import CreationBudgets, CreationLimits
+from chuhan.server.limits.budgets import CreationBudgets
+from chuhan.server.rules_config import CreationLimits
 from rooms_client import WAIT, running_server
 
 pytestmark = pytest.mark.timeout(300)

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
 from chuhan.server.identity import COOKIE
-from chuhan.server.limits.budgets import CreationLimits
+from chuhan.server.rules_config import CreationLimits
 from test_review_api import AnalysingAI
 from test_server_support import create, server
 
@@ -72,7 +72,7 @@ def _finished(client: TestClient) -> str:
 
 
 def test_imports_and_new_analyses_have_budgets_per_player(tmp_path):
-    from chuhan.server.limits.budgets import CreationLimits
+    from chuhan.server.rules_config import CreationLimits
 
     limits = CreationLimits(imports_per_player=2, analyses_per_player=2)
     with server(tmp_path, ai=AnalysingAI(), analysis_nodes=200, creation=limits) as (
@@ -95,7 +95,7 @@ def test_imports_and_new_analyses_have_budgets_per_player(tmp_path):
 
 
 def test_a_refused_new_ai_game_leaves_the_pending_one_alone_p2(tmp_path):
-    from chuhan.server.limits.budgets import CreationLimits
+    from chuhan.server.rules_config import CreationLimits
 
     with server(tmp_path, creation=CreationLimits(games_per_player=1)) as (client, _, _):
         body = {"kind": "ai", "level": "beginner", "color": "red"}

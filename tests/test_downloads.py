@@ -129,10 +129,10 @@ def test_the_file_is_written_by_another_process_than_the_servers_Z7(
     """The server's own process (its loop and its threads) writes no record of the download:
     the work that held the interpreter lock is done in a process of its own, which reads the
     games itself (SQLite and PostgreSQL alike)."""
-    from chuhan.server.games import review
+    from chuhan.server.games import records_io
 
     calls: list[str] = []
-    original = review.record_text
+    original = records_io.record_text
     for name, module in list(sys.modules.items()):
         if name.startswith("chuhan.server") and getattr(module, "record_text", None) is original:
             monkeypatch.setattr(module, "record_text", _watched(original, calls))

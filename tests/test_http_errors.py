@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from chuhan.server.limits.budgets import CreationLimits
 from chuhan.server.protocol.errors import HTTP_ERRORS, http_status
+from chuhan.server.rules_config import CreationLimits
 from test_server_support import create, server
 
 pytestmark = pytest.mark.timeout(120)

@@ -22,7 +22,7 @@ from fastapi.routing import APIRoute
 
 from chuhan.rules import make_board
 from chuhan.rules.record import write_record
-from chuhan.server.games import changes, review, views
+from chuhan.server.games import changes, records_io, views
 from chuhan.server.players import archive
 from test_server_support import create, server
 
@@ -31,7 +31,7 @@ REPLAYS: list[Callable[..., Any]] = [
     changes.board_of,
     views.state_for,
     views.known_board,
-    review.record_text,
+    records_io.record_text,
     archive.records_text,
 ]  # not make_board: a board from a position is no replay
 FRONT_END = re.compile(r"^/(play|room|review|games|device|learn)?(/\{rest:path\})?$")

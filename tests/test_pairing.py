@@ -21,13 +21,14 @@ from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
 from chuhan.server.limits.budgets import CreationBudgets
 from chuhan.server.limits.spending import Spending
-from chuhan.server.pairing.rules import SeekError, compatible, nearest, pairs, wish
+from chuhan.server.pairing.rules import compatible, nearest, pairs, wish
 from chuhan.server.pairing.service import GONE_SECONDS, PairingService
 from chuhan.server.players.service import Players
 from chuhan.server.records import Player, Seek
+from chuhan.server.refusal import SeekError
 from chuhan.server.rooms import rules as room_rules
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.rules_config import ClockRules
 from chuhan.server.settings import Settings
 
 T0 = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)

@@ -18,13 +18,12 @@ import pytest
 from chuhan.server.pairing.rules import (
     FIRST_COOLDOWN_SECONDS,
     MAX_COOLDOWN_SECONDS,
-    SeekError,
     cooldown_seconds,
     cooling_until,
     pairs,
 )
 from chuhan.server.records import ManualClock, Player, Seek, SeekState
-from chuhan.server.refusal import GameActionError
+from chuhan.server.refusal import GameActionError, SeekError
 from test_pairing import Site
 
 T0 = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ import pytest
 
 from chuhan.rules.record import MAX_RECORD_PLIES, read_record
 from chuhan.server.games import changes as rules_of
-from chuhan.server.games import review, views
+from chuhan.server.games import records_io, review, views
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(300)
@@ -83,10 +83,10 @@ def test_import_and_every_replay_of_an_imported_game_run_off_the_event_loop_z7(
 
         return call
 
-    monkeypatch.setattr(review, "read_record", watched("read_record", review.read_record))
+    monkeypatch.setattr(review, "read_record", watched("read_record", read_record))
     monkeypatch.setattr(views, "state_for", watched("state_for", views.state_for))
-    monkeypatch.setattr(review, "positions", watched("positions", review.positions))
-    monkeypatch.setattr(review, "record_text", watched("record_text", review.record_text))
+    monkeypatch.setattr(review, "positions", watched("positions", records_io.positions))
+    monkeypatch.setattr(review, "record_text", watched("record_text", records_io.record_text))
     with server(tmp_path) as (client, _, _):
         client.get("/api/me")
         answer = client.post("/api/records", content=cycling_record(400).encode())

@@ -18,11 +18,11 @@ from chuhan.server.db.tables import server_instances
 from chuhan.server.games.service import GameService
 from chuhan.server.players.rating_service import Ratings
 from chuhan.server.players.service import Players
-from chuhan.server.records import GameRecord, Player
+from chuhan.server.records import GameRecord, Player, parse_iso
 from chuhan.server.rooms import clocks, rules
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService
 from chuhan.server.rooms.timecontrols import CONTROLS
+from chuhan.server.rules_config import ClockRules
 from test_rooms_restart import _crash, _games, _settings
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -59,7 +59,7 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
         after = stores[0].game(started.game_id)
         assert after is not None
         assert after.ongoing
-        moved = clocks.parse_iso(after.options["clock"]["deadline"]) - clocks.parse_iso(
+        moved = parse_iso(after.options["clock"]["deadline"]) - parse_iso(
             before.options["clock"]["deadline"]
         )
         assert timedelta(seconds=29) < moved < timedelta(seconds=35)

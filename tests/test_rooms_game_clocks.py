@@ -20,14 +20,14 @@ from chuhan.server.games.service import GameService
 from chuhan.server.hub.local import LocalHub
 from chuhan.server.limits.budgets import CreationBudgets
 from chuhan.server.limits.spending import Spending
-from chuhan.server.pairing.rules import SeekError, wish
+from chuhan.server.pairing.rules import wish
 from chuhan.server.players.rating_service import Ratings
 from chuhan.server.players.service import Players
 from chuhan.server.records import ManualClock, Player
-from chuhan.server.refusal import GameActionError
+from chuhan.server.refusal import GameActionError, SeekError
 from chuhan.server.rooms import clocks, timecontrols
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.rules_config import ClockRules
 from chuhan.server.settings import Settings
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

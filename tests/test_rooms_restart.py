@@ -32,12 +32,12 @@ from chuhan.server.limits.budgets import CreationBudgets
 from chuhan.server.limits.spending import Spending
 from chuhan.server.players.rating_service import Ratings
 from chuhan.server.players.service import Players
-from chuhan.server.records import Instance
+from chuhan.server.records import Instance, parse_iso
 from chuhan.server.records import Player as StoredPlayer
 from chuhan.server.rooms import clocks
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.instances import outage_since
 from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.rules_config import ClockRules
 from chuhan.server.settings import Settings
 from rooms_client import Player, RoomSocket, ServerProcess, server_environment
 
@@ -67,7 +67,7 @@ def test_an_outage_moves_the_deadline_and_the_wait_once_Z4() -> None:
     down_since, back = T0 + timedelta(seconds=20), T0 + timedelta(seconds=80)
     moved = clocks.after_outage(clock, down_since, back)
     assert moved is not None
-    assert clocks.parse_iso(moved["deadline"]) == T0 + timedelta(seconds=150)
+    assert parse_iso(moved["deadline"]) == T0 + timedelta(seconds=150)
     # Both were away 10 s before the outage: only those 10 s come out of the budget.
     resumed = clocks.resume(moved, back + timedelta(seconds=5))
     assert resumed["away_budget"] == 120 - 15
@@ -169,7 +169,7 @@ def test_instances_starting_together_after_an_outage_move_each_clock_once_Z4_R7(
         after = stores[0].game(game_id)
         assert after is not None
         assert after.ongoing
-        moved = clocks.parse_iso(after.options["clock"]["deadline"]) - clocks.parse_iso(
+        moved = parse_iso(after.options["clock"]["deadline"]) - parse_iso(
             before.options["clock"]["deadline"]
         )
         assert timedelta(seconds=29) < moved < timedelta(seconds=35)  # once, not twice
@@ -277,9 +277,7 @@ def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R
             await asyncio.sleep(0.05)
         assert after.setup is not None
         assert after.setup["turn"] == "cho"
-        moved = clocks.parse_iso(after.setup["deadline"]) - clocks.parse_iso(
-            chosen.setup["deadline"]
-        )
+        moved = parse_iso(after.setup["deadline"]) - parse_iso(chosen.setup["deadline"])
         assert moved > timedelta(0)  # Cho's time not shown the choice is charged to no one
         assert any(key == f"room:{room.id}" for key, _ in rings.keys)  # Cho's socket is rung
         await living.stop()
@@ -330,7 +328,7 @@ def _player_of(
 def _time_left(player: Player, room_id: str, deadline: str) -> float:
     """Seconds to ``deadline`` by the server's clock (the room view carries its time)."""
     now = player.http.get(f"/api/rooms/{room_id}").json()["now"]
-    return (clocks.parse_iso(deadline) - clocks.parse_iso(now)).total_seconds()
+    return (parse_iso(deadline) - parse_iso(now)).total_seconds()
 
 
 def _holds_seat(sock: RoomSocket) -> dict[str, Any]:
@@ -377,7 +375,7 @@ def test_sigkill_mid_turn_then_restart_charges_the_time_down_to_no_one_Z4_R7(
     setup = _holds_seat(han)["room"]["setup"]
     assert setup["turn"] == "han"
     assert setup["han"] is None
-    moved = clocks.parse_iso(setup["deadline"]) - clocks.parse_iso(setup_before["deadline"])
+    moved = parse_iso(setup["deadline"]) - parse_iso(setup_before["deadline"])
     assert moved.total_seconds() > DOWN
     for sock in (phone, again, han):
         sock.close()
@@ -414,7 +412,7 @@ def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerP
     setup = back.wait_for(
         lambda m: m.get("type") == "room" and m["room"]["setup"]["both_away_since"] is None
     )["room"]["setup"]
-    moved = clocks.parse_iso(setup["deadline"]) - clocks.parse_iso(before["deadline"])
+    moved = parse_iso(setup["deadline"]) - parse_iso(before["deadline"])
     assert setup["turn"] == "han"
     assert moved.total_seconds() >= 0.8
     # Both away again until the rest of the shared budget is spent: interrupted (R7).

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from chuhan.server.games import changes as rules_of
-from chuhan.server.records import Change, GameRecord, RoomRecord
+from chuhan.server.records import Change, GameRecord, RoomRecord, parse_iso
 from chuhan.server.rooms import clocks, rules
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.lobby import seated, vacated
 from chuhan.server.rooms.presence import attached, detached, without_instances
 from chuhan.server.rooms.rules import GameStart, RoomError
@@ -24,6 +23,7 @@ from chuhan.server.rooms.scoring import (
     scored,
     unscored_reason,
 )
+from chuhan.server.rules_config import ClockRules
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CLOCK = ClockRules(turn_seconds=90, lag_cap_seconds=2, away_budget_seconds=120)
@@ -124,7 +124,7 @@ def test_janggi_ready_opens_the_setup_choice_for_han_first_R4_J3() -> None:
     assert after.setup is not None
     assert after.game_id is None
     assert after.setup["turn"] == "han"
-    assert clocks.parse_iso(after.setup["deadline"]) == T0 + seconds(90)
+    assert parse_iso(after.setup["deadline"]) == T0 + seconds(90)
 
 
 # ---------------------------------------------------------------------- B4: rematch
@@ -252,7 +252,7 @@ def test_han_chooses_first_then_cho_sees_it_and_the_game_starts_R4_J3() -> None:
     assert han_done.setup is not None
     assert han_done.setup["turn"] == "cho"
     assert han_done.setup["han"] == "EHEH"
-    assert clocks.parse_iso(han_done.setup["deadline"]) == T0 + seconds(95)
+    assert parse_iso(han_done.setup["deadline"]) == T0 + seconds(95)
     over, start = rules.choose_setup(han_done, ALICE, "HEEH", T0 + seconds(9), CLOCK, game_id="g_1")
     assert over is not None
     assert over.setup is None
@@ -316,7 +316,7 @@ def test_a_move_starts_the_next_turn_with_the_movers_opponents_lag_R4() -> None:
     change = rules_of.play_move(game, 0, "b1c3", 0)
     assert change is not None
     after = rules.after_move(change, r.sides, 0, T0 + seconds(30), CLOCK, lag_of_next=0.4).after
-    assert clocks.parse_iso(after.options["clock"]["deadline"]) == T0 + seconds(120.4)
+    assert parse_iso(after.options["clock"]["deadline"]) == T0 + seconds(120.4)
     assert after.seq == game.seq + 1
 
 
@@ -460,7 +460,7 @@ def test_both_away_pauses_the_turn_one_back_resumes_it_R7() -> None:
     assert [e["type"] for e in resumed.events] == ["resumed"]
     clock = resumed.after.options["clock"]
     assert clock["away_budget"] == 90
-    assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(120)
+    assert parse_iso(clock["deadline"]) == T0 + seconds(120)
 
 
 def test_a_wait_that_spends_the_budget_ends_the_game_interrupted_without_points_R7() -> None:
@@ -558,7 +558,7 @@ def test_no_flag_while_the_news_of_the_move_cannot_cross_R4_Z4() -> None:
     flagged = rules.overdue(game, r.sides, late, news((10, None)), sure=False)
     assert flagged is not None
     assert flagged.after.ongoing  # the outage so far, added
-    assert clocks.parse_iso(flagged.after.options["clock"]["deadline"]) == T0 + seconds(175)
+    assert parse_iso(flagged.after.options["clock"]["deadline"]) == T0 + seconds(175)
 
 
 def test_an_outage_over_adds_its_time_to_the_deadline_once_R4_Z4() -> None:
@@ -569,7 +569,7 @@ def test_an_outage_over_adds_its_time_to_the_deadline_once_R4_Z4() -> None:
     assert [e["type"] for e in credited.events] == ["outage"]
     assert credited.events[0]["seconds"] == 30
     clock = credited.after.options["clock"]
-    assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(120)
+    assert parse_iso(clock["deadline"]) == T0 + seconds(120)
     # Once added, the same outage adds nothing more: at the new deadline the clock flags.
     later = credited.after
     assert rules.overdue(later, r.sides, T0 + seconds(110), news((10, 40))) is None
@@ -608,7 +608,7 @@ def test_the_time_a_dead_instance_kept_a_turn_unshown_is_added_once_R4_Z4() -> N
     assert [e["type"] for e in lost.events] == ["outage"]
     assert lost.events[0]["seconds"] == 20
     clock = lost.after.options["clock"]
-    assert clocks.parse_iso(clock["deadline"]) == T0 + seconds(140)
+    assert parse_iso(clock["deadline"]) == T0 + seconds(140)
     # Buried: the dead instance says nothing any more, the span its death kept counts still.
     later = lost.after
     assert rules.instance_lost(later, T0 + seconds(30), T0 + seconds(60), news((10, 40))) is None

@@ -30,9 +30,9 @@ from chuhan.server.records import (
 )
 from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.passwords import PasswordError, normalize_password
 from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.rules_config import ClockRules
 from chuhan.server.settings import Settings
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from chuhan.server.hub.local import News
-from chuhan.server.hub.redis import RESYNC_SEQ, RedisHub
+from chuhan.server.hub.local import RESYNC_SEQ, News
+from chuhan.server.hub.redis import RedisHub
 from chuhan.server.records import GameRecord, utcnow
 from test_scale_support import REDIS_URL, PrivateRedis, private_redis
 

@@ -24,8 +24,8 @@ from chuhan.server.players.service import Players
 from chuhan.server.records import Player, utcnow
 from chuhan.server.refusal import GameActionError
 from chuhan.server.rooms import clocks
-from chuhan.server.rooms.clocks import ClockRules
 from chuhan.server.rooms.service import RoomService, RoomSettings
+from chuhan.server.rules_config import ClockRules
 from chuhan.server.settings import Settings
 
 
