@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from chuhan.rules.record import read_records
 from chuhan.server import glicko2
@@ -39,8 +39,8 @@ from web_fixtures import (  # noqa: E402
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 CANNON_MATE = ["h3h5", "d10e9", "h5g5", "g7g6", "g5g10"]
 
 

@@ -9,19 +9,23 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
 from web_fixtures import open_page, play, wait_my_turn  # noqa: E402
 
+if TYPE_CHECKING:
+    from playwright._impl._api_structures import SetCookieParam
+
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 TTL = 4.0
 SAID = {  # (unfinished, expired, drawn) as each language says them
     "en-US": ("Unfinished", "The game expired.", "Draw"),
@@ -75,7 +79,7 @@ def test_expired_games_are_unfinished_at_home_and_in_my_games_B3_P2(
         for locale, (unfinished, expired, drawn) in SAID.items():
             wide = chromium.new_context(base_url=server, viewport=WIDE, locale=locale)
             others.append(wide)
-            wide.add_cookies(cookies)
+            wide.add_cookies(cast("list[SetCookieParam]", cookies))
             games = wide.new_page()
             open_page(games, "/games")
             games.wait_for_selector("[data-archive][data-loaded]")

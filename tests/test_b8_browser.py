@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 
 from chuhan.server.db.ratings import RatingStore
 from chuhan.server.db.store import Store
@@ -31,7 +31,7 @@ from web_fixtures import chromium, create_room, invite_link, open_page  # noqa: 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 SHOTS = Path("/tmp/chuhan-b8")
-SCREENS = {
+SCREENS: dict[str, tuple[ViewportSize, str, str]] = {
     "phone": ({"width": 390, "height": 844}, "es-ES", "pt-BR"),
     "desktop": ({"width": 1366, "height": 800}, "pt-BR", "es-ES"),
 }
@@ -49,7 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]
         store.dispose()
 
 
-def new_page(browser: Browser, url: str, viewport: dict[str, int], locale: str) -> Page:
+def new_page(browser: Browser, url: str, viewport: ViewportSize, locale: str) -> Page:
     context = browser.new_context(base_url=url, viewport=viewport, locale=locale)
     page = context.new_page()
     page.set_default_timeout(15000)

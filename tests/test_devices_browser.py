@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from test_web_csrf import foreign_site
 from web_fixtures import checked_page, open_page
@@ -19,11 +19,11 @@ from web_fixtures import checked_page, open_page
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 
 
-def _context(chromium: Browser, url: str, viewport: dict[str, int] = WIDE) -> BrowserContext:
+def _context(chromium: Browser, url: str, viewport: ViewportSize = WIDE) -> BrowserContext:
     return chromium.new_context(base_url=url, viewport=viewport, locale="en-US")
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from test_scale_support import cluster
@@ -40,8 +40,8 @@ pytest_plugins = ["web_fixtures"]  # its Chromium and the session's server
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 CLOCK = re.compile(r"\b[01]:\d\d\b")
 
 
@@ -50,7 +50,7 @@ class Strangers:
     errors fail the test."""
 
     def __init__(
-        self, browser: Browser, urls: list[str], viewport: dict[str, int], locale: str
+        self, browser: Browser, urls: list[str], viewport: ViewportSize, locale: str
     ) -> None:
         self.errors: list[str] = []
         self.contexts: list[BrowserContext] = []
@@ -79,7 +79,7 @@ class Strangers:
 
 @contextlib.contextmanager
 def strangers(
-    browser: Browser, urls: list[str], viewport: dict[str, int], locale: str = "en-US"
+    browser: Browser, urls: list[str], viewport: ViewportSize, locale: str = "en-US"
 ) -> Iterator[Strangers]:
     pair = Strangers(browser, urls, viewport, locale)
     try:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
@@ -23,8 +23,8 @@ from web_fixtures import checked_page, open_page  # noqa: E402
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 DEFAULT_NAME = re.compile(r"^[A-Z][a-z]+ [1-9]\d{3}$")
 
 

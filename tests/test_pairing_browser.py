@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import running_server
@@ -36,8 +36,8 @@ pytest_plugins = ["web_fixtures"]  # its Chromium
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 
 
 @pytest.fixture(scope="module")

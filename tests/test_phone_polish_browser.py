@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
@@ -29,8 +29,8 @@ from web_fixtures import (  # noqa: E402
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 # Every page here is a fresh player on 127.0.0.1: Z8's rules would leave a paired game
 # between them unrated (tests/test_rating_farm.py tests those rules).
 RATED_ON_ONE_MACHINE = {"CHUHAN_RATED_AFTER_AI_GAMES": "0", "CHUHAN_RATING_NETWORK_DAYS": "0"}

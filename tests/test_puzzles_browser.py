@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from chuhan.server.puzzles.catalog import read_puzzles
 from chuhan.server.puzzles.solving import board_after
@@ -25,8 +25,8 @@ pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 FIXTURES = Path(__file__).parent / "data" / "puzzles"
 BY_ID = {p.id: p for p in read_puzzles(FIXTURES)}
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def page_at(browser: Browser, server: str, viewport: dict[str, int]) -> Iterator[Page]:
+def page_at(browser: Browser, server: str, viewport: ViewportSize) -> Iterator[Page]:
     context = browser.new_context(base_url=server, viewport=viewport, locale="en-US")
     yield from checked_page(context)
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from test_pairing_browser import paired_pages, seek
 
@@ -17,11 +18,14 @@ pytest.register_assert_rewrite("web_fixtures")
 from rooms_client import running_server  # noqa: E402
 from web_fixtures import Friends, move, open_page, resign, wait_end  # noqa: E402
 
+if TYPE_CHECKING:
+    from playwright._impl._api_structures import SetCookieParam
+
 pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 SAME_NETWORK = {
     "en-US": "Not rated: players seen on the same network are never rated against each other.",
     "es-ES": "Sin rating: las partidas entre jugadores de una misma red nunca cuentan",
@@ -59,7 +63,7 @@ def test_a_game_between_one_networks_players_says_why_it_was_not_rated_Z8_B2(
         for locale, text in SAME_NETWORK.items():
             context = chromium.new_context(base_url=server, viewport=WIDE, locale=locale)
             others.append(context)
-            context.add_cookies(cookies)
+            context.add_cookies(cast("list[SetCookieParam]", cookies))
             page = context.new_page()
             open_page(page, "/games")
             page.wait_for_selector("[data-archive][data-loaded]")

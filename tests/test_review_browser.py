@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from chuhan.rules import make_board
 from chuhan.rules.record import read_record
@@ -248,8 +248,8 @@ def test_a_jieqi_game_reveals_nothing_before_its_end_z2_q5_q7(
 
 
 SHOTS = Path("/tmp")
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 900}
 GRID_LABELS = {5: "+5", 2.5: "+2.5", 0: "0", -2.5: "\u22122.5", -5: "\u22125"}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from test_pairing_browser import paired_pages, seek
 from test_phone_polish_browser import PHONE, SHOTS, WIDE, fits_the_width, in_view, server
@@ -34,7 +34,7 @@ __all__ = ["server"]  # the module's server: paired games rated on one machine
 
 @pytest.mark.parametrize(("viewport", "locale"), [(PHONE, "es-ES"), (WIDE, "en-US")])
 def test_a_paired_game_ends_in_a_result_dialog_with_the_rating_change_U6_B2(
-    chromium: Browser, server: str, viewport: dict[str, int], locale: str
+    chromium: Browser, server: str, viewport: ViewportSize, locale: str
 ) -> None:
     """The end of a paired game as an AI game's: a dialog with the result and the rating
     change, in view without scrolling, and Rematch and New opponent beside it."""

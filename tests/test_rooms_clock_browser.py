@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 
 from rooms_client import FAST_SETTINGS, running_server
 
@@ -85,7 +85,7 @@ def visible_in_viewport(page: Page, selector: str) -> bool:
 def test_a_room_on_a_clock_shows_both_clocks_running_in_turn_B7_U9(
     chromium: Browser, server: str, width: int
 ) -> None:
-    viewport = {"width": width, "height": 844 if width < 600 else 900}
+    viewport: ViewportSize = {"width": width, "height": 844 if width < 600 else 900}
     friends = Friends(chromium, server, viewport=viewport)
     try:
         creator, friend = friends.pages

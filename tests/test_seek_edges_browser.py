@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import running_server
@@ -23,8 +23,8 @@ from web_fixtures import answer_naming, open_page
 pytest_plugins = ["web_fixtures"]  # its server and Chromium
 
 SHOTS = Path("/tmp")
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def contexts(chromium: Browser, web_server: str) -> Iterator[list[BrowserContext
 
 
 def new_context(
-    chromium: Browser, url: str, made: list[BrowserContext], viewport: dict[str, int], locale: str
+    chromium: Browser, url: str, made: list[BrowserContext], viewport: ViewportSize, locale: str
 ) -> tuple[BrowserContext, list[str]]:
     context = chromium.new_context(base_url=url, viewport=viewport, locale=locale)
     errors: list[str] = []

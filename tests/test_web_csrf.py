@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Response
+from playwright.sync_api import Browser, BrowserContext, Response, ViewportSize
 
 from rooms_client import Player, RoomSocket, running_server
 from web_fixtures import DESKTOP, chromium  # noqa: F401  (the module's browser)
@@ -188,7 +188,7 @@ def test_a_look_alike_name_is_refused_in_the_players_language(
     site: tuple[str, Path],
     chromium: Browser,  # noqa: F811
     locale: str,
-    viewport: dict[str, int],
+    viewport: ViewportSize,
     said: str,
     tmp_path: Path,
 ) -> None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, ViewportSize, expect
 
 pytest.register_assert_rewrite("web_fixtures")
 from web_fixtures import (  # noqa: E402
@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
 SHOTS = Path("/tmp")
 I18N = Path(__file__).resolve().parents[1] / "src" / "chuhan" / "web" / "i18n"
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def strings(language: str) -> dict[str, str]:
@@ -77,7 +77,7 @@ def test_no_move_counter_nor_analyse_before_the_first_move_U6(
 ) -> None:
     """A live game without moves shows neither "Move 0 of 0" nor "Analyse"; the counter comes
     with the first move, "Analyse" only once the game is over."""
-    for viewport, name in ((PHONE, "phone"), ({"width": 1366, "height": 900}, "desktop")):
+    for viewport, name in ((PHONE, "phone"), (ViewportSize(width=1366, height=900), "desktop")):
         context = chromium.new_context(base_url=web_server, viewport=viewport, locale="en-US")
         page = context.new_page()
         try:
@@ -98,7 +98,7 @@ def test_no_move_counter_nor_analyse_before_the_first_move_U6(
 
 def test_janggi_shows_both_points_totals_during_play_J8(chromium: Browser, web_server: str) -> None:
     """Points decide janggi games (J8): both totals show while playing, Han's with its 1.5."""
-    for viewport, name in ((PHONE, "phone"), ({"width": 1366, "height": 900}, "desktop")):
+    for viewport, name in ((PHONE, "phone"), (ViewportSize(width=1366, height=900), "desktop")):
         context = chromium.new_context(base_url=web_server, viewport=viewport, locale="en-US")
         page = context.new_page()
         try:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from chuhan.rules import make_board
 from chuhan.rules.notation import write_moves
@@ -46,7 +46,10 @@ pytest_plugins = ["web_fixtures"]
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 SHOTS = Path("/tmp/shots")
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
+SIZES: dict[str, ViewportSize] = {
+    "phone": {"width": 390, "height": 844},
+    "desktop": {"width": 1366, "height": 900},
+}
 FIRST = {"xiangqi": "red", "janggi": "cho", "jieqi": "red"}
 SECOND = {"xiangqi": "black", "janggi": "han", "jieqi": "black"}
 NOTATION = {"xiangqi": "chinese", "janggi": "korean", "jieqi": "coordinates"}

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from rooms_client import ServerProcess
@@ -28,7 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DESKTOP = {"width": 1280, "height": 800}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 
 
 @pytest.fixture(scope="session")
@@ -155,7 +155,7 @@ class Friends:
         self,
         browser: Browser,
         url: str,
-        viewport: dict[str, int] | None = None,
+        viewport: ViewportSize | None = None,
         locale: str = "en-US",
     ) -> None:
         self.errors: list[str] = []
