@@ -30,6 +30,7 @@ run: $(STAMP) $(NATIVE)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench tools
+	$(VENV)/bin/ruff format --check src tests bench tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports  # the server's layers (pyproject.toml, [tool.importlinter])
 
@@ -40,6 +41,7 @@ services:
 
 test: $(STAMP) $(NATIVE) services
 	$(VENV)/bin/ruff check src tests bench tools
+	$(VENV)/bin/ruff format --check src tests bench tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -n 2 --timeout 600

@@ -103,8 +103,11 @@ def plan(directory: Path) -> Status:
     for module, entry in built.items():
         if source_hash(source_path(module)) != entry["sha256"]:
             return Status(
-                False, True, f"{source_path(module).name} ({module}) changed since the build "
-                "(run `make` to rebuild)", {}
+                False,
+                True,
+                f"{source_path(module).name} ({module}) changed since the build "
+                "(run `make` to rebuild)",
+                {},
             )
         files[module] = directory / entry["file"]
     for name, entry in manifest.get("support", {}).items():
@@ -199,7 +202,8 @@ def build(directory: Path) -> Status:
     with tempfile.TemporaryDirectory(prefix="chuhan-mypyc-") as scratch:
         work = Path(scratch)
         shutil.copytree(
-            PACKAGE_DIR, work / "chuhan",
+            PACKAGE_DIR,
+            work / "chuhan",
             ignore=shutil.ignore_patterns("__pycache__", "*.so", "web", "migrations", "*.ini"),
         )
         sources = {m: work.joinpath(*m.split(".")).with_suffix(".py") for m in MODULES}
@@ -217,7 +221,9 @@ def build(directory: Path) -> Status:
         )
         subprocess.run(
             [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-            cwd=work, check=True, stdout=subprocess.DEVNULL,
+            cwd=work,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         for old in directory.rglob("*" + suffix):

@@ -125,8 +125,12 @@ _kept_lock = threading.Lock()
 
 
 def _context(board: Board, side: int) -> tuple[object, ...]:
-    return (type(board).__name__, side, getattr(board, "rules", None),
-            getattr(board, "bikjang", None))
+    return (
+        type(board).__name__,
+        side,
+        getattr(board, "rules", None),
+        getattr(board, "bikjang", None),
+    )
 
 
 def _take_kept(board: Board) -> _Kept | None:
@@ -186,8 +190,11 @@ def keep_tables(searcher: Searcher) -> None:
     """Keep a finished ``carry`` search's tables for the same game's next decision."""
     if searcher.carries:
         context = _context(searcher.board, searcher.root_side)
-        _keep(_Kept(context, searcher.root_key, searcher.tt, searcher.mobility_cache,
-                    searcher.history))
+        _keep(
+            _Kept(
+                context, searcher.root_key, searcher.tt, searcher.mobility_cache, searcher.history
+            )
+        )
 
 
 def search(
@@ -204,7 +211,12 @@ def search(
     code, score, reached, pv = searcher.run()
     keep_tables(searcher)
     return SearchResult(
-        Move.from_code(code), score, reached, searcher.nodes, pv, time.monotonic() - started,
+        Move.from_code(code),
+        score,
+        reached,
+        searcher.nodes,
+        pv,
+        time.monotonic() - started,
         inherited,
     )
 
@@ -291,9 +303,7 @@ def choose_setup(side: int, opponent_setup: str | None = None) -> str:
     if side not in (0, 1):
         raise ValueError(f"side must be 0 or 1, got {side!r}")
     if opponent_setup is not None and opponent_setup not in SETUPS:
-        raise ValueError(
-            f"unknown setup {opponent_setup!r}; choose one of {', '.join(SETUPS)}"
-        )
+        raise ValueError(f"unknown setup {opponent_setup!r}; choose one of {', '.join(SETUPS)}")
 
     def value(own: str, other: str) -> int:
         cho, han = (own, other) if side == 0 else (other, own)
@@ -303,6 +313,4 @@ def choose_setup(side: int, opponent_setup: str | None = None) -> str:
 
     if opponent_setup is not None:
         return max(SETUPS, key=lambda own: value(own, opponent_setup))
-    return max(
-        SETUPS, key=lambda own: min(value(own, other) for other in SETUPS)
-    )
+    return max(SETUPS, key=lambda own: min(value(own, other) for other in SETUPS))

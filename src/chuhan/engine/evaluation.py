@@ -30,8 +30,15 @@ from ..rules.geometry import (
 Table = list[list[int]]
 Bonus = dict[int, tuple[tuple[int, ...], ...]]
 
-_KINDS: Final = {"king": KING, "advisor": ADVISOR, "elephant": ELEPHANT, "horse": HORSE,
-                 "chariot": CHARIOT, "cannon": CANNON, "soldier": SOLDIER}
+_KINDS: Final = {
+    "king": KING,
+    "advisor": ADVISOR,
+    "elephant": ELEPHANT,
+    "horse": HORSE,
+    "chariot": CHARIOT,
+    "cannon": CANNON,
+    "soldier": SOLDIER,
+}
 
 
 def _tuned(variant: str) -> tuple[dict[int, int], Bonus]:
@@ -45,8 +52,10 @@ def _tuned(variant: str) -> tuple[dict[int, int], Bonus]:
     text = resources.files("chuhan.engine").joinpath("tuned.json").read_text()
     weights = json.loads(text)[variant]
     values = {_KINDS[name]: int(value) for name, value in weights["values"].items()}
-    bonus = {_KINDS[name]: tuple(tuple(int(b) for b in row) for row in rows)
-             for name, rows in weights["bonus"].items()}
+    bonus = {
+        _KINDS[name]: tuple(tuple(int(b) for b in row) for row in rows)
+        for name, rows in weights["bonus"].items()
+    }
     return values, bonus
 
 
@@ -100,8 +109,11 @@ def _xiangqi_square(kind: int, file: int, rank: int) -> int:
         if rank == 9:  # on the last rank it can only walk sideways
             return 30 + (20 if 3 <= file <= 5 else 0)
         palace_file = 3 <= file <= 5
-        return 80 + 12 * centre + (25 if palace_file and rank in (6, 7, 8) else 0) + (
-            10 if rank in (6, 7) else 0
+        return (
+            80
+            + 12 * centre
+            + (25 if palace_file and rank in (6, 7, 8) else 0)
+            + (10 if rank in (6, 7) else 0)
         )
     if kind == HORSE:
         rank_bonus = (-10, 0, 5, 10, 15, 25, 30, 35, 20, 0)[rank]
@@ -171,8 +183,10 @@ def cannot_win(counts: list[int], side: int) -> bool:
         return advisors == 2 and _count(counts, ELEPHANT, not white) == 2
     if cannons:
         own = _count(counts, ADVISOR, white) + _count(counts, ELEPHANT, white)
-        theirs = sum(_count(counts, kind, not white) for kind in (ADVISOR, ELEPHANT, HORSE,
-                                                                  CHARIOT, CANNON, SOLDIER))
+        theirs = sum(
+            _count(counts, kind, not white)
+            for kind in (ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
+        )
         return own + theirs == 0
     return advisors == 2  # a lone horse or soldier
 
@@ -269,9 +283,7 @@ def piece_counts(squares: list[int]) -> list[int]:
     return counts
 
 
-def build_tables(
-    values: dict[int, int], square_bonus: Callable[[int, int, int], int]
-) -> Table:
+def build_tables(values: dict[int, int], square_bonus: Callable[[int, int, int], int]) -> Table:
     """The 15 signed rows ``[piece + 7][point]`` from piece values and a first-mover bonus."""
     rows: Table = [[0] * NUM_POINTS for _ in range(15)]
     for kind, value in values.items():
@@ -353,7 +365,10 @@ class Evaluator:
 
 
 XIANGQI_EVALUATOR: Final = Evaluator(
-    XIANGQI_TABLES, XIANGQI_VALUES, safety=True, cannon_mobility=XIANGQI_CANNON_MOBILITY,
+    XIANGQI_TABLES,
+    XIANGQI_VALUES,
+    safety=True,
+    cannon_mobility=XIANGQI_CANNON_MOBILITY,
     endings=True,
 )
 # A janggi cannon never slides without a screen: its free points are no measure of it.

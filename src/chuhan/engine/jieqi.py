@@ -130,8 +130,9 @@ class JieqiSearcher(Searcher):
             score -= self.tables[captured + 7][to]
         if fr not in face_down:  # a face-up piece takes a face-down one
             row = self.tables[b[fr] + 7]
-            return self._identity(code, None, depth, alpha, beta, ply, score + row[to] - row[fr],
-                                  quiescence)
+            return self._identity(
+                code, None, depth, alpha, beta, ply, score + row[to] - row[fr], quiescence
+            )
         score -= self.hidden_table[turn][fr]
         odds_list = self._odds(turn)
         # One ply from the horizon a reveal is valued without searching its identities (the
@@ -150,8 +151,9 @@ class JieqiSearcher(Searcher):
             expected = sum(odds * self.tables[sign * kind + 7][to] for kind, odds in odds_list)
             kind, new_score = min(choices, key=lambda c: abs(c[1] - score - expected))
             shift = round((score + expected - new_score) * sign)
-            v = self._identity(code, kind, depth - 1, alpha - shift, beta - shift, ply,
-                               new_score, False)
+            v = self._identity(
+                code, kind, depth - 1, alpha - shift, beta - shift, ply, new_score, False
+            )
             return None if v is None else v + shift
         # The line's first reveal: a chance node over every identity, one ply shorter (it
         # multiplies the tree by the pool size). Each identity is searched in the node's window
@@ -159,8 +161,9 @@ class JieqiSearcher(Searcher):
         # a child's bound is a bound of its share of the average (Ballard's *-minimax with the
         # material as the guess); where the bounds leave the average undecided, the children
         # that only gave a bound are searched again in a wider window, then a full one.
-        outcomes = [(kind, odds, score + self.tables[sign * kind + 7][to])
-                    for kind, odds in odds_list]
+        outcomes = [
+            (kind, odds, score + self.tables[sign * kind + 7][to]) for kind, odds in odds_list
+        ]
         expected = sum(odds * new_score for _, odds, new_score in outcomes)
         shifts = [round((new_score - expected) * sign) for _, _, new_score in outcomes]
         values: list[int] = []
@@ -168,8 +171,9 @@ class JieqiSearcher(Searcher):
         self.chances += 1
         try:
             for (kind, _, new_score), shift in zip(outcomes, shifts, strict=True):
-                v = self._identity(code, kind, depth - 1, alpha + shift, beta + shift, ply,
-                                   new_score, False)
+                v = self._identity(
+                    code, kind, depth - 1, alpha + shift, beta + shift, ply, new_score, False
+                )
                 if v is None:
                     return None  # the same for every identity: the mover's point matters
                 values.append(v)
@@ -197,8 +201,17 @@ class JieqiSearcher(Searcher):
             self.chances -= 1
         return round(sum(odds * v for (_, odds, _), v in zip(outcomes, values, strict=True)))
 
-    def _identity(self, code: int, kind: int | None, depth: int, alpha: int, beta: int,
-                  ply: int, new_score: int, quiescence: bool) -> int | None:
+    def _identity(
+        self,
+        code: int,
+        kind: int | None,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        new_score: int,
+        quiescence: bool,
+    ) -> int | None:
         """The mover's value of ``code`` played with the identity ``kind`` (None: no reveal),
         searched in the window (alpha, beta); None when it leaves the mover's general attacked.
         """
@@ -217,8 +230,9 @@ class JieqiSearcher(Searcher):
             if quiescence:
                 return -self._quiesce(-beta, -alpha, ply + 1, new_score, gives_check)
             extend = 1 if gives_check and ply < self.extension_cap else 0
-            return -self._search(depth + extend, -beta, -alpha, ply + 1, new_score, gives_check,
-                                 True)
+            return -self._search(
+                depth + extend, -beta, -alpha, ply + 1, new_score, gives_check, True
+            )
         finally:
             self.keys.pop()
             self.checks.pop()

@@ -410,7 +410,6 @@ class Searcher:
         self.mobility_probes += 1
         return score + balance
 
-
     def _quiesce(self, alpha: int, beta: int, ply: int, score: int, in_check: bool) -> int:
         self.nodes += 1
         if self.nodes >= self.next_check:
@@ -440,8 +439,11 @@ class Searcher:
             else:
                 pseudo = [c for c in board.legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
             caps = [
-                ((value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16)
-                 << ORDER_SHIFT) + c
+                (
+                    (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16)
+                    << ORDER_SHIFT
+                )
+                + c
                 for c in pseudo
             ]
             if not caps:
@@ -541,10 +543,7 @@ class Searcher:
             return cutoff
         static = score if self.board.turn == 0 else -score
         if ply and not pv_node and not in_check and abs(beta) < MATE_BOUND:
-            if (
-                depth <= REVERSE_FUTILITY_DEPTH
-                and static - REVERSE_FUTILITY_MARGIN * depth >= beta
-            ):
+            if depth <= REVERSE_FUTILITY_DEPTH and static - REVERSE_FUTILITY_MARGIN * depth >= beta:
                 return static
             if can_null and depth >= NULL_MOVE_MIN_DEPTH and static >= beta and self._has_pieces():
                 v = self._null_move(depth, beta, ply, score)
@@ -554,9 +553,7 @@ class Searcher:
 
     # ------------------------------------------------------------------ transposition table
 
-    def _probe(
-        self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool
-    ) -> tuple[int, int]:
+    def _probe(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> tuple[int, int]:
         """The table's entry for the board's position: (its best move or 0, its value when
         that alone decides this node in the window (alpha, beta), else ``NO_CUTOFF``). Only
         a deep enough entry outside the principal variation, and never at the root, decides."""
@@ -698,9 +695,19 @@ class Searcher:
                     if gives_check and ply < self.extension_cap:
                         new_depth += 1
                     try:
-                        v = self._child(code, legal, depth, new_depth, alpha, beta, ply,
-                                        new_score, gives_check, not victim and not in_check,
-                                        pv_node)
+                        v = self._child(
+                            code,
+                            legal,
+                            depth,
+                            new_depth,
+                            alpha,
+                            beta,
+                            ply,
+                            new_score,
+                            gives_check,
+                            not victim and not in_check,
+                            pv_node,
+                        )
                     finally:
                         if taken:
                             counts[victim + 7] += 1
@@ -772,8 +779,9 @@ class Searcher:
             reduction = LMR[depth][min(legal, 127)] - pv_node
             if reduction > new_depth - 1:
                 reduction = new_depth - 1
-        v = -self._search(new_depth - reduction, -alpha - 1, -alpha, ply + 1, score, gives_check,
-                          True)
+        v = -self._search(
+            new_depth - reduction, -alpha - 1, -alpha, ply + 1, score, gives_check, True
+        )
         if v > alpha and (reduction or v < beta):
             v = -self._search(new_depth, -beta, -alpha, ply + 1, score, gives_check, True)
         return v
@@ -803,9 +811,7 @@ class Searcher:
         if self.passes[-1] and self.passes[-2]:
             return self.rules.points_score(board)  # J6: two passes in a row
         if (
-            self.bikjang
-            and board.kings[0] % 9 == board.kings[1] % 9
-            and board.generals_facing()  # type: ignore[attr-defined]
+            self.bikjang and board.kings[0] % 9 == board.kings[1] % 9 and board.generals_facing()  # type: ignore[attr-defined]
         ):
             return self.rules.points_score(board)
         if board.halfmove >= self.rules.draw_halfmoves:
@@ -829,8 +835,9 @@ class Searcher:
         # A cycle through a null move is no repetition the rules would see.
         self.repetition_floor = len(keys) - 1
         try:
-            return -self._search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, score, False,
-                                 False)
+            return -self._search(
+                depth - 1 - reduction, -beta, -beta + 1, ply + 1, score, False, False
+            )
         finally:
             self.repetition_floor = floor
             keys.pop()
@@ -984,9 +991,7 @@ class Searcher:
             best_move, best_score, reached, previous = self.root_best, v, depth, v
             pv = self.principal_variation(best_move, depth)
             if self.on_iteration is not None:
-                self.on_iteration(
-                    Iteration(depth, v, self.nodes, time.monotonic() - start, pv)
-                )
+                self.on_iteration(Iteration(depth, v, self.nodes, time.monotonic() - start, pv))
             if abs(v) >= MATE_BOUND and MATE - abs(v) <= depth:
                 break
             if len(root_codes) == 1 and self.limits.movetime is not None:

@@ -182,8 +182,9 @@ class UndoRecord:
 
     # Defaults so that pickle and copy, which call the class without arguments and then set
     # the fields, can rebuild one (a board's history holds them).
-    def __init__(self, code: int = 0, captured: int = 0, halfmove: int = 0, key: int = 0,
-                 extra: Any = None) -> None:
+    def __init__(
+        self, code: int = 0, captured: int = 0, halfmove: int = 0, key: int = 0, extra: Any = None
+    ) -> None:
         self.code = code
         self.captured = captured
         self.halfmove = halfmove

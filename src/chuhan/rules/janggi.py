@@ -221,7 +221,8 @@ class JanggiBoard(Board):
     KING_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = PALACE_STEPS
     ADVISOR_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = PALACE_STEPS
     ELEPHANT_STEPS: ClassVar[tuple[list[tuple[tuple[int, int, int], ...]], ...]] = (
-        ELEPHANT_STEPS, ELEPHANT_STEPS
+        ELEPHANT_STEPS,
+        ELEPHANT_STEPS,
     )
     SOLDIER_STEPS: ClassVar[tuple[list[tuple[int, ...]], ...]] = SOLDIER_STEPS
     SOLDIER_ATTACKERS: ClassVar[tuple[list[tuple[int, ...]], ...]] = attackers_table(SOLDIER_STEPS)

@@ -134,9 +134,7 @@ def _start_of(board: Board) -> Board:
     return start
 
 
-def _ending(
-    board: Board, result: str | None, termination: str | None
-) -> tuple[str, str | None]:
+def _ending(board: Board, result: str | None, termination: str | None) -> tuple[str, str | None]:
     """The ``result`` and ``termination`` a record states: the given ones, else the board's
     outcome's (one rule for every written format). Raises ValueError for an unknown result."""
     outcome = board.outcome()
@@ -204,9 +202,7 @@ _GIB_WINS.update({"double_pass": "판정승", "repetition": "판정승", "move_l
 _GIB_WINS["bikjang"] = "판정승"
 
 
-def write_gib(
-    board: Board, *, result: str | None = None, termination: str | None = None
-) -> str:
+def write_gib(board: Board, *, result: str | None = None, termination: str | None = None) -> str:
     """The janggi game played on ``board`` as a ``.gib`` file's text (Korean software's
     record: tags ``초차림``/``한차림``/``대국결과``, then the half-moves numbered one by one in
     the Korean point notation). ``result``/``termination`` as for :func:`write_record`.
@@ -309,6 +305,7 @@ def decode_record(data: bytes) -> str:
     if not candidates:
         return data.decode("latin-1")
     return max(candidates, key=lambda c: c[0])[1]
+
 
 _TAG = re.compile(r'^\[\s*([^\s\]"]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _MOVE_NUMBER = re.compile(r"^\d+\s*\.+")

@@ -360,8 +360,10 @@ def judge(
         first = g.FIRST if codes and b[codes[0] // g.NUM_POINTS] > 0 else 1 - g.FIRST
         moved, always_check = _checking_sides(first, checks)
         # A checking move chases nothing, so a side that checked once has no perpetual chase.
-        open_ = [moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
-                 for s in (0, 1)]
+        open_ = [
+            moved[s] and not any(checks[i] for i in range(s ^ first, len(checks), 2))
+            for s in (0, 1)
+        ]
         if not explain and ((always_check[0] and moved[0]) or (always_check[1] and moved[1])):
             open_ = [False, False]  # a perpetual check decides alone: no chase to look for
         candidates: list[dict[int, tuple[int, Chase]] | None] = [None, None]

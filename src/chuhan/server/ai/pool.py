@@ -305,7 +305,9 @@ class AIPool:
                 context = multiprocessing.get_context("spawn")
                 self._lanes = [
                     concurrent.futures.ProcessPoolExecutor(
-                        max_workers=1, mp_context=context, initializer=_warm_up,
+                        max_workers=1,
+                        mp_context=context,
+                        initializer=_warm_up,
                         initargs=(os.getpid(),),
                     )
                     for _ in range(count)
@@ -374,9 +376,7 @@ class AIPool:
             self._busy.add(lane)
             submitted = time.time()
             running = loop.run_in_executor(self._lanes[lane], _timed, self.runner, job)
-            running.add_done_callback(
-                functools.partial(self._ended, lane, job, answer, submitted)
-            )
+            running.add_done_callback(functools.partial(self._ended, lane, job, answer, submitted))
 
     def _ended(
         self,

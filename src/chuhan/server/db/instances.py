@@ -52,9 +52,7 @@ class InstanceStore:
         with self.engine.connect() as conn:
             rows = conn.execute(select(server_instances)).all()
         return [
-            Instance(
-                row.id, aware(row.started_at), aware(row.alive_at), bool(row.stopped), row.hub
-            )
+            Instance(row.id, aware(row.started_at), aware(row.alive_at), bool(row.stopped), row.hub)
             for row in rows
         ]
 

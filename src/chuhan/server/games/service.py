@@ -369,8 +369,7 @@ class GameService:
         if await self.db(self.store.playing_online, player_id):
             raise GameActionError(
                 "playing_online",
-                "you are playing an online game: hints, analyses and imports wait until it "
-                "is over",
+                "you are playing an online game: hints, analyses and imports wait until it is over",
             )
 
     def _job(self, game: GameRecord, kind: JobKind, side: int) -> AIJob:

@@ -271,9 +271,7 @@ def archive_router(db: Database, spending: Spending, downloads: DownloadRunner) 
 
     @router.get("/api/archive/games/{game_id}")
     async def archived_game(game_id: str, player: Me) -> dict[str, Any]:
-        entry = (
-            await db(archive.game_for, player.id, game_id) if len(game_id) <= 64 else None
-        )
+        entry = await db(archive.game_for, player.id, game_id) if len(game_id) <= 64 else None
         if entry is None:
             raise GameActionError("not_found", "no such game")
         game = entry.game

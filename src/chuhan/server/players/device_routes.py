@@ -52,9 +52,7 @@ log = logging.getLogger("chuhan.devices")
 BAD_CODE = "this code is unknown, used, expired or revoked"
 
 
-def device_router(
-    db: Database, players: Players, limits: DeviceLimits | None = None
-) -> APIRouter:
+def device_router(db: Database, players: Players, limits: DeviceLimits | None = None) -> APIRouter:
     """The devices' routes on ``db``, within ``limits``."""
     limits = limits or DeviceLimits()
     devices = DeviceStore(db.store)
@@ -151,18 +149,14 @@ def device_router(
             label = device_label(request.headers.get("user-agent", ""))
             replaces = hash_token(before) if before else None
             device = new_id("d")
-            await db(
-                devices.add_device, device, player.id, hash_token(token), label, replaces
-            )
+            await db(devices.add_device, device, player.id, hash_token(token), label, replaces)
             set_player_cookie(request, response, token)
             log.info("device signed in", extra={"player": player.id, "device": device})
         return await players.profile(player)
 
     @router.delete("/api/devices/{device_id}")
     async def sign_out(device_id: str, request: Request, player: Known) -> dict[str, Any]:
-        if len(device_id) > 32 or not await db(
-            devices.remove_device, player.id, device_id
-        ):
+        if len(device_id) > 32 or not await db(devices.remove_device, player.id, device_id):
             raise GameActionError("not_found", "no such device")
         log.info("device signed out", extra={"player": player.id, "device": device_id})
         return await listing(player.id, *_browser(request))

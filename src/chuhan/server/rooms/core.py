@@ -116,8 +116,12 @@ class RoomCore:
             return stored
 
         room, stored = await decide_and_commit(
-            partial(self.known, room_id), partial(self.read_room, room_id), decide, commit,
-            RoomError, "room",
+            partial(self.known, room_id),
+            partial(self.read_room, room_id),
+            decide,
+            commit,
+            RoomError,
+            "room",
         )
         if stored is None:
             return room

@@ -121,8 +121,14 @@ class Lobby:
             raise too_many(exc) from None
 
     async def create(
-        self, player: Player, variant: str, bikjang: str, password: str | None,
-        rules: str = "casual", address: str = "", clock: str | None = None,
+        self,
+        player: Player,
+        variant: str,
+        bikjang: str,
+        password: str | None,
+        rules: str = "casual",
+        address: str = "",
+        clock: str | None = None,
     ) -> RoomRecord:
         """A new open room with the creator in the first seat.
 

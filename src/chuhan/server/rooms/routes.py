@@ -55,8 +55,13 @@ def rooms_router(
     async def create(body: CreateRoomBody, request: Request, player: Known) -> dict[str, Any]:
         address = request.client.host if request.client else "unknown"
         room = await rooms.create(
-            player, body.variant, body.bikjang, body.password, rules=body.rules,
-            address=address, clock=body.clock,
+            player,
+            body.variant,
+            body.bikjang,
+            body.password,
+            rules=body.rules,
+            address=address,
+            clock=body.clock,
         )
         return await view(room.id, player, room)
 

@@ -50,9 +50,7 @@ def scored(change: Change, sides: list[str] | None) -> Change:
     winner_id = sides[rules_of.side_names(after.variant).index(winner)]
     after = replace(after, points_awarded=ONLINE_WIN_POINTS)
     events = [
-        {**e, "points_awarded": ONLINE_WIN_POINTS}
-        if e["type"] == "end"
-        else e
+        {**e, "points_awarded": ONLINE_WIN_POINTS} if e["type"] == "end" else e
         for e in change.events
     ]
     return Change(change.before, after, events, Award(winner_id, "online", ONLINE_WIN_POINTS))

@@ -35,9 +35,7 @@ def upgrade() -> None:
     nameless = conn.execute(sa.select(players.c.id).where(players.c.name.is_(None))).scalars()
     for player_id in list(nameless):
         conn.execute(
-            sa.update(players)
-            .where(players.c.id == player_id)
-            .values(name=default_name(player_id))
+            sa.update(players).where(players.c.id == player_id).values(name=default_name(player_id))
         )
 
 
