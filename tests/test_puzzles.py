@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chuhan.rules import make_board
-from chuhan.server.db.puzzles import PuzzleStore
+from chuhan.server.db.puzzle_store import PuzzleStore
 from chuhan.server.puzzles.catalog import read_puzzles
 from chuhan.server.puzzles.solving import board_after
 from chuhan.server.rules_config import PuzzleSettings

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chuhan.cli import main
-from chuhan.server.db.puzzles import PuzzleStore
+from chuhan.server.db.puzzle_store import PuzzleStore
 from chuhan.server.db.store import Store
 
 FIXTURES = Path(__file__).parent / "data" / "puzzles"

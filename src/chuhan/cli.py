@@ -284,7 +284,7 @@ def _cmd_puzzles_load(args: argparse.Namespace) -> int:
     """
     from pathlib import Path
 
-    from .server.db.puzzles import PuzzleStore
+    from .server.db.puzzle_store import PuzzleStore
     from .server.db.store import Store
     from .server.puzzles.catalog import VARIANTS, load_puzzles, usable_puzzles
     from .server.settings import Settings

@@ -283,10 +283,11 @@ player_secrets = _table(
     Index("ix_player_secrets_player", "player_id", "kind"),
 )
 
-# Puzzles (SPEC B9; server/db/puzzles.py): loaded from the data files, the next one chosen by
-# one query on (variant, rating). Players' rows hold no foreign key (a puzzle attempt is not
-# a game); a puzzle attempt keeps its player from the retention job, which deletes a
-# deleted player's puzzle rows with it (db/retention.py).
+# Puzzles (SPEC B9; server/db/puzzles.py, puzzle_attempts.py, puzzle_ratings.py): loaded
+# from the data files, the next one chosen by one query on (variant, rating). Players' rows
+# hold no foreign key (a puzzle attempt is not a game); a puzzle attempt keeps its player
+# from the retention job, which deletes a deleted player's puzzle rows with it
+# (db/retention.py).
 puzzles = _table(
     "puzzles",
     Column("id", String(32), primary_key=True),

@@ -14,7 +14,8 @@ from typing import Any
 
 from ...rules import RulesError
 from .. import glicko2
-from ..db.puzzles import Puzzle, PuzzleStore
+from ..db.puzzle_store import PuzzleStore
+from ..db.puzzles import Puzzle
 from . import solving
 
 log = logging.getLogger("chuhan.puzzles")

@@ -6,7 +6,7 @@ stored one keeps its rating.
 - **Which puzzle.** Near the player's puzzle rating in the variant (a random offset of at
   most :data:`SPREAD`, so that two players of one rating do not meet the same puzzles in the
   same order), one they never tried, never the one they were given last. One indexed query
-  (:meth:`~..db.puzzles.PuzzleStore.nearest`); no engine, ever.
+  (:meth:`~..db.puzzles.PuzzleStorage.nearest`); no engine, ever.
 - **Rated.** Each rated attempt is one Glicko-2 rating period for the player against the
   puzzle and for the puzzle against the player: solved 1, solved after a hint ½ (assisted),
   failed or solution shown 0. Only a player's first attempt at a puzzle is rated (the daily
@@ -37,7 +37,10 @@ from ..addresses import CLIENT_BLOCK
 from ..budget import Budget, LimitExceeded, Reservation, TooManyError
 from ..db.database import Database
 from ..db.limits import Limiter
-from ..db.puzzles import Attempt, Ending, Moved, Puzzle, PuzzleRating, PuzzleStore
+from ..db.puzzle_attempts import Attempt, Ending, Moved
+from ..db.puzzle_ratings import PuzzleRating
+from ..db.puzzle_store import PuzzleStore
+from ..db.puzzles import Puzzle
 from ..games.changes import event
 from ..games.service import new_id
 from ..limits.spending import Spending
