@@ -28,11 +28,14 @@ join would: creation is counted like a join.
 
 from __future__ import annotations
 
+import time
+
 from ..addresses import address_block, network_block
 from ..budget import Budget, LimitExceeded, Reservation
 from ..db.limits import Limiter
 from ..db.rooms import RoomStore
 from ..rules_config import JoinLimits
+from .rules import RoomError
 
 
 class JoinLimiter:
@@ -94,3 +97,11 @@ class SeatLimiter:
         self._tat[seat] = tat + self.budget.interval
         if len(self._tat) > 10_000:  # forget the seats whose budget is whole again
             self._tat = {key: at for key, at in self._tat.items() if at > now}
+
+    def take_now(self, room_id: str, player_id: str, code: str, message: str) -> None:
+        """One change for this seat now (B4, B8). Raises RoomError ``code`` (with
+        ``retry_after``, whole seconds, at least 1) when the budget is spent."""
+        try:
+            self.take(room_id, player_id, time.monotonic())
+        except LimitExceeded as exc:
+            raise RoomError(code, message, retry_after=max(1, round(exc.retry_after))) from None
