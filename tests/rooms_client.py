@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
-from chuhan.rules import make_board
+from chuhan.rules import JieqiBoard, make_board
 from chuhan.server.protocol.messages import check_server_message
 from client_events import EVENTS, is_game_event
 
@@ -305,10 +305,21 @@ class RoomSocket:
             self.ws.close()
 
 
+def at_ply(ply: int) -> Callable[[dict[str, Any]], bool]:
+    """For :meth:`RoomSocket.wait_state`: the state after ``ply`` moves."""
+    return lambda state: state["ply"] == ply
+
+
+def move_of(ply: int) -> Callable[[dict[str, Any]], bool]:
+    """For :meth:`RoomSocket.wait_for`: the ``move`` message of ply ``ply``."""
+    return lambda m: m.get("type") == "move" and m["ply"] == ply
+
+
 def jieqi_views(secret: dict[str, str], moves: list[str], side: str) -> list[dict[str, Any]]:
     """What ``side`` may know after each number of moves of a jieqi game with ``secret``
     (Z2, Q5): the reference a test compares every message with."""
     board = make_board("jieqi", arrangement=secret["arrangement"], salt=secret["salt"])
+    assert isinstance(board, JieqiBoard)
     views = [board.view(side, game_over=False)]
     for move in moves:
         board.push(move)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from websockets.sync.client import connect
 
 from chuhan.server.protocol.messages import GAME_MESSAGES, ROOM_MESSAGES
-from rooms_client import RoomSocket, jieqi_views
+from rooms_client import RoomSocket, at_ply, jieqi_views
 from test_scale_support import Cluster, cluster, game_socket, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
@@ -324,7 +324,7 @@ def _play_jieqi(table: Table, seed: int, plies: int) -> None:
     rng = random.Random(seed)
     for ply in range(plies):
         side = "red" if ply % 2 == 0 else "black"
-        state = table.sockets[side].wait_state(lambda s, ply=ply: s["ply"] == ply)
+        state = table.sockets[side].wait_state(at_ply(ply))
         if state["status"] != "ongoing":
             return
         move = rng.choice(sorted(state["legal_moves"]))

@@ -20,10 +20,10 @@ from chuhan.server.games import changes as rules_of
 from chuhan.server.games import views
 from chuhan.server.hub.local import News
 from chuhan.server.protocol.messages import encode
-from chuhan.server.records import GameRecord, StoredEvent
+from chuhan.server.records import Change, GameKind, GameOptions, GameRecord, StoredEvent
 from chuhan.server.refusal import GameActionError
 from client_events import EVENTS
-from rooms_client import Player, RoomSocket, running_server
+from rooms_client import Player, RoomSocket, at_ply, running_server
 from test_server_support import create, game_socket, server
 
 pytestmark = pytest.mark.timeout(180)
@@ -31,9 +31,9 @@ VARIANTS = ["xiangqi", "janggi", "jieqi"]
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
-def new_record(variant: str, kind: str, human_side: int | None = 0) -> GameRecord:
+def new_record(variant: str, kind: GameKind, human_side: int | None = 0) -> GameRecord:
     """A game as the service creates it (jieqi with its secret arrangement)."""
-    options: dict[str, Any] = {}
+    options: GameOptions = {}
     board_options: dict[str, Any] = {}
     if variant == "janggi":
         options = {"setup": {"cho": "HEEH", "han": "EHHE"}, "bikjang": "off"}
@@ -59,7 +59,7 @@ def new_record(variant: str, kind: str, human_side: int | None = 0) -> GameRecor
     )
 
 
-def stored(change: rules_of.Change) -> list[StoredEvent]:
+def stored(change: Change) -> list[StoredEvent]:
     """The events of a committed change, as the log and the hub hand them on."""
     return list(News.of(change.after, change.events).events)
 
@@ -87,7 +87,7 @@ def test_folding_the_events_gives_the_full_state_after_every_change_P5_Z2(varian
                 assert variant == "jieqi"  # a reveal is final (undo_reveals)
         if change is None:
             move = rng.choice(sorted(board.legal_move_texts()))
-            change = rules_of.play_move(game, game.ply, move, board.turn)  # type: ignore[assignment]
+            change = rules_of.play_move(game, game.ply, move, board.turn)
         assert change is not None
         game = change.after
         for viewer in viewers_of(game):
@@ -233,7 +233,7 @@ def test_in_a_room_each_player_folds_to_their_own_fresh_state_R7_Z2(room_server,
     rng = random.Random(variant)
     for ply in range(40):
         side = "red" if ply % 2 == 0 else "black"
-        state = by_side[side][1].wait_state(lambda s, ply=ply: s["ply"] == ply)
+        state = by_side[side][1].wait_state(at_ply(ply))
         if state["status"] != "ongoing" or not state["legal_moves"]:
             break
         move = rng.choice(sorted(state["legal_moves"]))
@@ -241,7 +241,7 @@ def test_in_a_room_each_player_folds_to_their_own_fresh_state_R7_Z2(room_server,
     last = by_side["red"][1].wait_state(lambda s: s["status"] != "ongoing" or s["ply"] == 40)
     reopened = []
     for player, sock in by_side.values():
-        held = sock.wait_state(lambda s, last=last: s["seq"] == last["seq"])
+        held = sock.wait_state(lambda s: s["seq"] == last["seq"])
         assert [m for m in sock.messages if m.get("type") == "move"]
         # the same device opens the room again: its seat moves to the new socket at once
         again = player.open(room["id"])

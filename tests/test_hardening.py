@@ -17,6 +17,7 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
 
 from rooms_client import Player, free_port, running_server
 from test_server_support import server
@@ -77,10 +78,10 @@ def test_a_websocket_from_a_foreign_origin_is_refused_Z5(site: str) -> None:
     url = site.replace("http", "ws", 1) + f"/ws/rooms/{room['id']}"
     cookie = {"Cookie": player.cookie}
     with pytest.raises(InvalidStatus) as refused:
-        connect(url, origin="https://evil.example", additional_headers=cookie)  # type: ignore[arg-type]
+        connect(url, origin=Origin("https://evil.example"), additional_headers=cookie)
     assert refused.value.response.status_code == 403
     with pytest.raises(InvalidStatus):
-        connect(url, origin="http://127.0.0.1.evil.example", additional_headers=cookie)  # type: ignore[arg-type]
+        connect(url, origin=Origin("http://127.0.0.1.evil.example"), additional_headers=cookie)
     # The site's own pages (same Origin as the Host asked for) and non-browser clients get in.
     for origin in (site, None):
         with connect(url, origin=origin, additional_headers=cookie) as ws:  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
-from rooms_client import Player, RoomSocket
+from rooms_client import Player, RoomSocket, move_of
 from test_scale_support import Cluster, Instance, cluster, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
@@ -30,7 +30,7 @@ def seek_socket(player: Player, instance: Instance) -> RoomSocket:
     return RoomSocket(ws)
 
 
-def is_type(kind: str):  # type: ignore[no-untyped-def]
+def is_type(kind: str):
     return lambda message: message.get("type") == kind
 
 
@@ -52,9 +52,7 @@ def test_strangers_on_two_instances_are_paired_and_play_a_room_game_B1(
     for ply, move in enumerate(["h3e3", "h8e8", "h1g3", "h10g8"]):
         mover, other = ("red", "black") if ply % 2 == 0 else ("black", "red")
         assert by_side[mover].request("move", ply=ply, move=move)["type"] == "ack"
-        seen = by_side[other].wait_for(
-            lambda m, ply=ply: m.get("type") == "move" and m["ply"] == ply
-        )
+        seen = by_side[other].wait_for(move_of(ply))
         assert seen["move"] == move
     [(kind, options)] = servers.sql(
         "SELECT kind, options FROM games WHERE id = :g", g=states[0]["id"]

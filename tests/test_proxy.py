@@ -10,6 +10,7 @@ each as its own client, and the instances see them all come from nginx (127.0.0.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import select
@@ -21,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -121,9 +122,15 @@ class ProxiedPlayer(Player):
         self.http.get("/api/me").raise_for_status()
         self.device = f"proxied{next(_devices)}"
 
-    def open(self, room_id: str, hello: bool = True, **fields: Any) -> RoomSocket:
+    def open(
+        self,
+        room_id: str,
+        hello: bool = True,
+        holding: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> RoomSocket:
         ws = wss_connect(self, f"/ws/rooms/{room_id}", origin=self.base_url)
-        sock = RoomSocket(ws)
+        sock = RoomSocket(ws, holding)
         if hello:
             sock.request("hello", device=self.device, **fields)
         return sock
@@ -176,7 +183,7 @@ class SerialTLS:
     def sendall(self, data: bytes) -> None:
         view, deadline = memoryview(data), self._deadline()
         while view:
-            sent: int = self._call(lambda chunk=view: self.tls.send(chunk), deadline)
+            sent: int = self._call(functools.partial(self.tls.send, view), deadline)
             view = view[sent:]
 
     def settimeout(self, timeout: float | None) -> None:
@@ -218,8 +225,8 @@ def wss_connect(player: ProxiedPlayer, path: str, origin: str) -> ClientConnecti
     # same either way.
     return connect(
         f"ws://{site.netloc}{path}",
-        sock=SerialTLS(tls),  # type: ignore[arg-type]
-        origin=origin,  # type: ignore[arg-type]
+        sock=cast(socket.socket, SerialTLS(tls)),  # duck-typed: what connect() calls
+        origin=Origin(origin),
         additional_headers={"Cookie": player.cookie},
         open_timeout=WAIT,
     ).__enter__()

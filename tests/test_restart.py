@@ -53,7 +53,7 @@ class Socket:
         self.ws.send(json.dumps({"id": message_id, "type": kind, **fields}))
         return message_id
 
-    def until(self, predicate) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    def until(self, predicate) -> dict[str, Any]:
         while True:
             message = json.loads(self.ws.recv(timeout=60))
             assert message["type"] != "error", message

@@ -23,6 +23,7 @@ from rooms_client import (
     FAST_TURN,
     Player,
     RoomSocket,
+    at_ply,
     jieqi_views,
     running_server,
 )
@@ -62,7 +63,9 @@ def fast(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def seated_pair(url: str, variant: str = "xiangqi", **room: Any) -> tuple[Player, Player, dict]:
+def seated_pair(
+    url: str, variant: str = "xiangqi", **room: Any
+) -> tuple[Player, Player, dict[str, Any]]:
     """Two players seated in a new room (by invite link unless a password is given)."""
     creator, friend = Player(url), Player(url)
     created = creator.create_room(variant=variant, **room)
@@ -87,7 +90,9 @@ def ready_both(first: RoomSocket, second: RoomSocket) -> dict[str, RoomSocket]:
     return {states[0]["you"]: first, states[1]["you"]: second}
 
 
-def new_game(url: str, variant: str = "xiangqi") -> tuple[dict[str, RoomSocket], dict, list]:
+def new_game(
+    url: str, variant: str = "xiangqi"
+) -> tuple[dict[str, RoomSocket], dict[str, Any], list[Player]]:
     creator, friend, room = seated_pair(url, variant)
     sockets = ready_both(creator.open(room["id"]), friend.open(room["id"]))
     by_side = {}
@@ -106,7 +111,7 @@ def play(sockets: dict[str, RoomSocket], moves: list[str], first_ply: int = 0) -
         assert reply["type"] == "ack", reply
     last = first_ply + len(moves)
     for sock in sockets.values():
-        sock.wait_state(lambda s, last=last: s["ply"] == last)
+        sock.wait_state(at_ply(last))
 
 
 def end_of(sock: RoomSocket) -> dict[str, Any]:
@@ -232,7 +237,8 @@ def _their_rematch(sock: RoomSocket, value: str | None, start: int) -> dict[str,
             not seat["you"] and seat["rematch"] == value for seat in m["room"]["seats"]
         )
 
-    return sock.wait_for(shows, start=start)["room"]
+    room: dict[str, Any] = sock.wait_for(shows, start=start)["room"]
+    return room
 
 
 def test_rematch_offer_decline_cancel_accept_swaps_colours_B4(server: tuple[str, Path]) -> None:
@@ -461,7 +467,9 @@ def test_reconnection_after_a_dropped_socket_continues_exactly_R7(
     assert not [m for m in back.messages if m.get("type") == "state"]
     sockets["red"] = back
     play(sockets, QUIET[2:4], first_ply=2)
-    assert back.state()["moves"] == QUIET[:4]  # type: ignore[index]
+    state = back.state()
+    assert state is not None
+    assert state["moves"] == QUIET[:4]
 
 
 def test_reconnection_replays_exactly_the_missed_events_R7(server: tuple[str, Path]) -> None:

@@ -210,6 +210,7 @@ def test_a_live_instance_clears_the_seats_of_a_dead_one_and_charges_its_clocks_R
         assert room is not None
         assert not any(seat["connected"] for seat in room.seats)
         assert before is not None
+        assert after is not None
         # The living instance kept the time: the clock is not moved, the game waits (R7).
         assert after.options["clock"]["deadline"] == before.options["clock"]["deadline"]
         assert after.options["clock"]["both_away_since"] is not None
@@ -275,6 +276,7 @@ def test_a_setup_choice_a_dead_instance_never_announced_is_shown_with_its_time_R
             if not any(seat["connected"] for seat in after.seats if seat["player"] == han.id):
                 break
             await asyncio.sleep(0.05)
+        assert after is not None
         assert after.setup is not None
         assert after.setup["turn"] == "cho"
         moved = parse_iso(after.setup["deadline"]) - parse_iso(chosen.setup["deadline"])
@@ -424,7 +426,7 @@ def test_the_janggi_setup_choice_waits_while_both_are_away_R4_R7(server: ServerP
     assert [p.me()["points"]["online"] for p in (creator, friend)] == [0, 0]
 
 
-async def _new_player(games: GameService) -> tuple[Player, str]:
+async def _new_player(games: GameService) -> tuple[StoredPlayer, str]:
     """A new visitor, as the app's players service makes one."""
     ratings = Ratings(games.db, games.hub, games.known, games.settings.ratings)
     return await Players(games.db, games.spending, ratings).new_player()

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from rooms_client import Player, RoomSocket
+from rooms_client import Player, RoomSocket, move_of
 from test_scale_support import Cluster, Instance, cluster, game_socket, open_room, player_on
 
 pytestmark = pytest.mark.timeout(120)
@@ -81,9 +81,7 @@ def play(sockets: dict[str, RoomSocket], moves: list[str], first_ply: int = 0) -
         ply = first_ply + offset
         mover, other = ("red", "black") if ply % 2 == 0 else ("black", "red")
         assert sockets[mover].request("move", ply=ply, move=move)["type"] == "ack"
-        seen = sockets[other].wait_for(
-            lambda m, ply=ply: m.get("type") == "move" and m["ply"] == ply
-        )
+        seen = sockets[other].wait_for(move_of(ply))
         assert seen["move"] == move
 
 

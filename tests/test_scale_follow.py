@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 
+from rooms_client import at_ply, move_of
 from test_scale import OPENING, close, other_side, play, room_game
 from test_scale_support import Cluster, Instance, cluster, game_socket, open_room
 
@@ -54,7 +56,7 @@ def test_an_instance_receives_only_the_news_of_games_its_sockets_follow(servers:
     with game_socket(a, ai_game["id"], owner.cookies["chuhan_player"]) as sock:
         for ply, move in ((0, "h3e3"), (2, "h1g3")):
             assert sock.request("move", ply=ply, move=move)["type"] == "ack"
-            sock.wait_for(lambda m, ply=ply: m.get("type") == "move" and m["ply"] == ply + 1)
+            sock.wait_for(move_of(ply + 1))
     assert {instance.name: received(instance) for instance in (b, c)} == quiet
 
 
@@ -87,11 +89,11 @@ def test_a_socket_opened_as_a_move_is_published_elsewhere_misses_nothing_Z4_P5(
         mover = "red" if ply % 2 == 0 else "black"
         if mover == on_b:
             assert sockets[on_b].request("move", ply=ply, move=move)["type"] == "ack"
-            sockets[on_a].wait_for(lambda m, ply=ply: m.get("type") == "move" and m["ply"] == ply)
+            sockets[on_a].wait_for(move_of(ply))
             continue
         sockets[on_b].close()
         sockets[on_b].wait_closed()
-        replies: list[dict] = []
+        replies: list[dict[str, Any]] = []
         moving = threading.Thread(
             target=lambda ply=ply, move=move, replies=replies: replies.append(
                 sockets[on_a].request("move", ply=ply, move=move)
@@ -101,7 +103,7 @@ def test_a_socket_opened_as_a_move_is_published_elsewhere_misses_nothing_Z4_P5(
         sockets[on_b] = open_room(game.players[on_b], b, game.room_id)
         moving.join()
         assert replies[0]["type"] == "ack"
-        state = sockets[on_b].wait_state(lambda s, ply=ply: s["ply"] == ply + 1, timeout=10)
+        state = sockets[on_b].wait_state(at_ply(ply + 1), timeout=10)
         assert state["moves"] == OPENING[: ply + 1]
     close(sockets)
 
@@ -127,7 +129,7 @@ def test_a_jieqi_game_socket_shows_moves_made_on_another_instance_as_the_api_doe
             answer = owner.post(f"/api/games/{game['id']}/moves", json={"ply": ply, "move": move})
             assert answer.status_code == 200, answer.text
             state = answer.json()["state"]
-            shown = sock.wait_state(lambda s, ply=ply: s["ply"] == ply + 1, timeout=10)
+            shown = sock.wait_state(at_ply(ply + 1), timeout=10)
             for field in ("fen", "captured", "records", "moves", "legal_moves", "status"):
                 assert shown[field] == state[field], field
     owner.close()

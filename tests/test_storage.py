@@ -78,7 +78,7 @@ def test_players_are_found_by_token_hash_only_S1(store):
     assert store.player_by_token_hash("a" * 64) == player
     assert store.player_by_token_hash("b" * 64) is None
     store.set_player_name("p_1", "Mei")
-    assert store.player("p_1").name == "Mei"  # type: ignore[union-attr]
+    assert store.player("p_1").name == "Mei"
 
 
 def test_a_game_round_trips_with_its_first_event(store):
@@ -100,7 +100,7 @@ def test_a_change_from_a_stale_read_is_refused_so_each_move_applies_once_Z4(stor
     store.commit_change(game, after, [{"type": "move", "move": "h3e3"}])
     with pytest.raises(StaleGameError):
         store.commit_change(game, after, [{"type": "move", "move": "h3e3"}])
-    assert store.game("g_1").moves == ["h3e3"]  # type: ignore[union-attr]
+    assert store.game("g_1").moves == ["h3e3"]
     assert [e.seq for e in store.events_after("g_1", 0)] == [1, 2]
 
 
@@ -126,7 +126,7 @@ def test_concurrent_writers_of_the_same_change_apply_it_exactly_once_Z4_P4(store
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == ["committed", "stale", "stale", "stale"]
-    assert store.player("p_1").ai_points == 10  # type: ignore[union-attr]
+    assert store.player("p_1").ai_points == 10
     assert store.count_events("g_1") == 2
 
 
@@ -155,7 +155,7 @@ def test_concurrent_writers_of_the_same_move_log_it_exactly_once_Z4(store):
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == ["committed", "stale", "stale", "stale"]
-    assert store.game("g_1").moves == ["h3e3"]  # type: ignore[union-attr]
+    assert store.game("g_1").moves == ["h3e3"]
     logged = [(e.seq, e.payload) for e in store.events_after("g_1", 0)]
     assert logged == [(1, {"type": "start"}), (2, events[0]), (3, events[1])]
 

@@ -231,7 +231,7 @@ def test_a_broken_link_keeps_the_confirmed_position_and_the_move_is_sent_once_P5
     mode = {"link": "pass"}
     routes = []
 
-    def handle(route) -> None:  # type: ignore[no-untyped-def]
+    def handle(route) -> None:
         routes.append(route)
         if mode["link"] == "pass":
             route.connect_to_server()
