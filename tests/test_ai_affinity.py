@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import cast
 
 import pytest
 
 from chuhan.engine import choose_move
 from chuhan.rules import make_board
-from chuhan.server.ai.pool import AIJob, AIPool, _board
+from chuhan.server.ai.pool import AIJob, AIPool, JobKind, _board
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -35,7 +36,7 @@ GAMES = {  # out of the opening book: each move is a search
 
 def advanced_move(job: AIJob) -> tuple[str, int, int]:
     """The worker's answer: advanced's move, the positions it inherited, the worker's pid."""
-    if job.kind == "sleep":  # a long job that holds a worker
+    if cast(str, job.kind) == "sleep":  # a long job that holds a worker
         time.sleep(job.movetime or 0)
         return "", 0, os.getpid()
     result = choose_move(_board(job), "advanced", movetime=job.movetime)
@@ -90,7 +91,9 @@ def test_a_move_does_not_wait_for_its_games_busy_worker_A2() -> None:
             job = AIJob("move", variant, fen=fen, level="advanced", movetime=0.1, game="game-x")
             _, _, first = await pool.submit(job)
             # Another client's long job takes the first free worker: the one game-x used.
-            sleeper = asyncio.ensure_future(pool.submit(AIJob("sleep", variant, movetime=30)))
+            sleeper = asyncio.ensure_future(
+                pool.submit(AIJob(cast(JobKind, "sleep"), variant, movetime=30))
+            )
             while not pool._busy:
                 await asyncio.sleep(0.01)
             board = make_board(variant, fen)

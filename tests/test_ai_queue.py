@@ -21,14 +21,14 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 import pytest
 import redis
 
 from chuhan.rules import make_board
-from chuhan.server.ai.pool import AIBusyError, AIJob, run_job
+from chuhan.server.ai.pool import AIBusyError, AIJob, JobKind, run_job
 from chuhan.server.ai.queue import AIJobError, queue_name
 from chuhan.server.ai.shared_pool import SharedAIPool
 from chuhan.server.games.service import ai_seed
@@ -184,7 +184,7 @@ def test_job_from_web_side_is_answered_by_a_separate_worker_with_a_legal_move(
 
 
 def test_an_error_in_the_worker_reaches_the_caller(served: Queue) -> None:
-    bad = AIJob("nonsense", "xiangqi")
+    bad = AIJob(cast(JobKind, "nonsense"), "xiangqi")
     good = AIJob("draw", "xiangqi", side=1)
     failed, answered = submit(served, bad, good)
     assert isinstance(failed, AIJobError)
@@ -334,6 +334,7 @@ def test_a_worker_killed_mid_search_loses_nothing_and_the_move_is_played_once_Z4
         # h3e3 at once): the AI searches, and its worker dies mid-search.
         owner.post(f"/api/games/{game_id}/moves", json={"ply": 0, "move": "a1a2"})
         pid = wait_until(lambda: queue.running_pid(seed=ai_seed(game_id, 1)))
+        assert pid is not None
         os.kill(pid, signal.SIGKILL)
         assert game_state(owner, game_id)["ply"] == 1
         # The job is swept back onto the queue and a new worker (the supervisor replaced

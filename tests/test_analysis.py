@@ -104,6 +104,7 @@ def test_a_jieqi_line_ends_at_the_first_piece_turned_up_and_never_names_it_z2() 
     from chuhan.rules.notation import write_move
 
     full = make_board("jieqi", seed=11)
+    assert isinstance(full, JieqiBoard)
     view = JieqiBoard.from_view(full.view(0, game_over=False))
     found = evaluate(view, 2_000)
     assert found.pv

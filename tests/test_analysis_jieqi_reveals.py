@@ -32,7 +32,9 @@ NODES = 8_000  # the server's default budget per position
 def dealt(**letters: str) -> JieqiBoard:
     """The full starting board of a game whose face-down pieces on the named points are the
     given letters (``b3="R"``), each swapped with a piece of that letter elsewhere."""
-    text = make_board("jieqi", seed=0).reveal()[0]
+    full = make_board("jieqi", seed=0)
+    assert isinstance(full, JieqiBoard)
+    text = full.reveal()[0]
     pieces = dict(item.split("=") for item in text.split())
     for point, letter in letters.items():
         other = next(p for p, piece in pieces.items() if piece == letter and p not in letters)

@@ -269,6 +269,7 @@ def test_the_janggi_setups_are_listed_once() -> None:
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else []
             named = [i.value for i in items if isinstance(i, ast.Constant) and i.value in SETUPS]
             if len(named) >= 2:
+                assert isinstance(node, (ast.Tuple, ast.List))
                 copies.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not copies, f"janggi setups listed again: {copies}"
     screens = (PACKAGE / "web" / "js" / "screens.js").read_text()

@@ -572,8 +572,8 @@ def test_push_pop_keep_the_key_and_pass_count_exact() -> None:
         board.push(rng.choice(board.legal_move_texts()))
         assert board.key == board._full_key()
         copy = board.copy()
-        assert (copy.fen(), copy.setup, copy.bikjang) == (board.fen(), "EHEH:HEHE", "points")
         assert isinstance(copy, JanggiBoard)
+        assert (copy.fen(), copy.setup, copy.bikjang) == (board.fen(), "EHEH:HEHE", "points")
         assert copy.consecutive_passes == board.consecutive_passes
     while board.move_stack:
         board.pop()

@@ -81,7 +81,7 @@ def solves(variant: str, lesson: dict[str, Any], move: str) -> bool:
     """Does a legal move reach the lesson's goal? The same judgement as rules.js judgeGoal."""
     goal = lesson["goal"]
     if "move" in goal or move == "pass":
-        return move == goal.get("move")
+        return bool(move == goal.get("move"))
     start, end = split_move(move)
     if goal.get("from", start) != start or goal.get("to", end) != end:
         return False
@@ -163,8 +163,9 @@ def test_u8_the_tutorial_covers_each_variant_and_the_headline_exercises() -> Non
     escape = black_general[0] == "f" and "e" + black_general[1:]
     assert escape, "the e-file escape is empty"
     assert escape not in placement(after.fen()), "the e-file escape is empty"
-    assert after.outcome() is not None
-    assert after.outcome().reason == "checkmate"
+    outcome = after.outcome()
+    assert outcome is not None
+    assert outcome.reason == "checkmate"
 
 
 def test_u8_the_solution_of_a_plain_board_agrees_with_push() -> None:

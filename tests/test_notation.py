@@ -295,7 +295,8 @@ def test_each_variant_refuses_notations_it_does_not_use() -> None:
 
 def _first_identity(board: object, point: str) -> str:
     arrangement, _salt = board.reveal()  # type: ignore[attr-defined]
-    return dict(item.split("=") for item in arrangement.split())[point]
+    identities: dict[str, str] = dict(item.split("=") for item in arrangement.split())
+    return identities[point]
 
 
 @pytest.mark.parametrize("notation", ["coords", "iccs", "wxf", "chinese"])

@@ -109,7 +109,7 @@ def test_a_seek_names_its_pool_with_the_default_option_B1() -> None:
 def test_a_paired_game_left_unbegun_by_the_side_to_move_ends_abandoned_on_time_B1() -> None:
     clock = ClockRules(turn_seconds=90, lag_cap_seconds=0)
     room = _paired_room()
-    game = room_rules.new_game(room, room_rules.GameStart("g1", {}), T0, clock, ttl_seconds=3600)
+    game = room_rules.new_game(room, room_rules.GameStart("g1", None), T0, clock, ttl_seconds=3600)
     assert game.options["paired"] is True
     late = T0 + timedelta(seconds=91)
     flagged = room_rules.overdue(game, room.sides, late)

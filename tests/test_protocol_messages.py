@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,8 @@ from chuhan.server.protocol.messages import (
     EVENTS,
     GAME_MESSAGES,
     ROOM_MESSAGES,
+    ErrorReply,
+    MessageSet,
     Move,
     ProtocolError,
     RoomHello,
@@ -25,7 +28,7 @@ from chuhan.server.records import EventType
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 LIMIT = 4096
-BOTH = [GAME_MESSAGES, ROOM_MESSAGES]
+BOTH: list[MessageSet[Any]] = [GAME_MESSAGES, ROOM_MESSAGES]
 
 
 def test_docs_protocol_md_lists_exactly_the_messages_of_the_code() -> None:
@@ -135,7 +138,9 @@ def test_the_one_error_reply_has_the_same_shape_everywhere_Z5() -> None:
         "message": "no",
         "state": None,
     }
-    assert check_server_message(reply).code == "illegal_move"
+    checked = check_server_message(reply)
+    assert isinstance(checked, ErrorReply)
+    assert checked.code == "illegal_move"
     assert error_reply("malformed", "bad")["reply_to"] is None
 
 

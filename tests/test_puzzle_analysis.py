@@ -112,6 +112,7 @@ def jieqi_puzzle() -> tuple[dict[str, Any], JieqiBoard]:
         if "?" not in captured["red"] or not any(c != "?" for c in captured["black"]):
             continue
         line, reveals, board = [], [], full.copy()
+        assert isinstance(board, JieqiBoard)
         for _ in range(3):
             downs = [
                 m for m in board.legal_move_texts() if board.needs_reveal(board.parse_move(m).code)

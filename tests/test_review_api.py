@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from chuhan.rules import make_board, verify_commitment
+from chuhan.rules import JieqiBoard, make_board, verify_commitment
 from chuhan.rules.record import read_record
 from chuhan.server.ai.pool import AIJob, run_job
 from chuhan.server.ai.shared_pool import pool_for
 from chuhan.server.db.store import Store
-from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.records import GameRecord, GameStatus, utcnow
 from chuhan.server.settings import Settings
 from test_analysis import uci_program
 from test_record import PLAYED_ON
@@ -181,9 +181,10 @@ def _wait_ply(client: TestClient, game_id: str, ply: int) -> dict[str, Any]:
     raise AssertionError(f"the game did not reach ply {ply}")
 
 
-def _online_game(store: Store, red: str, black: str, moves: list[str], status: str) -> str:
+def _online_game(store: Store, red: str, black: str, moves: list[str], status: GameStatus) -> str:
     """An online game between two players, as the rooms store it (game_players rows)."""
     board = make_board("jieqi", seed=11)
+    assert isinstance(board, JieqiBoard)
     arrangement, salt = board.reveal()
     board.push_many(moves)
     now = utcnow()
@@ -433,7 +434,6 @@ def test_an_ongoing_game_is_not_analysed_and_a_jieqi_analysis_sees_only_views_z2
 def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_z2(tmp_path):
     """Z2: each jieqi line is the mover's view's: legal there, ending at the first
     piece it turns up, never naming what a face-down piece is (the arrangement would)."""
-    from chuhan.rules.jieqi import JieqiBoard
     from chuhan.rules.notation import write_move
 
     with server(tmp_path, ai=AnalysingAI(), analysis_nodes=300) as (client, _, store):
@@ -443,6 +443,7 @@ def test_a_jieqi_analysis_line_shows_nothing_of_face_down_pieces_z2(tmp_path):
         game_id = _online_game(store, red, black, JIEQI_MOVES, "finished")
         plies = _analysis_done_after_post(client, game_id)["plies"]
         full = make_board("jieqi", seed=11)
+        assert isinstance(full, JieqiBoard)
         turned_up = 0
         for entry, move in zip(plies, [*JIEQI_MOVES, None], strict=True):
             view = JieqiBoard.from_view(full.view(full.turn, game_over=False))

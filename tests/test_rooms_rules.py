@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from chuhan.server.games import changes as rules_of
-from chuhan.server.records import Change, GameRecord, RoomRecord, parse_iso
+from chuhan.server.records import Change, GameRecord, JanggiSetups, RoomRecord, parse_iso
 from chuhan.server.rooms import clocks, rules
 from chuhan.server.rooms.lobby import seated, vacated
 from chuhan.server.rooms.presence import attached, detached, without_instances
@@ -61,7 +61,7 @@ def room(variant: str = "xiangqi", **changes: Any) -> RoomRecord:
 
 def playing(variant: str = "xiangqi") -> tuple[RoomRecord, GameRecord]:
     """Alice plays side 0 (red, cho), Bob side 1; the first turn started at T0."""
-    setups = {"cho": "HEHE", "han": "EHEH"} if variant == "janggi" else {}
+    setups = JanggiSetups(cho="HEHE", han="EHEH") if variant == "janggi" else None
     r = room(variant, sides=[ALICE, BOB], game_id="g_1")
     return r, rules.new_game(r, GameStart("g_1", setups), T0, CLOCK, ttl_seconds=3600)
 
@@ -130,7 +130,7 @@ def test_janggi_ready_opens_the_setup_choice_for_han_first_R4_J3() -> None:
 # ---------------------------------------------------------------------- B4: rematch
 
 
-def after_a_game(variant: str = "xiangqi", **seat_changes: Any) -> RoomRecord:
+def after_a_game(variant: str = "xiangqi", /, **seat_changes: Any) -> RoomRecord:
     """Alice played red (cho), Bob black (han) in game g_1, which is over (the service
     checks that); ``seat_changes``: player id → the fields of their seat to change."""
     seats = [{**s, **seat_changes.get(s["player"], {})} for s in room().seats]
@@ -428,7 +428,7 @@ def test_a_pair_past_its_daily_limit_plays_for_no_points_R6() -> None:
     assert unscored_reason(3, SCORED_GAMES_PER_PAIR) == "pair_limit"
     r = room("xiangqi", sides=[ALICE, BOB], game_id="g_1")
     game = rules.new_game(
-        r, GameStart("g_1", {}), T0, CLOCK, ttl_seconds=3600, unscored="pair_limit"
+        r, GameStart("g_1", None), T0, CLOCK, ttl_seconds=3600, unscored="pair_limit"
     )
     assert game.options["unscored"] == "pair_limit"
     change = scored(rules_of.resign(game, 1), r.sides)  # Bob resigns: Alice wins, for nothing

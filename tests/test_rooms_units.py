@@ -9,6 +9,7 @@ import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -26,6 +27,7 @@ from chuhan.server.records import (
     Clock,
     ManualClock,
     PasswordTakenError,
+    RoomOptions,
     StaleRoomError,
 )
 from chuhan.server.refusal import GameActionError
@@ -104,9 +106,11 @@ def test_a_room_changed_by_another_instance_is_not_overwritten(
         theirs = RoomStore(second).get(room.id)
         assert mine is not None
         assert theirs is not None
-        RoomStore(second).replace(theirs, replace(theirs, options={"touched": True}))
+        RoomStore(second).replace(
+            theirs, replace(theirs, options=cast(RoomOptions, {"touched": True}))
+        )
         with pytest.raises(StaleRoomError):
-            RoomStore(first).replace(mine, replace(mine, options={"lost": True}))
+            RoomStore(first).replace(mine, replace(mine, options=cast(RoomOptions, {"lost": True})))
         # The password stays unique among open rooms on every instance (R2) …
         with pytest.raises(PasswordTakenError):
             RoomStore(second).insert(replace(room, id="r_other", invite=None))

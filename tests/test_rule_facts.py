@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -19,14 +20,15 @@ WEB_JS = Path(__file__).resolve().parent.parent / "src" / "chuhan" / "web" / "js
 
 
 @pytest.fixture(scope="module")
-def facts() -> dict:
+def facts() -> dict[str, Any]:
     with TestClient(create_app(Settings(database_url="sqlite://"))) as client:
         answer = client.get("/api/facts")
     assert answer.status_code == 200
-    return answer.json()
+    facts: dict[str, Any] = answer.json()
+    return facts
 
 
-def janggi_totals(facts: dict, fen: str) -> tuple[float, float]:
+def janggi_totals(facts: dict[str, Any], fen: str) -> tuple[float, float]:
     """What the play view counts (web/js/facts.js): each piece's points, Han's bonus."""
     points = facts["janggi"]["points"]
     placement = fen.split(" ")[0]
@@ -43,15 +45,17 @@ def janggi_totals(facts: dict, fen: str) -> tuple[float, float]:
         "3ak4/4r4/9/p8/9/9/9/9/4A4/3K1N3 w - - 0 1",
     ],
 )
-def test_the_janggi_points_the_client_counts_are_the_rules_J8(facts: dict, fen: str) -> None:
+def test_the_janggi_points_the_client_counts_are_the_rules_J8(
+    facts: dict[str, Any], fen: str
+) -> None:
     assert janggi_totals(facts, fen) == JanggiBoard(fen=fen).points()
 
 
-def test_the_draw_offer_gap_is_the_rooms_R5(facts: dict) -> None:
+def test_the_draw_offer_gap_is_the_rooms_R5(facts: dict[str, Any]) -> None:
     assert facts["draw_offer_gap"] == DRAW_OFFER_GAP
 
 
-def test_the_clock_choices_are_the_ones_the_server_accepts_B7(facts: dict) -> None:
+def test_the_clock_choices_are_the_ones_the_server_accepts_B7(facts: dict[str, Any]) -> None:
     clocks = facts["clocks"]
     assert clocks["turn"] == timecontrols.TURN
     for variant in timecontrols.VARIANTS:

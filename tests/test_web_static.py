@@ -98,7 +98,10 @@ FAMILIES = {
 
 
 def strings(language: str) -> dict[str, str]:
-    return json.loads((WEB / "i18n" / f"{language}.json").read_text(encoding="utf-8"))
+    said: dict[str, str] = json.loads(
+        (WEB / "i18n" / f"{language}.json").read_text(encoding="utf-8")
+    )
+    return said
 
 
 def used_keys() -> set[str]:

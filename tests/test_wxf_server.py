@@ -55,7 +55,7 @@ def test_a_room_game_is_judged_by_the_rooms_rule_set():
     """A room created with ``rules=wxf``: its games carry the option, and a perpetual chase
     ends one with the chaser's loss and the evidence in the state."""
     r = room(options={"rules": "wxf"}, sides=["p_alice", "p_bob"], game_id="g_wxf")
-    game = rules.new_game(r, GameStart("g_wxf", {}), T0, CLOCK, ttl_seconds=3600)
+    game = rules.new_game(r, GameStart("g_wxf", None), T0, CLOCK, ttl_seconds=3600)
     assert game.options["rules"] == "wxf"
     assert rules_of.board_of(game).rules == "wxf"
     game = replace(game, start_fen=PROTECTED_CHARIOT + " - - 0 1")
