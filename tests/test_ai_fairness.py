@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from websockets.sync.client import connect
@@ -21,7 +22,9 @@ SOCKETS = 20
 REPLY_DEADLINE = 3.0  # the bound for a beginner's reply during the flood
 
 
-def _flood(url: str, game_id: str, cookie: str, stop: threading.Event, tally: dict) -> None:
+def _flood(
+    url: str, game_id: str, cookie: str, stop: threading.Event, tally: dict[str, Any]
+) -> None:
     address = url.replace("http", "ws", 1) + f"/ws/games/{game_id}"
     with connect(address, additional_headers={"Cookie": cookie}) as ws:
         ws.send(json.dumps({"id": "h0", "type": "hello", "last_seq": None}))
@@ -46,7 +49,7 @@ def test_a_hint_flood_from_one_player_does_not_delay_anothers_ai_reply_A2_Z5(
         local = flooder.http.post("/api/games", json={"kind": "local", "variant": "xiangqi"})
         assert local.status_code == 201, local.text
         stop = threading.Event()
-        tally: dict = {"lock": threading.Lock()}
+        tally: dict[str, Any] = {"lock": threading.Lock()}
         threads = [
             threading.Thread(
                 target=_flood, args=(url, local.json()["id"], flooder.cookie, stop, tally)

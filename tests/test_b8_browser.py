@@ -67,7 +67,10 @@ def close(*pages: Page) -> None:
 
 
 def lines(page: Page) -> list[str]:
-    return page.eval_on_selector_all("[data-quick-line]", "es => es.map(e => e.textContent)")
+    said: list[str] = page.eval_on_selector_all(
+        "[data-quick-line]", "es => es.map(e => e.textContent)"
+    )
+    return said
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
@@ -195,7 +198,9 @@ def test_the_leaderboard_from_home_and_the_rating_chart_in_my_games_B8(
     assert len(points) == 3
     assert "1500" in label
     assert str(points[-1]["rating"]) in label
-    assert chart.locator("polyline").get_attribute("points").count(",") == 4  # 1500 + 3 games
+    line = chart.locator("polyline").get_attribute("points")
+    assert line is not None
+    assert line.count(",") == 4  # 1500 + 3 games
     assert not page.query_selector("[data-rating-chart=janggi]")  # no rated janggi game
     page.click("[data-rating-history] summary")
     table = page.eval_on_selector_all(

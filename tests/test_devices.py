@@ -42,7 +42,8 @@ class Browser:
         theirs = self.client.cookies
         self.client.cookies = self.cookies
         try:
-            return self.client.request(method, path, **kwargs)
+            answer: httpx.Response = self.client.request(method, path, **kwargs)
+            return answer
         finally:
             self.cookies = self.client.cookies
             self.client.cookies = theirs
@@ -284,6 +285,7 @@ def test_a_device_link_and_a_recovery_code_on_either_database_b6(tmp_path, datab
 def test_bad_sign_ins_get_a_clear_error_and_change_nothing_b6_z5(tmp_path):
     with server(tmp_path) as (phone, _, _):
         me = _me(phone)
+        body: object
         for body in ({}, {"link": "not-a-code"}, {"recovery": "0000-1111"}, {"link": None}):
             answer = phone.post("/api/devices/sign-in", json=body)
             assert answer.status_code == 404

@@ -6,6 +6,7 @@ import io
 import json
 import random
 from copy import deepcopy
+from typing import Any
 
 import pytest
 
@@ -221,8 +222,9 @@ def test_Q5_Z2_views_of_random_games_name_no_secret() -> None:
                 loser = SIDES[1 - board.turn]
                 expected["all"][loser].append(letter)
                 for viewer, side in enumerate(SIDES):
-                    taken[side] = "?" if face_down and viewer != board.turn else letter
-                    expected[side][loser].append(taken[side])
+                    seen = "?" if face_down and viewer != board.turn else letter
+                    taken[side] = seen
+                    expected[side][loser].append(seen)
             board._push_code(move.code)  # legal: drawn from the legal moves
             for side in SIDES:
                 view = json.loads(json.dumps(board.view(side)))
@@ -358,7 +360,7 @@ def test_reveal_on_a_secretless_board_must_be_possible() -> None:
 def test_make_unmake_restores_everything_and_perft_follows_the_arrangement() -> None:
     board = JieqiBoard(seed=9)
 
-    def state() -> tuple:
+    def state() -> tuple[Any, ...]:
         return board.fen(), board.key, board.hidden, board.pool, board.roamers, board.face_down
 
     before = deepcopy(state())
@@ -490,11 +492,11 @@ def _plain_targets(board: JieqiBoard, point: str | int) -> set[int]:
     return out
 
 
-def _without_commitment(view: dict) -> dict:
+def _without_commitment(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "commitment"}
 
 
-def _view_with_other_secrets(board: JieqiBoard, side: str, rng: random.Random) -> dict:
+def _view_with_other_secrets(board: JieqiBoard, side: str, rng: random.Random) -> dict[str, Any]:
     """``side``'s view of the same game dealt differently wherever ``side`` cannot know."""
     viewer = ("red", "black").index(side)
     truth = parse_arrangement(board.reveal()[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import pytest
@@ -219,10 +219,13 @@ def play(tab: Page, move: str) -> None:
 
 
 def test_u8_every_lesson_is_solved_by_its_answer_and_progress_is_remembered(tab: Page) -> None:
-    for variant, number, lesson in [p.values for p in LESSON_CASES]:
+    for variant, number, lesson in [
+        cast(tuple[str, int, dict[str, Any]], p.values) for p in LESSON_CASES
+    ]:
         open_learn(tab, f"tutorial/{variant}/{number}")
         play(tab, lesson["solution"])
         status = tab.wait_for_selector("[data-lesson-status=solved], [data-lesson-status=wrong]")
+        assert status is not None
         assert status.get_attribute("data-lesson-status") == "solved", lesson["id"]
         assert lesson["success"]["en"] in status.inner_text()
     tab.reload()
@@ -286,6 +289,7 @@ def test_u8_learn_pages_are_reachable_from_home_and_from_the_game_screen(tab: Pa
     tab.wait_for_selector('[data-rules="janggi"]')
     tab.goto("/play/local?variant=jieqi")
     link = tab.wait_for_selector('[data-action="rules"]')
+    assert link is not None
     assert link.get_attribute("href") == "/static/learn/index.html#/rules/jieqi"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
@@ -88,7 +89,7 @@ def test_the_invite_box_of_a_running_room_fits_a_phone_R1(chromium: Browser, ser
         friends.close()
 
 
-def analysed(page: Page, game_id: str) -> dict:
+def analysed(page: Page, game_id: str) -> dict[str, Any]:
     """The finished analysis of a game (started over HTTP, as the page's player)."""
     assert page.request.post(f"/api/games/{game_id}/analysis").status == 202
     for _ in range(600):

@@ -53,7 +53,8 @@ def phone(chromium: Browser, server: str) -> Iterator[Page]:
 
 
 def layout(page: Page) -> dict[str, str]:
-    return page.eval_on_selector("[data-puzzle]", "e => ({...e.dataset})")
+    data: dict[str, str] = page.eval_on_selector("[data-puzzle]", "e => ({...e.dataset})")
+    return data
 
 
 def points(move: str) -> tuple[str, str]:

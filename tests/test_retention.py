@@ -30,7 +30,7 @@ from chuhan.server.db.tables import (
     seeks,
 )
 from chuhan.server.ops.retention import RetentionJob
-from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.records import GameKind, GameRecord, GameStatus, utcnow
 from test_server_support import server
 
 pytestmark = pytest.mark.timeout(120)
@@ -59,9 +59,9 @@ class World:
 
     def game(
         self,
-        kind: str,
+        kind: GameKind,
         owner: str | None,
-        status: str = "ongoing",
+        status: GameStatus = "ongoing",
         hours_past_expiry: float = 0.0,
         reason: str | None = None,
         sides: tuple[str, str] | None = None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
@@ -35,7 +36,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def clocks_of(page: Page) -> dict[str, tuple[str, bool]]:
     """Each side's clock as shown beside its name: (text, running)."""
-    shown: dict[str, list] = page.eval_on_selector_all(
+    shown: dict[str, list[Any]] = page.eval_on_selector_all(
         "[data-side]:has([data-player-clock])",
         """rows => Object.fromEntries(rows.map((row) => {
             const clock = row.querySelector('[data-player-clock]');

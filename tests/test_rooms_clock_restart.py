@@ -9,6 +9,7 @@ import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import update
 
@@ -78,7 +79,7 @@ def test_an_outage_after_a_crash_is_not_charged_to_the_movers_game_clock_Z4_B7(
         store.dispose()
 
 
-def _game_on(clock: dict) -> GameRecord:
+def _game_on(clock: dict[str, Any]) -> GameRecord:
     """A xiangqi room game at ply 2 (red to move) with ``clock``."""
     return GameRecord(
         id="g1",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def at(seconds: float) -> datetime:
     return T0 + timedelta(seconds=seconds)
 
 
-def played(clock: dict, moves: list[tuple[float, float | None]]) -> dict:
+def played(clock: dict[str, Any], moves: list[tuple[float, float | None]]) -> dict[str, Any]:
     """The clock after moves made at these seconds after T0 (each with the next mover's
     measured lag), red first."""
     for ply, (when, lag) in enumerate(moves):
@@ -187,11 +188,11 @@ def test_a_room_game_on_a_clock_flags_when_the_movers_time_is_spent_B7_Z1(
         moment.advance(152.5)  # red's 152 s are over
         with pytest.raises(GameActionError, match="ran out"):
             await service.move(red, room.id, 4, "b1c3")
-        game = store.game(started.game_id)
-        assert game is not None
-        assert len(game.moves) == 4
-        assert (game.result or {}).get("winner") == "black"
-        assert (game.result or {}).get("reason") == "timeout"
+        ended = store.game(started.game_id)
+        assert ended is not None
+        assert len(ended.moves) == 4
+        assert (ended.result or {}).get("winner") == "black"
+        assert (ended.result or {}).get("reason") == "timeout"
 
     asyncio.run(scenario())
     store.dispose()

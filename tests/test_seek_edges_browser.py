@@ -171,7 +171,9 @@ def test_leaving_a_paired_game_unbegun_makes_the_next_seek_wait_with_the_seconds
             leaver.wait_for_url(f"{url}/")
             leaver.wait_for_selector("body[data-ready=true]")
             leaver.click("[data-action=seek]")
-            refusal = leaver.wait_for_selector("[data-seek-error]:not([hidden])").inner_text()
+            shown = leaver.wait_for_selector("[data-seek-error]:not([hidden])")
+            assert shown is not None
+            refusal = shown.inner_text()
             assert "Podrás volver a jugar con alguien en" in refusal
             seconds = int(refusal.split(" en ")[1].split(" s")[0])
             assert 1 <= seconds <= 15

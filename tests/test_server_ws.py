@@ -493,6 +493,7 @@ def test_undo_while_the_ai_thinks_discards_its_answer_P3(tmp_path):
             assert undone["state"]["ply"] == 0
             assert not undone["state"]["thinking"]
             ai.gate.set()
+            assert client.portal is not None
             client.portal.call(client.app.state.service.wait_for_ai, game["id"])  # type: ignore[attr-defined]
             assert sock.request("move", ply=0, move="b3e3")["type"] == "ack"
         stored = store.game(game["id"])

@@ -126,7 +126,8 @@ def test_full_game_against_the_beginner_by_mouse_U3_U6(web_page: Page) -> None:
 
 
 def focused(page: Page) -> str | None:
-    return page.evaluate("document.activeElement?.dataset?.point ?? null")
+    point: str | None = page.evaluate("document.activeElement?.dataset?.point ?? null")
+    return point
 
 
 def walk_to(page: Page, point: str) -> None:

@@ -382,7 +382,7 @@ def test_a_room_shows_the_game_as_the_ai_screen_does_U6_Q5_Q7_R3(
 def ai_move(state: dict[str, Any]) -> str:
     """A capture when there is one (the first legal one in sorted order), else the first move."""
     board = make_board(state["variant"], state["fen"]) if state["variant"] != "jieqi" else None
-    legal = sorted(m for m in state["legal_moves"] if m != "pass")
+    legal: list[str] = sorted(m for m in state["legal_moves"] if m != "pass")
     if board is not None:
         for text in legal:
             if board.piece_letter(board.parse_move(text).to_point):

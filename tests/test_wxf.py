@@ -9,6 +9,7 @@ show one clause of the manual each. Under ``casual`` (E1's informal rule) every 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -258,11 +259,19 @@ def test_casual_judges_only_checks(
     assert outcome.ruling["rule_set"] == "casual"
 
 
+def ruling_of(board: Board) -> dict[str, Any]:
+    """The WXF ruling that ended ``board``'s game."""
+    outcome = board.outcome()
+    assert outcome is not None
+    assert outcome.ruling is not None
+    return outcome.ruling
+
+
 def test_the_ruling_names_the_chaser_the_chased_and_the_move() -> None:
     board = make_board("xiangqi", PROTECTED_CHARIOT, rules="wxf")
     board.push_many(["f4f5", "d7d8", "f5f6", "d8d7"])  # two moves first: the numbering
     play_to_repetition(board, "f2d2 d7f7 d2f2 f7d7")
-    ruling = board.outcome().ruling  # type: ignore[union-attr]
+    ruling = ruling_of(board)
     assert ruling["side"] == "red"
     assert ruling["sides"] == {"red": CHASE, "black": IDLE}
     assert (ruling["piece"], ruling["square"]) == ("cannon", "d2")
@@ -288,7 +297,7 @@ def test_the_marks_show_the_checks() -> None:
     board = play_to_repetition(
         make_board("xiangqi", "3k5/9/9/9/9/9/4r4/9/9/4K4 w", rules="wxf"), "e1f1 e4f4 f1e1 f4e4"
     )
-    ruling = board.outcome().ruling  # type: ignore[union-attr]
+    ruling = ruling_of(board)
     assert [m["check"] for m in ruling["marks"]] == [False, True] * 4
     assert describe(ruling) == "perpetual check: black checked on every move from move 1"
 
@@ -301,7 +310,7 @@ def test_the_marks_list_two_chasers_of_one_piece_in_the_rulings_order() -> None:
         make_board("xiangqi", "4k2n1/1R7/9/9/9/9/9/7C1/9/3K5 w", rules="wxf"),
         "b9h9 e10f10 h9b9 f10e10",
     )
-    ruling = board.outcome().ruling  # type: ignore[union-attr]
+    ruling = ruling_of(board)
     assert ruling["rule"] == "repetition"  # red chases on one move of two only
     assert [
         (c["piece"], c["square"], c["target"], c["target_square"])
@@ -346,7 +355,7 @@ def test_one_check_one_chase_is_no_perpetual_chase() -> None:
     cannon from c4, while the red general steps between e1 and f1."""
     fen = "3k5/9/9/9/9/9/2r6/2C6/9/4K4 b"
     board = play_to_repetition(make_board("xiangqi", fen, rules="wxf"), "c4e4 e1f1 e4c4 f1e1")
-    ruling = board.outcome().ruling  # type: ignore[union-attr]
+    ruling = ruling_of(board)
     assert ruling["sides"] == {"red": IDLE, "black": IDLE}
     assert [bool(m["chases"]) for m in ruling["marks"][:4]] == [False, False, True, False]
     assert [m["check"] for m in ruling["marks"][:4]] == [True, False, False, False]

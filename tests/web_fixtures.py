@@ -11,6 +11,7 @@ import contextlib
 import re
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
@@ -97,7 +98,8 @@ def answer_naming(page: Page, name: str | None = None) -> None:
 
 def game_data(page: Page) -> dict[str, str]:
     """The game screen's test hooks: ply, turn, status, myTurn, link."""
-    return page.eval_on_selector("[data-game]", "e => ({...e.dataset})")
+    data: dict[str, str] = page.eval_on_selector("[data-game]", "e => ({...e.dataset})")
+    return data
 
 
 def wait_my_turn(page: Page) -> None:
@@ -109,9 +111,10 @@ def wait_my_turn(page: Page) -> None:
 
 def piece_at(page: Page, point: str) -> str | None:
     """The FEN letter on a point, None when empty."""
-    return page.eval_on_selector(
+    letter: str | None = page.eval_on_selector(
         f'[data-point="{point}"]', "e => e.querySelector('[data-piece]')?.dataset.piece ?? null"
     )
+    return letter
 
 
 def destinations(page: Page) -> set[str]:
@@ -137,12 +140,13 @@ def play(page: Page, move: str) -> None:
     )
 
 
-def server_state(page: Page) -> dict:
+def server_state(page: Page) -> dict[str, Any]:
     """The game's state from the HTTP API, with the page's player cookie."""
     game_id = page.get_attribute("[data-game]", "data-game")
     answer = page.request.get(f"/api/games/{game_id}")
     assert answer.ok, answer.text()
-    return answer.json()
+    state: dict[str, Any] = answer.json()
+    return state
 
 
 # ---------------------------------------------------------------------- rooms (two players)
