@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from chuhan.rules import make_board
 from chuhan.rules.record import read_records
 from chuhan.server.db.store import Store
-from chuhan.server.records import GameRecord, utcnow
+from chuhan.server.records import GameOptions, GameRecord, GameStatus, utcnow
 from test_record import PLAYED_ON
 from test_server_support import create, server
 
@@ -51,7 +51,7 @@ def _online(
     paired: bool,
     variant: str = "xiangqi",
     moves: list[str] | None = None,
-    status: str = "finished",
+    status: GameStatus = "finished",
     winner: str | None = "red",
     minutes_ago: float = 0,
 ) -> str:
@@ -62,7 +62,7 @@ def _online(
         arrangement, salt = board.reveal()  # type: ignore[attr-defined]
         secret = {"arrangement": arrangement, "salt": salt}
     now = utcnow() - timedelta(minutes=minutes_ago)
-    options: dict[str, Any] = {"rules": "casual"}
+    options: GameOptions = {"rules": "casual"}
     if paired:
         options["paired"] = True
         options["rated"] = {

@@ -252,7 +252,7 @@ def test_a_paired_game_across_two_instances_shows_both_players_their_rating_B1_B
     rates it, and the other one's player sees the change at once, through Redis."""
     from test_scale_support import cluster
 
-    with cluster(tmp_path, **RATED_ON_ONE_MACHINE) as running:
+    with cluster(tmp_path, ("a", "b"), **RATED_ON_ONE_MACHINE) as running:
         contexts = [
             chromium.new_context(base_url=instance.url, viewport=WIDE, locale="en-US")
             for instance in running.instances

@@ -19,7 +19,15 @@ from chuhan.server.db.store import Store
 from chuhan.server.db.tables import player_networks, rating_changes
 from chuhan.server.db.tables import ratings as ratings_table
 from chuhan.server.rating_rules import AI_GAME_PLIES, MIN_PLIES, judge, rated
-from chuhan.server.records import NEWCOMER, PROVISIONAL_DEVIATION, GameRecord, PlayerRating, utcnow
+from chuhan.server.records import (
+    NEWCOMER,
+    PROVISIONAL_DEVIATION,
+    GameKind,
+    GameOptions,
+    GameRecord,
+    PlayerRating,
+    utcnow,
+)
 from chuhan.server.rules_config import RatingRules
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
@@ -105,7 +113,7 @@ def test_the_deviation_never_exceeds_glickmans_350_Z8() -> None:
         assert rating.deviation <= 350
 
 
-def _game(kind: str, moves: list[str]) -> GameRecord:
+def _game(kind: GameKind, moves: list[str]) -> GameRecord:
     """A game red won by resignation, as the rules see it (no database)."""
     now = utcnow()
     return GameRecord(
@@ -255,7 +263,7 @@ def finished_game(
 ) -> GameRecord:
     """A finished online game between ``red`` and ``black``, stored as the room stores one."""
     now = utcnow()
-    options: dict[str, Any] = {"rules": "casual", "paired": True} if paired else {}
+    options: GameOptions = {"rules": "casual", "paired": True} if paired else {}
     game = GameRecord(
         id=f"g_{next(_ids)}",
         kind="online",
@@ -269,7 +277,10 @@ def finished_game(
         expires_at=now + timedelta(hours=1),
         seq=2,
     )
-    events = [{"type": "start"}, {"type": "end", "result": game.result, "points_awarded": 0}]
+    events: list[dict[str, Any]] = [
+        {"type": "start"},
+        {"type": "end", "result": game.result, "points_awarded": 0},
+    ]
     store.insert_game(game, events, [(red, 0), (black, 1)])
     return game
 

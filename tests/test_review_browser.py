@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
@@ -259,7 +260,7 @@ def pawns_text(pawns: float) -> str:
     return text if text == "0.0" else ("+" if pawns > 0 else "\u2212") + text
 
 
-def evaluation_text(entry: dict) -> str:
+def evaluation_text(entry: dict[str, Any]) -> str:
     if entry["mate"] == 0:
         return f"Game over: {'Red' if entry['score'] > 0 else 'Black'} wins"
     if entry["mate"]:
@@ -267,7 +268,7 @@ def evaluation_text(entry: dict) -> str:
     return pawns_text(entry["pawns"])
 
 
-def gain_text(entry: dict, before: dict) -> str:
+def gain_text(entry: dict[str, Any], before: dict[str, Any]) -> str:
     """What the better move keeps: a mate (given, or allowed by the move played), or pawns.
     From a start with Red to move, Red plays the odd moves; mates are signed for Red."""
     sign = 1 if entry["ply"] % 2 else -1
@@ -278,7 +279,7 @@ def gain_text(entry: dict, before: dict) -> str:
     return f"({entry['gain'] / 100:.1f} pawns better than the move played)"
 
 
-def analysed(page: Page, game_id: str) -> dict:
+def analysed(page: Page, game_id: str) -> dict[str, Any]:
     """The finished analysis as GET /api/games/{id}/analysis gives it (started over HTTP)."""
     assert page.request.post(f"/api/games/{game_id}/analysis").status == 202
     deadline = time.monotonic() + 60
@@ -360,7 +361,7 @@ def test_the_review_explains_each_position_as_the_analysis_api_says(page: Page) 
     page.screenshot(path=str(SHOTS / "chuhan-analysis-explain-phone-es.png"))
 
 
-def check_scale(page: Page, plies: list[dict]) -> None:
+def check_scale(page: Page, plies: list[dict[str, Any]]) -> None:
     """Each y-axis label is centred on its gridline, and each point of the graph is where
     the labelled scale puts its pawns (a mate or more than 5 pawns at the edge)."""
     grid = {}
