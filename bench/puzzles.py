@@ -78,18 +78,22 @@ command gives the same file: node budgets, not time; seeded games; results in in
 ``--max-puzzles`` stops at the first N puzzles in input order, so a longer run extends a
 shorter one. The file is rewritten (sorted) every ``--checkpoint`` puzzles.
 
-Generation (2026-12-07, under ``nice -n 10`` beside other engineers' test runs, load 7-14 on
-two cores, so our share of a core was mostly 5-30 %). The committed files rebuild with:
+Generation (2026-12-07, two sessions, under ``nice`` beside other engineers' test runs: load
+1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
+files rebuild with:
 
-- xiangqi, 166 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
-  --max-puzzles 166`` (CCPD commit 368a47a9): 5,565 s wall, 31 min CPU (Fairy-Stockfish
-  30:00, Python 1:10); 2,716 sources read (the 130 mate games, then 中局 up to 00002586).
-- janggi, 95 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0
-  --max-puzzles 95``: about 3,750 s wall in two runs (a first of 3.3 min, then ``--resume``
-  for 3,548 s), 24.5 min CPU of the second run; games 42/0 to 42/1503.
+- xiangqi, 343 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+  --max-puzzles 343`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
+  ``--resume`` runs for about 3,900 s more; sources up to
+  ``對局/大師對局/以棋手分類/呂欽/00000249.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
+  the master games).
+- janggi, 216 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0
+  --max-puzzles 216``: about 3,750 s wall for the first 95, then ``--resume`` runs for about
+  4,000 s more; games 42/0 to 42/3375.
 - jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
   --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
 
+On a quiet machine the rates were about 5 xiangqi and 3 janggi puzzles a minute of one core.
 At these rates the targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of
 two idle cores: run the commands above with ``--resume`` to go on.
 """
