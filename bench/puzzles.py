@@ -82,14 +82,14 @@ Generation (2026-12-07, two sessions, under ``nice`` beside other engineers' tes
 1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
 files rebuild with:
 
-- xiangqi, 343 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
-  --max-puzzles 343`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
-  ``--resume`` runs for about 3,900 s more; sources up to
-  ``對局/大師對局/以棋手分類/呂欽/00000249.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
+- xiangqi, 423 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+  --max-puzzles 423`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
+  ``--resume`` runs for about 5,200 s more; sources up to
+  ``對局/大師對局/以棋手分類/呂欽/00000806.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
   the master games).
-- janggi, 216 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0
-  --max-puzzles 216``: about 3,750 s wall for the first 95, then ``--resume`` runs for about
-  4,000 s more; games 42/0 to 42/3375.
+- janggi, 249 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0``: about
+  3,750 s wall for the first 95, then ``--resume`` runs for about 4,600 s more; all of the
+  default 4,000 games (42/0 to 42/3999); more need ``--games N`` with N above 4,000.
 - jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
   --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
 
