@@ -26,10 +26,17 @@ from typing import Any, TypeVar, cast
 import httpx
 import pytest
 import redis
+from saq import Job
 
 from chuhan.rules import make_board
 from chuhan.server.ai.pool import AIBusyError, AIJob, JobKind, run_job
-from chuhan.server.ai.queue import AIJobError, queue_name
+from chuhan.server.ai.queue import (
+    FUNCTION,
+    HEARTBEAT_SECONDS,
+    AIJobError,
+    open_queue,
+    queue_name,
+)
 from chuhan.server.ai.shared_pool import SharedAIPool
 from chuhan.server.games.service import ai_seed
 from rooms_client import running_server
@@ -231,6 +238,35 @@ def test_with_no_worker_running_a_job_is_answered_busy(queue: Queue) -> None:
     assert isinstance(refused, AIBusyError)
     assert "no AI worker is running" in str(refused)
     assert queue.jobs("queued") == []  # nothing left behind that nobody would run
+
+
+def test_a_job_lost_just_after_a_sweep_is_put_back_by_the_next_sweep_not_a_minute_later(
+    queue: Queue,
+) -> None:
+    """A worker's sweep runs every few seconds, but saq's sweep holds a lock for ``lock``
+    seconds (60 by default) during which no worker sweeps: a job lost just after one sweep
+    waited up to a minute for the next (a player's AI move late by a minute)."""
+
+    async def run() -> tuple[list[str], list[str]]:
+        jobs = open_queue(REDIS_URL, queue.name)
+        try:
+            await jobs.connect()
+            first = await jobs.sweep()  # nothing to sweep; takes the sweep lock
+            entry = Job(FUNCTION, kwargs={"job": {}}, key="lost", heartbeat=HEARTBEAT_SECONDS)
+            await jobs.enqueue(entry)
+            taken = await jobs.dequeue(timeout=1)
+            assert taken is not None
+            assert taken.key == "lost"
+            # Its worker dies at once: no heartbeat from now on.
+            await asyncio.sleep(HEARTBEAT_SECONDS + 1.0)
+            return first, await jobs.sweep()
+        finally:
+            await jobs.disconnect()
+
+    first, second = asyncio.run(run())
+    assert first == []
+    assert second == [f"saq:job:{queue.name}:lost"]
+    assert [job["key"] for job in queue.jobs("queued")] == ["lost"]  # to be run again
 
 
 # ---------------------------------------------------------------------- web instances

@@ -56,6 +56,7 @@ FUNCTION = "chuhan.ai"
 HEARTBEAT_SECONDS = 3  # a running job not heard of for this long is taken for lost
 BEAT_SECONDS = 1.0  # how often a worker says it still runs its job
 ABORT_WAIT_SECONDS = 1.0  # how long a sweep waits for a lost job's worker to give it up
+SWEEP_SECONDS = 2  # how often each worker looks for lost jobs (one sweep at a time in all)
 ATTEMPTS = 3  # runs of one job before the caller is told it failed
 JOB_TIMEOUT_SECONDS = 300  # far above any level's budget: a search that hangs is retried
 
@@ -88,12 +89,14 @@ def job_key(data: dict[str, Any]) -> str:
 
 
 class JobQueue(RedisQueue):
-    """saq's Redis queue, with two changes: a sweep waits only ``ABORT_WAIT_SECONDS`` for a
-    lost job's worker (ours are dead, not slow: a late duplicate answer is harmless), and a
-    worker that cannot reach Redis waits a second before trying again instead of spinning."""
+    """saq's Redis queue, with three changes: a sweep waits only ``ABORT_WAIT_SECONDS`` for a
+    lost job's worker (ours are dead, not slow: a late duplicate answer is harmless); the lock
+    that keeps two workers from sweeping at once lasts one sweep period, not saq's default
+    minute (during which nobody swept, so a job lost just after a sweep waited a minute); and
+    a worker that cannot reach Redis waits a second before trying again instead of spinning."""
 
-    async def sweep(self, lock: int = 60, abort: float = 5.0) -> list[str]:
-        return await super().sweep(lock, abort=ABORT_WAIT_SECONDS)
+    async def sweep(self, lock: int = SWEEP_SECONDS - 1, abort: float = 5.0) -> list[str]:
+        return await super().sweep(min(lock, SWEEP_SECONDS - 1), abort=ABORT_WAIT_SECONDS)
 
     async def dequeue(self, timeout: float = 0.0, poll_interval: float = 0.0) -> Job | None:
         try:

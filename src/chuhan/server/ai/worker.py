@@ -22,11 +22,10 @@ from saq import Job, Worker
 from saq.types import Context
 
 from .pool import die_with_parent, run_job
-from .queue import BEAT_SECONDS, FUNCTION, job_from_data, open_queue, queue_name
+from .queue import BEAT_SECONDS, FUNCTION, SWEEP_SECONDS, job_from_data, open_queue, queue_name
 
 log = logging.getLogger("chuhan.ai")
 
-SWEEP_SECONDS = 2  # how often (some) worker looks for lost jobs
 GRACE_SECONDS = 30  # a stopping worker finishes its job first, for at most this long
 
 
