@@ -337,8 +337,9 @@ def test_a_room_game_through_nginx_with_tls_and_two_instances_R1_R3_R6_Z5(
         assert health.status_code == 200
         assert "content-security-policy" in health.headers
         assert "strict-transport-security" in health.headers
-        with pytest.raises(Exception):  # noqa: B017, PT011 - a foreign page's socket, refused
+        with pytest.raises(InvalidStatus) as refused:  # a foreign page's socket
             wss_connect(creator, f"/ws/rooms/{room['id']}", origin="https://evil.example")
+        assert refused.value.response.status_code == 403
     # Both instances served the players (least_conn spreads the sockets and requests).
     served = [(servers.log_dir / f"{i.name}.log").read_text() for i in servers.instances]
     assert all("/api/" in log for log in served)
