@@ -10,6 +10,10 @@ directory, ``--baseline-native`` its mypyc build directory; without it the basel
 Python). Each row gives the CPU time, the nodes and the nodes per second per variant, and the
 ratio of this checkout's time and nodes/s to the baseline's (the anchor): a speed change that
 keeps the tree shows in both, a pruning change in the time alone.
+
+``--same-tree`` also says, per variant, whether the two builds searched the same tree: the same
+nodes, best move, score and principal variation for every position (a pure speed-up must).
+``--variants`` picks the variants (xiangqi and janggi by default; jieqi has positions too).
 """
 
 from __future__ import annotations
@@ -37,33 +41,39 @@ def positions(variant: str, count: int) -> list[str]:
     return fens[:count]
 
 
-def measure(depth: int, count: int) -> dict[str, dict[str, float]]:
-    """CPU seconds and nodes to ``depth`` per variant, in this process's build."""
+def measure(depth: int, count: int, variants: list[str]) -> dict[str, dict]:
+    """CPU seconds and nodes to ``depth`` per variant, in this process's build, and per
+    position what the search found (``trees``: nodes, move, score, principal variation)."""
     from chuhan import native
     from chuhan.engine.ai import search
     from chuhan.engine.search import Limits
     from chuhan.rules import make_board
 
-    rows: dict[str, dict[str, float]] = {}
-    for variant in VARIANTS:
+    rows: dict[str, dict] = {}
+    for variant in variants:
         seconds = nodes = 0.0
+        trees = []
         for fen in positions(variant, count):
             board = make_board(variant, fen)
             started = time.process_time()
             result = search(board, Limits(depth=depth))
             seconds += time.process_time() - started
             nodes += result.nodes
-        rows[variant] = {"seconds": seconds, "nodes": nodes}
+            trees.append([result.nodes, str(result.move), result.score, result.pv])
+        rows[variant] = {"seconds": seconds, "nodes": nodes, "trees": trees}
     rows["build"] = {"compiled": float(native.status().active)}
     return rows
 
 
-def in_child(src: str | None, native_dir: str | None, depth: int, count: int) -> dict:
+def in_child(
+    src: str | None, native_dir: str | None, depth: int, count: int, variants: list[str]
+) -> dict:
     """measure() in a fresh process: of the checkout ``src`` (strength.checkout_env), or of
     this one as imported when ``src`` is None."""
     env = checkout_env(src, native_dir) if src else dict(os.environ)
     out = subprocess.run(
-        [sys.executable, __file__, "--child", "--depth", str(depth), "--positions", str(count)],
+        [sys.executable, __file__, "--child", "--depth", str(depth), "--positions", str(count),
+         "--variants", *variants],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return json.loads(out.stdout)
@@ -75,13 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-native")
     parser.add_argument("--depth", type=int, default=7)
     parser.add_argument("--positions", type=int, default=40)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--same-tree", action="store_true", help="compare the trees searched")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(measure(args.depth, args.positions)))
+        print(json.dumps(measure(args.depth, args.positions, args.variants)))
         return 0
-    base = in_child(args.baseline, args.baseline_native, args.depth, args.positions)
-    here = in_child(None, None, args.depth, args.positions)
+    base = in_child(args.baseline, args.baseline_native, args.depth, args.positions, args.variants)
+    here = in_child(None, None, args.depth, args.positions, args.variants)
     builds = ", ".join(
         f"{name} {'compiled' if rows['build']['compiled'] else 'pure'}"
         for name, rows in (("this", here), ("baseline", base))
@@ -89,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"to depth {args.depth}, {args.positions} positions a variant ({builds})")
     print(f"{'variant':8} {'baseline s':>10} {'this s':>8} {'ratio':>6} "
           f"{'baseline n/s':>12} {'this n/s':>9} {'ratio':>6}")  # fmt: skip
-    for variant in VARIANTS:
+    for variant in args.variants:
         b, h = base[variant], here[variant]
         b_nps, h_nps = b["nodes"] / b["seconds"], h["nodes"] / h["seconds"]
         time_ratio, speed_ratio = h["seconds"] / b["seconds"], h_nps / b_nps
@@ -97,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{variant:8} {b['seconds']:10.2f} {h['seconds']:8.2f} {time_ratio:5.2f}x "
             f"{b_nps:12,.0f} {h_nps:9,.0f} {speed_ratio:5.2f}x"
         )
+    if args.same_tree:
+        for variant in args.variants:
+            pairs = list(zip(base[variant]["trees"], here[variant]["trees"], strict=True))
+            differ = [i for i, (b, h) in enumerate(pairs) if b != h]
+            verdict = f"differs at positions {differ}" if differ else "same"
+            print(f"{variant:8} tree (nodes, move, score, pv) of {len(pairs)} positions: {verdict}")
     return 0
 
 
