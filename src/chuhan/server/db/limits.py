@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
@@ -14,6 +14,24 @@ from sqlalchemy.engine import Connection, Engine
 from ..budget import Budget, LimitExceeded, Reservation
 from ..rules_config import MAX_WAIT_SECONDS
 from .tables import limit_buckets
+
+# The reservation's statements, built once: SQLAlchemy then skips building each one and its
+# cache key on every use (most of a statement's cost here), and runs each of the insert and
+# the update once for all the keys (executemany).
+_MISSING = {
+    "sqlite": sqlite_insert(limit_buckets).on_conflict_do_nothing(index_elements=["key"]),
+    "postgresql": pg_insert(limit_buckets).on_conflict_do_nothing(index_elements=["key"]),
+}
+_READ = (
+    select(limit_buckets.c.key, limit_buckets.c.tat)
+    .where(limit_buckets.c.key.in_(bindparam("keys", expanding=True)))
+    .order_by(limit_buckets.c.key)
+)
+_CHARGE = (
+    update(limit_buckets)
+    .where(limit_buckets.c.key == bindparam("bucket"))
+    .values(tat=bindparam("until"))
+)
 
 
 class Limiter:
@@ -23,10 +41,9 @@ class Limiter:
     def __init__(self, engine: Engine, max_wait_seconds: float = MAX_WAIT_SECONDS) -> None:
         self.engine = engine
         self.max_wait_seconds = max_wait_seconds
-
-    def _insert(self) -> object:
-        dialect = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
-        return dialect(limit_buckets)
+        sqlite = engine.dialect.name == "sqlite"
+        self._missing = _MISSING["sqlite" if sqlite else "postgresql"]
+        self._read = _READ if sqlite else _READ.with_for_update()  # SQLite: the insert locks
 
     def reserve(
         self,
@@ -50,16 +67,10 @@ class Limiter:
         the uses commit together, one commit; LimitExceeded: the caller rolls back)."""
         now = time.time() if now is None else now
         keys = sorted({key for key, _ in (*uses, *when_full)})
-        missing = self._insert().values([{"key": k, "tat": 0.0} for k in keys])  # type: ignore[attr-defined]
-        conn.execute(missing.on_conflict_do_nothing(index_elements=["key"]))
-        query = select(limit_buckets.c.key, limit_buckets.c.tat).where(
-            limit_buckets.c.key.in_(keys)
-        )
-        if self.engine.dialect.name != "sqlite":  # SQLite: the insert holds the lock
-            query = query.with_for_update()
+        conn.execute(self._missing, [{"key": k, "tat": 0.0} for k in keys])
         # A bucket the retention job deleted meanwhile had regained every use: unused.
         tat = dict.fromkeys(keys, 0.0)
-        tat.update({row[0]: float(row[1]) for row in conn.execute(query.order_by("key"))})
+        tat.update({row[0]: float(row[1]) for row in conn.execute(self._read, {"keys": keys})})
 
         def early(key: str, budget: Budget) -> float:
             """> 0: the bucket is full for that long (the use's turn is that late)."""
@@ -84,9 +95,8 @@ class Limiter:
         for key, budget in uses:
             tat[key] = max(tat[key], now) + budget.interval
             charged.append((key, budget.interval))
-            conn.execute(
-                update(limit_buckets).where(limit_buckets.c.key == key).values(tat=tat[key])
-            )
+        if charged:
+            conn.execute(_CHARGE, [{"bucket": key, "until": tat[key]} for key, _ in charged])
         return Reservation(max(0.0, wait), max(0, left if left is not None else 0), tuple(charged))
 
     def refund(self, reservation: Reservation) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -37,6 +37,17 @@ from .tables import puzzle_attempts, puzzles
 
 T = TypeVar("T")
 _ATTEMPTS = 5  # a conditional update that lost its race is tried again this many times
+# The statements of a begin, built once (SQLAlchemy then skips building each one and its
+# cache key on every use).
+_TRIED = (
+    select(puzzle_attempts.c.id)
+    .where(
+        puzzle_attempts.c.player_id == bindparam("player"),
+        puzzle_attempts.c.puzzle_id == bindparam("puzzle"),
+    )
+    .limit(1)
+)
+_INSERT = puzzle_attempts.insert()
 
 
 @dataclass(frozen=True)
@@ -195,19 +206,10 @@ class PuzzleAttemptStorage:
         None: looked up here), and make its puzzle the player's last one (``known``: the
         player has a rating row in the variant). Returns the attempt as stored."""
         if seen is None:
-            seen = (
-                conn.execute(
-                    select(puzzle_attempts.c.id)
-                    .where(
-                        puzzle_attempts.c.player_id == attempt.player_id,
-                        puzzle_attempts.c.puzzle_id == attempt.puzzle_id,
-                    )
-                    .limit(1)
-                ).first()
-                is not None
-            )
+            tried = {"player": attempt.player_id, "puzzle": attempt.puzzle_id}
+            seen = conn.execute(_TRIED, tried).first() is not None
         stored = Attempt(**{**attempt.__dict__, "rated": not seen})
-        conn.execute(puzzle_attempts.insert().values(**_attempt_values(stored)))
+        conn.execute(_INSERT, _attempt_values(stored))
         # A newcomer's row made meanwhile: IntegrityError, and begin again.
         keep_last_puzzle(
             conn, attempt.player_id, attempt.variant, attempt.puzzle_id, attempt.created_at, known

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
 from .. import glicko2
@@ -45,13 +45,20 @@ def rating_of(row: Any) -> PuzzleRating:
     )
 
 
+# The statements of a begin, built once (SQLAlchemy then skips building each one and its
+# cache key on every use).
+_MINE = (
+    puzzle_ratings.c.player_id == bindparam("player"),
+    puzzle_ratings.c.variant == bindparam("in_variant"),
+)
+_INSERT = puzzle_ratings.insert()
+_ROW = select(puzzle_ratings).where(*_MINE)
+_LAST = puzzle_ratings.update().where(*_MINE).values(last_puzzle=bindparam("puzzle"))
+
+
 def rating_row(conn: Connection, player_id: str, variant: str) -> Any:
     """The player's rating row in ``variant`` (None: they have none yet)."""
-    return conn.execute(
-        select(puzzle_ratings).where(
-            puzzle_ratings.c.player_id == player_id, puzzle_ratings.c.variant == variant
-        )
-    ).one_or_none()
+    return conn.execute(_ROW, {"player": player_id, "in_variant": variant}).one_or_none()
 
 
 def read_rating(conn: Connection, player_id: str, variant: str) -> PuzzleRating:
@@ -69,25 +76,22 @@ def keep_last_puzzle(
     if not known:
         fresh = NEWCOMER.rating
         conn.execute(
-            puzzle_ratings.insert().values(
-                player_id=player_id,
-                variant=variant,
-                rating=fresh.rating,
-                deviation=fresh.deviation,
-                volatility=fresh.volatility,
-                attempts=0,
-                streak=0,
-                best_streak=0,
-                last_puzzle=puzzle_id,
-                updated_at=now,
-            )
+            _INSERT,
+            {
+                "player_id": player_id,
+                "variant": variant,
+                "rating": fresh.rating,
+                "deviation": fresh.deviation,
+                "volatility": fresh.volatility,
+                "attempts": 0,
+                "streak": 0,
+                "best_streak": 0,
+                "last_puzzle": puzzle_id,
+                "updated_at": now,
+            },
         )
     else:
-        conn.execute(
-            puzzle_ratings.update()
-            .where(puzzle_ratings.c.player_id == player_id, puzzle_ratings.c.variant == variant)
-            .values(last_puzzle=puzzle_id)
-        )
+        conn.execute(_LAST, {"player": player_id, "in_variant": variant, "puzzle": puzzle_id})
 
 
 def change_rating(

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import BindParameter, Select, bindparam, exists, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
@@ -57,8 +57,41 @@ def puzzle_of(row: Any) -> Puzzle:
     )
 
 
+# The statements of a begin, built once (SQLAlchemy then skips building each one and its
+# cache key on every use, most of what a statement costs it here).
+_BY_ID = select(puzzles).where(puzzles.c.id == bindparam("puzzle_id"))
+
+
+def _nearest_queries() -> dict[tuple[bool, bool], tuple[Select[Any], Select[Any]]]:
+    """The two halves (rated at or above the target, below it) of the choice, by whether a
+    puzzle is avoided (the last one given) and whether it must be one never tried."""
+    tried = exists().where(
+        puzzle_attempts.c.player_id == bindparam("player_id"),
+        puzzle_attempts.c.puzzle_id == puzzles.c.id,
+    )
+    queries = {}
+    for avoiding in (True, False):
+        for unseen in (True, False):
+            where = [puzzles.c.variant == bindparam("variant")]
+            if avoiding:
+                where.append(puzzles.c.id != bindparam("avoid"))
+            if unseen:
+                where.append(~tried)
+            target: BindParameter[float] = bindparam("target")
+            up = select(puzzles).where(*where, puzzles.c.rating >= target)
+            down = select(puzzles).where(*where, puzzles.c.rating < target)
+            queries[avoiding, unseen] = (
+                up.order_by(puzzles.c.rating).limit(1),
+                down.order_by(puzzles.c.rating.desc()).limit(1),
+            )
+    return queries
+
+
+_NEAREST = _nearest_queries()
+
+
 def read_puzzle(conn: Connection, puzzle_id: str) -> Puzzle | None:
-    row = conn.execute(select(puzzles).where(puzzles.c.id == puzzle_id)).one_or_none()
+    row = conn.execute(_BY_ID, {"puzzle_id": puzzle_id}).one_or_none()
     return None if row is None else puzzle_of(row)
 
 
@@ -67,29 +100,10 @@ def nearest_puzzle(
 ) -> tuple[Puzzle | None, bool]:
     """:meth:`PuzzleStorage.nearest`, and whether the player never tried it (as the query
     found)."""
-    tried = exists().where(
-        puzzle_attempts.c.player_id == player_id,
-        puzzle_attempts.c.puzzle_id == puzzles.c.id,
-    )
-    base = [puzzles.c.variant == variant]
-    if avoid is not None:
-        base.append(puzzles.c.id != avoid)
+    values = {"player_id": player_id, "variant": variant, "target": target, "avoid": avoid}
     for unseen in (True, False):
-        where = [*base, ~tried] if unseen else base
-        up = (
-            select(puzzles)
-            .where(*where, puzzles.c.rating >= target)
-            .order_by(puzzles.c.rating)
-            .limit(1)
-        )
-        down = (
-            select(puzzles)
-            .where(*where, puzzles.c.rating < target)
-            .order_by(puzzles.c.rating.desc())
-            .limit(1)
-        )
-        for query in (up, down):
-            row = conn.execute(query).first()
+        for query in _NEAREST[avoid is not None, unseen]:
+            row = conn.execute(query, values).first()
             if row is not None:
                 return puzzle_of(row), unseen
     return None, False
