@@ -62,7 +62,8 @@ REVERSE_FUTILITY_DEPTH: Final = 3
 LATE_MOVE_COUNT: Final = (0, 8, 13, 20)
 DELTA_MARGIN: Final = 200
 # Move ordering sorts one integer per move, its key shifted left past the move's code (every
-# code, the pass included, is below 1 << ORDER_SHIFT): no tuple per move.
+# code, the pass included, is below 1 << ORDER_SHIFT): no tuple per move. The sorted keys are
+# ascending (the move to try first last) and the search reads each code off its key as it goes.
 ORDER_SHIFT: Final = 14
 ORDER_MASK: Final = (1 << ORDER_SHIFT) - 1
 CONTEMPT: Final = 25  # a draw counts this much below zero for the side that searches: play on
@@ -346,8 +347,15 @@ class Searcher:
     # ------------------------------------------------------------------ ordering
 
     def _ordered(self, codes: list[int], tt_move: int, ply: int) -> list[int]:
-        """The table's move, winning and even captures (MVV-LVA), killers, captures that lose
-        the capturer (a bigger piece taking a defended one: a cheap exchange test), history."""
+        """The order keys of ``codes``, ascending (the move to try first last; ``key &
+        ORDER_MASK`` is its code): the table's move, winning and even captures (MVV-LVA),
+        killers, captures that lose the capturer (a bigger piece taking a defended one: a cheap
+        exchange test), history.
+
+        The history keys are sorted apart from the others: they are small, and CPython sorts
+        integers of one machine digit without a comparison call, where one big key among them
+        would slow every comparison. The two runs are joined, and sorted again together only
+        when they overlap (a history above a losing capture's or a killer's key)."""
         board = self.board
         b = board.squares
         enemy = 1 - board.turn
@@ -355,12 +363,13 @@ class Searcher:
         history = self.history
         k1, k2 = self.killers[ply]
         counter = self.countermoves[self.codes[-1]] if self.codes else 0
-        keys = []
+        keys: list[int] = []  # the table's move, captures, killers, countermove
+        quiet: list[int] = []  # history (and the pass)
         for code in codes:
             if code == tt_move:
-                k = 1 << 40
+                keys.append(((1 << 40) << ORDER_SHIFT) + code)
             elif code == PASS_CODE:
-                k = -1
+                quiet.append((-1 << ORDER_SHIFT) + code)
             else:
                 to = code % NUM_POINTS
                 victim = b[to]
@@ -377,10 +386,17 @@ class Searcher:
                 elif code == counter:
                     k = (1 << 29) - 1
                 else:
-                    k = history[code]
-            keys.append((k << ORDER_SHIFT) + code)  # one integer sorts as (k, code) would
-        keys.sort(reverse=True)
-        return [key & ORDER_MASK for key in keys]
+                    quiet.append((history[code] << ORDER_SHIFT) + code)
+                    continue
+                keys.append((k << ORDER_SHIFT) + code)  # one integer sorts as (k, code) would
+        quiet.sort()
+        if keys:
+            keys.sort()
+            overlap = len(quiet) > 0 and quiet[-1] > keys[0]
+            quiet.extend(keys)
+            if overlap:
+                quiet.sort()
+        return quiet
 
     # ------------------------------------------------------------------ quiescence
 
@@ -432,13 +448,13 @@ class Searcher:
         b = board.squares
         value = self.order_value
         if in_check:
-            codes = self._ordered(board.legal_codes(), 0, ply)
+            order_keys = self._ordered(board.legal_codes(), 0, ply)
         else:
             if self.plain_legality:
                 pseudo = board.capture_codes()
             else:
                 pseudo = [c for c in board.legal_codes() if c != PASS_CODE and b[c % NUM_POINTS]]
-            caps = [
+            order_keys = [
                 (
                     (value[b[c % NUM_POINTS] + 7] * 64 - value[b[c // NUM_POINTS] + 7] // 16)
                     << ORDER_SHIFT
@@ -446,10 +462,9 @@ class Searcher:
                 + c
                 for c in pseudo
             ]
-            if not caps:
+            if not order_keys:
                 return best
-            caps.sort(reverse=True)
-            codes = [c & ORDER_MASK for c in caps]
+            order_keys.sort()
         tables = self.tables
         kings = board.kings
         check_legal = self.plain_legality and not in_check
@@ -458,7 +473,8 @@ class Searcher:
         # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
         mask = self.safety_masks[ksq]
         face_down = board.face_down
-        for code in codes:
+        for order_key in reversed(order_keys):
+            code = order_key & ORDER_MASK
             fr = code // NUM_POINTS
             to = code - fr * NUM_POINTS
             if face_down and (fr in face_down or to in face_down):
@@ -615,7 +631,7 @@ class Searcher:
         )
         checked = ply == 0 or not self.plain_legality
         if staged:
-            ordered = [tt_move]
+            ordered = [tt_move]  # its own key: the code is below ORDER_MASK
         elif checked:
             ordered = self._ordered(board.legal_codes(), tt_move, ply)
         else:
@@ -643,8 +659,12 @@ class Searcher:
         legal = 0
         pruned = 0
         original_alpha = alpha
+        skip = -1  # the table's move once it has been searched on its own (no code is -1)
         while True:
-            for code in ordered:
+            for order_key in reversed(ordered):
+                code = order_key & ORDER_MASK
+                if code == skip:
+                    continue
                 fr = code // NUM_POINTS
                 to = code - fr * NUM_POINTS
                 if face_down and (fr in face_down or to in face_down):
@@ -735,8 +755,8 @@ class Searcher:
             if flag == LOWER or not staged:
                 break
             staged = False  # no cutoff: the other moves, in order
-            rest = self._ordered(board.pseudo_codes(), tt_move, ply)
-            ordered = [code for code in rest if code != tt_move]
+            ordered = self._ordered(board.pseudo_codes(), tt_move, ply)
+            skip = tt_move
         if not legal:
             if pruned and board.legal_codes():
                 return static
@@ -961,7 +981,7 @@ class Searcher:
             self._check_limits()
         score = self.initial_score()
         in_check = board.is_check()
-        best_move, best_score, reached = self._ordered(root_codes, 0, 0)[0], 0, 0
+        best_move, best_score, reached = self._ordered(root_codes, 0, 0)[-1] & ORDER_MASK, 0, 0
         pv: list[str] = [code_text(best_move)]
         previous = 0
         stable = 0  # completed iterations in a row that kept the best move
