@@ -231,8 +231,8 @@ def mobility(
     machine-integer fast path.
     """
     red = black = 0
-    for point in range(NUM_POINTS):
-        piece = squares[point]
+    # enumerate: compiled, a list's own iteration reads each point without a bounds check.
+    for point, piece in enumerate(squares):
         if piece > 0:
             white = True
             kind = piece

@@ -561,8 +561,9 @@ class Board:
         rays = self._slider_rays
         unscreen = self._unscreen
         jumps = self._jumps_to_move
-        for fr in range(NUM_POINTS):
-            p = b[fr] if white else -b[fr]
+        # enumerate: compiled, a list's own iteration reads each point without a bounds check.
+        for fr, x in enumerate(b):
+            p = x if white else -x
             if p <= 0:
                 continue
             base = fr * NUM_POINTS
