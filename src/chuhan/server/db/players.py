@@ -7,12 +7,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from psycopg.rows import namedtuple_row
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from ..names import default_name
 from ..records import Player, aware, utcnow
 from .engine import Engines
 from .tables import player_devices, players
+
+# Every request's identity (SQLite; PostgreSQL runs _PLAYER_BY_DEVICE straight through the
+# driver), built once: SQLAlchemy then skips building it and its cache key each time.
+_BY_DEVICE = (
+    select(players)
+    .join(player_devices, player_devices.c.player_id == players.c.id)
+    .where(player_devices.c.token_hash == bindparam("token_hash"))
+)
 
 
 class PlayerStorage(Engines):
@@ -52,13 +60,8 @@ class PlayerStorage(Engines):
                 cursor = connection.cursor(row_factory=namedtuple_row)
                 row = cursor.execute(_PLAYER_BY_DEVICE, {"token_hash": token_hash}).fetchone()
         else:
-            query = (
-                select(players)
-                .join(player_devices, player_devices.c.player_id == players.c.id)
-                .where(player_devices.c.token_hash == token_hash)
-            )
             with self.reader.connect() as conn:
-                row = conn.execute(query).one_or_none()
+                row = conn.execute(_BY_DEVICE, {"token_hash": token_hash}).one_or_none()
         return _player_from_row(row) if row else None
 
     def player(self, player_id: str) -> Player | None:

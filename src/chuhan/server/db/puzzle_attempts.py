@@ -37,8 +37,9 @@ from .tables import puzzle_attempts, puzzles
 
 T = TypeVar("T")
 _ATTEMPTS = 5  # a conditional update that lost its race is tried again this many times
-# The statements of a begin, built once (SQLAlchemy then skips building each one and its
-# cache key on every use).
+# The statements of a begin and of every move, built once (SQLAlchemy then skips building
+# each one and its cache key on every use).
+_BY_ID = select(puzzle_attempts).where(puzzle_attempts.c.id == bindparam("attempt_id"))
 _TRIED = (
     select(puzzle_attempts.c.id)
     .where(
@@ -218,17 +219,13 @@ class PuzzleAttemptStorage:
 
     def attempt(self, attempt_id: str) -> Attempt | None:
         with self.store.reader.connect() as conn:
-            row = conn.execute(
-                select(puzzle_attempts).where(puzzle_attempts.c.id == attempt_id)
-            ).one_or_none()
+            row = conn.execute(_BY_ID, {"attempt_id": attempt_id}).one_or_none()
         return None if row is None else _attempt(row)
 
     def attempt_and_puzzle(self, attempt_id: str) -> tuple[Attempt | None, Puzzle | None]:
         """The attempt and its puzzle, read on one connection."""
         with self.store.reader.connect() as conn:
-            row = conn.execute(
-                select(puzzle_attempts).where(puzzle_attempts.c.id == attempt_id)
-            ).one_or_none()
+            row = conn.execute(_BY_ID, {"attempt_id": attempt_id}).one_or_none()
             if row is None:
                 return None, None
             attempt = _attempt(row)

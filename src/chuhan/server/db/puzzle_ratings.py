@@ -45,14 +45,16 @@ def rating_of(row: Any) -> PuzzleRating:
     )
 
 
-# The statements of a begin, built once (SQLAlchemy then skips building each one and its
-# cache key on every use).
+# The statements of a begin and of each answer, built once (SQLAlchemy then skips building
+# each one and its cache key on every use). Named binds: "player_id" and "variant" are the
+# columns' own names, which an UPDATE's binds may not take.
 _MINE = (
     puzzle_ratings.c.player_id == bindparam("player"),
     puzzle_ratings.c.variant == bindparam("in_variant"),
 )
 _INSERT = puzzle_ratings.insert()
 _ROW = select(puzzle_ratings).where(*_MINE)
+_ALL = select(puzzle_ratings).where(puzzle_ratings.c.player_id == bindparam("player"))
 _LAST = puzzle_ratings.update().where(*_MINE).values(last_puzzle=bindparam("puzzle"))
 
 
@@ -138,6 +140,7 @@ class PuzzleRatingStorage:
 
     def ratings(self, player_id: str) -> dict[str, PuzzleRating]:
         """The player's puzzle rating in every variant they tried."""
-        query = select(puzzle_ratings).where(puzzle_ratings.c.player_id == player_id)
         with self.store.reader.connect() as conn:
-            return {row.variant: rating_of(row) for row in conn.execute(query)}
+            return {
+                row.variant: rating_of(row) for row in conn.execute(_ALL, {"player": player_id})
+            }

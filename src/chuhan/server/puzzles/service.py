@@ -182,9 +182,12 @@ class PuzzleService:
         self._daily: dict[tuple[str, date], Puzzle | None] = {}
         self._random = random.Random()
         self._loading: asyncio.Future[int] | None = None
+        self._loaded = False
 
     async def ensure_loaded(self) -> None:
         """Load the data files once (the first caller loads, the others wait for it)."""
+        if self._loaded:  # every request but the first few: no future, no shield
+            return
         if self._loading is None:
             self._loading = asyncio.ensure_future(self.load())
         try:
@@ -192,6 +195,7 @@ class PuzzleService:
         except Exception:
             self._loading = None  # the next request tries again
             raise
+        self._loaded = True
 
     async def load(self) -> int:
         """Load the data files' puzzles not in the table yet; returns how many. A puzzle
