@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
-from ..rules.geometry import CANNON, CHARIOT, HORSE, NUM_POINTS
+from ..rules.geometry import CANNON, CHARIOT, HORSE, KING, NUM_POINTS
 from ..rules.wxf import cycle_loser
 from .evaluation import (
     MOBILITY_MARGIN,
@@ -173,6 +173,16 @@ def toggle_turn(board: Board) -> None:
     """Hand the move to the other side without moving (the null move); its own inverse."""
     board.turn ^= 1
     board.key ^= ZOBRIST_SIDE
+
+
+def _line_attacker(piece: int, turn: int) -> bool:
+    """Whether ``piece`` of the side ``turn`` is a chariot, cannon, soldier or general: a piece
+    that attacks a general only from the points of its safety mask (its lines; the soldier
+    from a point next to it). Such a move touching no point of the enemy general's mask gives
+    no check: it can neither make an attack nor uncover one, and the enemy general was not
+    attacked before it (no position of the search leaves the side that moved in check)."""
+    kind = piece if turn == 0 else -piece
+    return kind >= CHARIOT or kind == KING  # the chariot, cannon and soldier are the kinds 5 to 7
 
 
 def _uses_plain_legality(board: Board) -> bool:
@@ -472,6 +482,8 @@ class Searcher:
         ksq = kings[turn]
         # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
         mask = self.safety_masks[ksq]
+        # The enemy general's: a move off it by a line attacker gives no check (_line_attacker).
+        enemy_mask = self.safety_masks[kings[1 - turn]]
         face_down = board.face_down
         for order_key in reversed(order_keys):
             code = order_key & ORDER_MASK
@@ -507,7 +519,15 @@ class Searcher:
                 ):
                     board.unmake(undo)
                     continue
-                gives_check = board.attacked(kings[1 - turn], turn)
+                if (
+                    code != PASS_CODE
+                    and not enemy_mask[fr]
+                    and not enemy_mask[to]
+                    and _line_attacker(piece, turn)
+                ):
+                    gives_check = False
+                else:
+                    gives_check = board.attacked(kings[1 - turn], turn)
                 taken = safety and victim
                 if taken:
                     new_score += self._take(victim)
@@ -647,6 +667,8 @@ class Searcher:
         # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
         # expose it: the others need no test (as in the rules' own legal move filter).
         mask = self.safety_masks[ksq] if not in_check else None
+        # The enemy general's: a move off it by a line attacker gives no check (_line_attacker).
+        enemy_mask = self.safety_masks[kings[1 - turn]]
         prunable = not in_check and not pv_node and ply > 0
         frontier_futile = (
             prunable and depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN * depth <= alpha
@@ -701,7 +723,15 @@ class Searcher:
                         board.unmake(undo)
                         continue
                     legal += 1
-                    gives_check = board.attacked(kings[1 - turn], turn)
+                    if (
+                        code != PASS_CODE
+                        and not enemy_mask[fr]
+                        and not enemy_mask[to]
+                        and _line_attacker(piece, turn)
+                    ):
+                        gives_check = False
+                    else:
+                        gives_check = board.attacked(kings[1 - turn], turn)
                     taken = safety and victim
                     if taken:
                         new_score += self._take(victim)
