@@ -667,6 +667,10 @@ class Searcher:
         # Out of check, only a move on the general's lines (or off a diagonal neighbour) can
         # expose it: the others need no test (as in the rules' own legal move filter).
         mask = self.safety_masks[ksq] if not in_check else None
+        # In check, a move that touches no point of the general's mask and takes nothing leaves
+        # it in check: no need to make it to know (as in the rules' legal move filter).
+        evading = in_check and not checked
+        own_mask = self.safety_masks[ksq]
         # The enemy general's: a move off it by a line attacker gives no check (_line_attacker).
         enemy_mask = self.safety_masks[kings[1 - turn]]
         prunable = not in_check and not pv_node and ply > 0
@@ -712,6 +716,15 @@ class Searcher:
                         new_score = score
                     if not victim and legal and (frontier_futile or legal >= late_count):
                         pruned += 1
+                        continue
+                    if (
+                        evading
+                        and not victim
+                        and code != PASS_CODE
+                        and fr != ksq
+                        and not own_mask[fr]
+                        and not own_mask[to]
+                    ):
                         continue
                     undo = board.make(code)
                     exposes = (

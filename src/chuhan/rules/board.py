@@ -626,21 +626,26 @@ class Board:
         side = self.turn
         enemy = 1 - side
         ksq = self.kings[side]
-        if self.attacked(ksq, enemy):
-            mask = None
-        else:
-            mask = self._safety_mask[ksq]
+        in_check = self.attacked(ksq, enemy)
+        mask = self._safety_mask[ksq]
         out = []
         for code in pseudo:
             if code == PASS_CODE:
-                if mask is not None:  # a pass leaves the general where it is: legal unless in check
+                if not in_check:  # a pass leaves the general where it is: legal unless in check
                     out.append(code)
                 continue
             fr = code // NUM_POINTS
             to = code - fr * NUM_POINTS
-            if mask is not None and fr != ksq and not mask[fr] and mask[to] != 1:
-                out.append(code)
-                continue
+            if fr != ksq and not mask[fr]:
+                # A move that leaves no point of the mask changes no attack on the general by
+                # arriving on a point that is not 1 either; in check, one that arrives on no
+                # point of the mask and takes nothing leaves every attack as it was.
+                if not in_check:
+                    if mask[to] != 1:
+                        out.append(code)
+                        continue
+                elif not mask[to] and not b[to]:
+                    continue
             piece, captured = b[fr], b[to]
             b[to], b[fr] = piece, 0
             unsafe = self.attacked(to if fr == ksq else ksq, enemy)
