@@ -252,18 +252,23 @@ def health(url: str) -> Session:
     return session
 
 
-def cpu_seconds(pid: int) -> float:
-    """The process's CPU time so far (user and system, all its threads)."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """The process's CPU time so far, all its threads: user and system (the kernel's work
+    for it: sockets, thread wake-ups, the database's writes)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-def measured(pid: int, run: Callable[[], Times]) -> tuple[Times, float]:
-    """``run()``'s times and the server's CPU milliseconds per request it made."""
-    before = cpu_seconds(pid)
+def measured(pid: int, run: Callable[[], Times]) -> tuple[Times, float, float]:
+    """``run()``'s times, and the server's CPU milliseconds per request it made: in all,
+    and of them in the kernel."""
+    user, system = cpu_seconds(pid)
     times = run()
-    requests = len(times.first) + len(times.moves)
-    return times, (cpu_seconds(pid) - before) * 1000 / max(1, requests)
+    requests = max(1, len(times.first) + len(times.moves))
+    user_after, system_after = cpu_seconds(pid)
+    spent = user_after - user + system_after - system
+    return times, spent * 1000 / requests, (system_after - system) * 1000 / requests
 
 
 def ms(values: list[float], share: float) -> str:
@@ -315,15 +320,17 @@ def main() -> None:
                 f"{f', solving (think ≤ {args.think} s)' if args.mix else ''}, {load()}"
             )
             nexts, moves, anchors = [], [], []
-            costs: list[tuple[float, float]] = []
+            costs: list[tuple[float, float, float]] = []
             session = next_puzzle(url, lines, args.think)
             for number in range(args.rounds):
-                got, cpu = measured(pid, lambda: asyncio.run(burst(tokens, session, args.spread)))
-                health_times, health_cpu = measured(
+                got, cpu, kernel = measured(
+                    pid, lambda: asyncio.run(burst(tokens, session, args.spread))
+                )
+                health_times, health_cpu, _ = measured(
                     pid, lambda: asyncio.run(burst(tokens, health(url), args.spread))
                 )
                 anchor = health_times.first
-                costs.append((cpu, health_cpu))
+                costs.append((cpu, health_cpu, kernel))
                 nexts += got.first
                 moves += got.moves
                 anchors += anchor
@@ -334,8 +341,8 @@ def main() -> None:
                     f"round {number + 1}: next puzzle p50 {ms(got.first, 0.5)},"
                     f" p99 {ms(got.first, 0.99)}{solving};"
                     f" /health p50 {ms(anchor, 0.5)}, p99 {ms(anchor, 0.99)};"
-                    f" server CPU per request {cpu:.2f} ms ({'sessions' if lines else 'next'})"
-                    f" vs {health_cpu:.2f} ms (/health);"
+                    f" server CPU per request {cpu:.2f} ms ({'sessions' if lines else 'next'};"
+                    f" {kernel:.2f} of it system) vs {health_cpu:.2f} ms (/health);"
                     f" dropped {got.dropped}+{health_times.dropped}; {load()}"
                 )
             p99, anchor99 = percentile(nexts, 0.99), percentile(anchors, 0.99)
@@ -349,11 +356,12 @@ def main() -> None:
                     f"all rounds: move p50 {ms(moves, 0.5)}, p99 {ms(moves, 0.99)};"
                     f" ratio p99 move/health {percentile(moves, 0.99) / anchor99:.2f}"
                 )
-            cpu = sum(c for c, _ in costs) / len(costs)
-            health_cpu = sum(h for _, h in costs) / len(costs)
+            cpu = sum(c for c, _, _ in costs) / len(costs)
+            health_cpu = sum(h for _, h, _ in costs) / len(costs)
+            kernel = sum(k for _, _, k in costs) / len(costs)
             print(
-                f"server CPU per request: {cpu:.2f} ms vs /health {health_cpu:.2f} ms"
-                f" (ratio {cpu / health_cpu:.2f}); {load()}"
+                f"server CPU per request: {cpu:.2f} ms ({kernel:.2f} of it system)"
+                f" vs /health {health_cpu:.2f} ms (ratio {cpu / health_cpu:.2f}); {load()}"
             )
 
 
