@@ -32,7 +32,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from copy import copy as shallow_copy
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -64,6 +64,10 @@ from .geometry import (
 from .wxf import RULE_SETS, check_rule_set, game_verdict
 
 PASS_CODE: Final = NUM_POINTS * NUM_POINTS
+# Every move code as an int object, made once: the move generator appends these where the
+# compiled build would make a new int object per move (CPython keeps only those up to 256).
+# Typed ``object`` so that the compiled code hands them on as they are.
+CODE_OBJECTS: Final[list[object]] = list(range(PASS_CODE + 1))
 
 
 class RulesError(ValueError):
@@ -553,7 +557,8 @@ class Board:
         # factor would leave the machine-integer fast path).
         white = side == 0
         limit = 1 if quiet else 0
-        out: list[int] = []
+        out: list[object] = []  # of CODE_OBJECTS: returned as the list[int] it is
+        code_objects = CODE_OBJECTS
         king_steps = self._king_steps[side]
         advisor_steps = self._advisor_steps[side]
         elephant_steps = self._elephant_steps[side]
@@ -573,14 +578,14 @@ class Board:
                         x = b[to]
                         if x:
                             if (x < 0) if white else (x > 0):
-                                out.append(base + to)
+                                out.append(code_objects[base + to])
                             break
                         if quiet:
-                            out.append(base + to)
+                            out.append(code_objects[base + to])
             elif p == HORSE:
                 for to, leg in HORSE_MOVES[fr]:
                     if not b[leg] and (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)
+                        out.append(code_objects[base + to])
             elif p == CANNON:
                 for ray in rays[fr]:
                     screened = False
@@ -588,32 +593,32 @@ class Board:
                         x = b[to]
                         if not x:
                             if quiet and screened == jumps:
-                                out.append(base + to)
+                                out.append(code_objects[base + to])
                         elif not screened:
                             if x == unscreen or x == -unscreen:
                                 break
                             screened = True
                         else:
                             if ((x < 0) if white else (x > 0)) and x != unscreen and x != -unscreen:
-                                out.append(base + to)
+                                out.append(code_objects[base + to])
                             break
             elif p == SOLDIER:
                 for to in soldier_steps[fr]:
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
+                        out.append(code_objects[base + to])  # noqa: PERF401 (compiled hot loop)
             elif p == ELEPHANT:
                 for to, eye1, eye2 in elephant_steps[fr]:
                     if not b[eye1] and not b[eye2] and (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)
+                        out.append(code_objects[base + to])
             elif p == ADVISOR:
                 for to in self.advisor_targets(fr, advisor_steps):
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
+                        out.append(code_objects[base + to])  # noqa: PERF401 (compiled hot loop)
             else:
                 for to in king_steps[fr]:
                     if (b[to] if white else -b[to]) < limit:
-                        out.append(base + to)  # noqa: PERF401 (compiled hot loop)
-        return out
+                        out.append(code_objects[base + to])  # noqa: PERF401 (compiled hot loop)
+        return cast(list[int], out)
 
     def advisor_targets(self, point: int, steps: list[tuple[int, ...]]) -> tuple[int, ...]:
         """Where the advisor on ``point`` may step (``steps``: its side's table; jieqi: Q3/Q4)."""
