@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..rules.board import PASS_CODE, ZOBRIST_SIDE, Board, code_text
-from ..rules.geometry import CANNON, CHARIOT, HORSE, KING, NUM_POINTS
+from ..rules.geometry import CANNON, CHARIOT, HORSE, HORSE_MOVES, KING, NUM_POINTS
 from ..rules.wxf import cycle_loser
 from .evaluation import (
     MOBILITY_MARGIN,
@@ -175,14 +175,23 @@ def toggle_turn(board: Board) -> None:
     board.key ^= ZOBRIST_SIDE
 
 
-def _line_attacker(piece: int, turn: int) -> bool:
-    """Whether ``piece`` of the side ``turn`` is a chariot, cannon, soldier or general: a piece
-    that attacks a general only from the points of its safety mask (its lines; the soldier
-    from a point next to it). Such a move touching no point of the enemy general's mask gives
-    no check: it can neither make an attack nor uncover one, and the enemy general was not
-    attacked before it (no position of the search leaves the side that moved in check)."""
+def _off_mask_check(board: Board, piece: int, turn: int, to: int) -> bool:
+    """Whether the move just made of ``piece`` (side ``turn``) to ``to`` gives check, when it
+    touched no point of the enemy general's safety mask. Such a move uncovers no attack, and
+    the enemy general was not attacked before it (no position of the search leaves the side
+    that moved in check): only the piece itself can attack it now. A chariot, cannon, soldier
+    or general attacks a general only from the points of its mask (its lines; the soldier from
+    a point next to it), a horse from its own point over a free leg; the others are asked."""
     kind = piece if turn == 0 else -piece
-    return kind >= CHARIOT or kind == KING  # the chariot, cannon and soldier are the kinds 5 to 7
+    if kind >= CHARIOT or kind == KING:  # the chariot, cannon and soldier are the kinds 5 to 7
+        return False
+    king = board.kings[1 - turn]
+    if kind == HORSE:
+        for target, leg in HORSE_MOVES[to]:
+            if target == king:
+                return not board.squares[leg]
+        return False
+    return board.attacked(king, turn)
 
 
 def _uses_plain_legality(board: Board) -> bool:
@@ -482,7 +491,7 @@ class Searcher:
         ksq = kings[turn]
         # Only a move on the general's lines (or off a diagonal neighbour) can expose it.
         mask = self.safety_masks[ksq]
-        # The enemy general's: a move off it by a line attacker gives no check (_line_attacker).
+        # The enemy general's: a move off it can only check with the piece moved (_off_mask_check).
         enemy_mask = self.safety_masks[kings[1 - turn]]
         face_down = board.face_down
         for order_key in reversed(order_keys):
@@ -519,13 +528,8 @@ class Searcher:
                 ):
                     board.unmake(undo)
                     continue
-                if (
-                    code != PASS_CODE
-                    and not enemy_mask[fr]
-                    and not enemy_mask[to]
-                    and _line_attacker(piece, turn)
-                ):
-                    gives_check = False
+                if code != PASS_CODE and not enemy_mask[fr] and not enemy_mask[to]:
+                    gives_check = _off_mask_check(board, piece, turn, to)
                 else:
                     gives_check = board.attacked(kings[1 - turn], turn)
                 taken = safety and victim
@@ -671,7 +675,7 @@ class Searcher:
         # it in check: no need to make it to know (as in the rules' legal move filter).
         evading = in_check and not checked
         own_mask = self.safety_masks[ksq]
-        # The enemy general's: a move off it by a line attacker gives no check (_line_attacker).
+        # The enemy general's: a move off it can only check with the piece moved (_off_mask_check).
         enemy_mask = self.safety_masks[kings[1 - turn]]
         prunable = not in_check and not pv_node and ply > 0
         frontier_futile = (
@@ -736,13 +740,8 @@ class Searcher:
                         board.unmake(undo)
                         continue
                     legal += 1
-                    if (
-                        code != PASS_CODE
-                        and not enemy_mask[fr]
-                        and not enemy_mask[to]
-                        and _line_attacker(piece, turn)
-                    ):
-                        gives_check = False
+                    if code != PASS_CODE and not enemy_mask[fr] and not enemy_mask[to]:
+                        gives_check = _off_mask_check(board, piece, turn, to)
                     else:
                         gives_check = board.attacked(kings[1 - turn], turn)
                     taken = safety and victim
