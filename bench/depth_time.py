@@ -14,6 +14,9 @@ keeps the tree shows in both, a pruning change in the time alone.
 ``--same-tree`` also says, per variant, whether the two builds searched the same tree: the same
 nodes, best move, score and principal variation for every position (a pure speed-up must).
 ``--variants`` picks the variants (xiangqi and janggi by default; jieqi has positions too).
+``--rounds N`` runs each build N times, in turn (the baseline first in odd rounds, last in even
+ones), and keeps each variant's least CPU time: on a loaded machine the least is the run the
+other processes disturbed least.
 """
 
 from __future__ import annotations
@@ -87,18 +90,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--same-tree", action="store_true", help="compare the trees searched")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each build, in turn")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(measure(args.depth, args.positions, args.variants)))
         return 0
-    base = in_child(args.baseline, args.baseline_native, args.depth, args.positions, args.variants)
-    here = in_child(None, None, args.depth, args.positions, args.variants)
+    base: dict = {}
+    here: dict = {}
+    for round_index in range(args.rounds):
+        runs = [(base, args.baseline, args.baseline_native), (here, None, None)]
+        for rows, src, native_dir in runs if round_index % 2 == 0 else runs[::-1]:
+            new = in_child(src, native_dir, args.depth, args.positions, args.variants)
+            for name, row in new.items():
+                if name in rows and "seconds" in row:
+                    row["seconds"] = min(row["seconds"], rows[name]["seconds"])
+                rows[name] = row
     builds = ", ".join(
         f"{name} {'compiled' if rows['build']['compiled'] else 'pure'}"
         for name, rows in (("this", here), ("baseline", base))
     )
-    print(f"to depth {args.depth}, {args.positions} positions a variant ({builds})")
+    rounds = f", least of {args.rounds} runs each" if args.rounds > 1 else ""
+    print(f"to depth {args.depth}, {args.positions} positions a variant ({builds}{rounds})")
     print(f"{'variant':8} {'baseline s':>10} {'this s':>8} {'ratio':>6} "
           f"{'baseline n/s':>12} {'this n/s':>9} {'ratio':>6}")  # fmt: skip
     for variant in args.variants:
