@@ -78,24 +78,25 @@ command gives the same file: node budgets, not time; seeded games; results in in
 ``--max-puzzles`` stops at the first N puzzles in input order, so a longer run extends a
 shorter one. The file is rewritten (sorted) every ``--checkpoint`` puzzles.
 
-Generation (2026-12-07, two sessions, under ``nice`` beside other engineers' test runs: load
+Generation (2026-12-07, three sessions, under ``nice`` beside other engineers' test runs: load
 1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
 files rebuild with:
 
-- xiangqi, 423 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
-  --max-puzzles 423`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
-  ``--resume`` runs for about 5,200 s more; sources up to
-  ``對局/大師對局/以棋手分類/呂欽/00000806.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
-  the master games).
-- janggi, 249 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0``: about
-  3,750 s wall for the first 95, then ``--resume`` runs for about 4,600 s more; all of the
-  default 4,000 games (42/0 to 42/3999); more need ``--games N`` with N above 4,000.
+- xiangqi, 541 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+  --max-puzzles 541`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
+  ``--resume`` runs for about 11,400 s more; sources up to
+  ``對局/大師對局/以棋手分類/呂欽/00001854.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
+  the master games, which yield fewer: files 00000806 to 00001854 gave 118).
+- janggi, 429 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
+  --max-puzzles 429``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
+  ``--games 8000 --resume`` for about 6,500 s more, games 42/4000 to 42/6605. Games are seeded
+  by their number, so ``--games`` changes only where the run stops.
 - jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
   --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
 
-On a quiet machine the rates were about 5 xiangqi and 3 janggi puzzles a minute of one core.
-At these rates the targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of
-two idle cores: run the commands above with ``--resume`` to go on.
+On a quiet machine the rates were about 5 xiangqi (fewer in the master games) and 3 janggi
+puzzles a minute of one core. At these rates the targets (xiangqi 1,500, janggi 500, jieqi 200)
+take many hours of two idle cores: run the commands above with ``--resume`` to go on.
 """
 
 from __future__ import annotations
