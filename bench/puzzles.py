@@ -87,10 +87,10 @@ files rebuild with:
   ``--resume`` runs for about 11,400 s more; sources up to
   ``對局/大師對局/以棋手分類/呂欽/00001854.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
   the master games, which yield fewer: files 00000806 to 00001854 gave 118).
-- janggi, 429 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
-  --max-puzzles 429``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
-  ``--games 8000 --resume`` for about 6,500 s more, games 42/4000 to 42/6605. Games are seeded
-  by their number, so ``--games`` changes only where the run stops.
+- janggi, 500 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
+  --max-puzzles 500``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
+  ``--games 8000 --resume`` for 8,681 s more, games 42/4000 to 42/7659. Games are seeded by
+  their number, so ``--games`` changes only where the run stops.
 - jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
   --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
 
