@@ -47,10 +47,14 @@ Sources, each recorded in the puzzle's ``source``:
   side to move went on to win at least ``GAIN_PAWNS`` of material over its next two or three
   moves while not ahead by more, or to mate, or the last position of a game its opponent
   resigned; a published position is a candidate as it stands too. Read at generation time
-  from ``--source``; the dataset is never copied into the repository.
+  from ``--source``; the dataset is never copied into the repository. The CCPD files about
+  half of its games two or more times (under each player, the event, the opening): a game
+  whose moves, start and result an earlier file already gave is not worked again (its
+  puzzles would be the earlier copy's, dropped as duplicates, so the output is the same).
   Besides the moves played, each game offers *plausible mistakes* (``--deviation-every``): at
-  a position not yet decided, a move that a very short search (``--prescan-nodes``, MultiPV 3)
-  ranks second or third within ``PLAUSIBLE_CP`` of its best, which the player did not play.
+  a position not yet decided, a move that a very short search (``--prescan-nodes``, MultiPV
+  ``--plausible-lines``, 3) ranks below its best, within ``--plausible-cp`` (``PLAUSIBLE_CP``)
+  of it, which the player did not play.
   The position after it is a candidate like the others, its ``source`` naming the game, the
   ply and the move played instead of the game's (``deviation``, a field added to the format).
 - **janggi** (``fairy-stockfish-selfplay``): Fairy-Stockfish against itself at
@@ -107,6 +111,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -563,6 +568,8 @@ class Budget:
     line: int
     max_solver_moves: int
     deviation_every: int = 0
+    plausible_cp: int = PLAUSIBLE_CP
+    plausible_lines: int = 3
 
 
 def scan(analyser: Analyser, game: Board, budget: Budget) -> Analysis | str:
@@ -729,8 +736,36 @@ def ccpd_files(source: Path, every: int, sets: bool = True) -> list[tuple[str, P
     for folder in CCPD_SETS if sets else ():
         files += [(f"{folder}/{p.name}", p) for p in sorted((base / folder).glob("*.pgn"))]
     games = sorted((base / CCPD_GAMES).rglob("*.pgn"))[::every]
-    files += [(str(p.relative_to(base)), p) for p in games]
+    keys: set[str] = set()
+    for path in games:
+        key = game_key(path)
+        if key not in keys:  # the same game filed again (by player, by event, by opening)
+            keys.add(key)
+            files.append((str(path.relative_to(base)), path))
     return files
+
+
+# The tags that change what ``read_record`` makes of a file; the others only describe it.
+RECORD_TAGS = ("Variant", "Format", "Game", "Rules", "FEN", "Result", "Arrangement", "Salt")
+
+
+def game_key(path: Path) -> str:
+    """What ``ccpd_job`` reads of a game file: the tags that change its reading and its moves,
+    comments and spacing left out. The CCPD files about half its games twice or more (under
+    each player, the event and the opening); a second copy gives the puzzles of the first,
+    which are dropped as duplicates, so it is not worked at all (the output is the same)."""
+    text = decode(path.read_bytes())
+    tags, body = [], []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            name = stripped[1:].split(" ", 1)[0]
+            if name in RECORD_TAGS:
+                tags.append(stripped)
+        else:
+            body.append(stripped)
+    moves = " ".join(re.sub(r"\{[^}]*\}", " ", " ".join(body)).split())
+    return "\n".join(sorted(tags)) + "\n" + moves
 
 
 def game_candidates(boards: list[Board], published: bool, resigned: bool) -> list[int]:
@@ -831,7 +866,8 @@ def deviations(
 ) -> list[tuple[int, str, Score]]:
     """Plausible mistakes the game's player did not make: at every ``budget.deviation_every``-th
     ply from ``DEVIATION_FROM`` (a position not yet decided), the moves a very short search
-    (``budget.prescan`` nodes, MultiPV 3) ranks second and third within ``PLAUSIBLE_CP`` of its
+    (``budget.prescan`` nodes, MultiPV ``budget.plausible_lines``) ranks below its best within
+    ``budget.plausible_cp`` of its
     best. Each is (ply, move, the opponent's score after it with the best reply, before)."""
     out: list[tuple[int, str, Score]] = []
     if not budget.deviation_every:
@@ -840,7 +876,7 @@ def deviations(
         board = boards[ply]
         if board.outcome() is not None:
             continue
-        quick = analyser.analyse(board, budget.prescan, 3)
+        quick = analyser.analyse(board, budget.prescan, budget.plausible_lines)
         if len(quick.lines) < 2 or quick.best.score[0] == "mate":
             continue
         best = score_cp(quick.best.score)
@@ -850,7 +886,7 @@ def deviations(
         out.extend(
             (ply, line.move, negate(quick.best.score))
             for line in quick.lines[1:]
-            if line.move != played and best - score_cp(line.score) <= PLAUSIBLE_CP
+            if line.move != played and best - score_cp(line.score) <= budget.plausible_cp
         )
     return out
 
@@ -1040,6 +1076,18 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="try plausible mistakes at every Nth ply (0: none)",
     )
+    parser.add_argument(
+        "--plausible-cp",
+        type=int,
+        default=PLAUSIBLE_CP,
+        help="a plausible mistake is within this of the short search's best",
+    )
+    parser.add_argument(
+        "--plausible-lines",
+        type=int,
+        default=3,
+        help="a plausible mistake is among the short search's first N moves",
+    )
     parser.add_argument("--max-puzzles", type=int, default=1_000_000)
     parser.add_argument("--checkpoint", type=int, default=1)
     parser.add_argument(
@@ -1060,6 +1108,8 @@ def main(argv: list[str] | None = None) -> int:
         line=args.line_nodes or (verify_nodes // 4),
         max_solver_moves=args.max_solver_moves,
         deviation_every=args.deviation_every,
+        plausible_cp=args.plausible_cp,
+        plausible_lines=args.plausible_lines,
     )
     args.output = args.output or DATA / f"{variant}.jsonl"
     jobs: list[Any]
