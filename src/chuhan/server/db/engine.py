@@ -1,7 +1,8 @@
 """How the store reaches its database: the SQLAlchemy engines (SQLite with WAL and
 synchronous=FULL by default, PostgreSQL when the URL says so), the driver's own connections for
 the hottest statements, the migrations, and the two statements every storage module uses: a
-read by key and the conditional update (Z4).
+read by key and the conditional update (Z4). A transaction whose loss in a power cut no
+player would miss (a puzzle's) may commit without waiting for the disk (``lazy_begin``).
 """
 
 from __future__ import annotations
@@ -98,6 +99,31 @@ class Engines:
                 except psycopg.Error as exc:
                     fairy.invalidate(exc)
             fairy.close()
+
+    @contextmanager
+    def lazy_begin(self) -> Iterator[Connection]:
+        """A transaction like ``engine.begin()`` whose commit does not wait for the disk: it
+        is kept at once against a crash of the server, and lost only if the machine itself
+        stops within the moment after (power, kernel), never half-kept. For the writes a
+        player would not miss after a power cut (a puzzle's start and its moves), not for a
+        game's. SQLite: ``synchronous=NORMAL`` (in WAL the commit is not fsynced; the next
+        ``FULL`` commit of any connection fsyncs it with its own) for this transaction, the
+        connection back to ``FULL`` before it returns to the pool. PostgreSQL: ``SET LOCAL
+        synchronous_commit = off`` (this transaction only)."""
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                # On the driver's connection: a pragma opens no transaction there.
+                raw: Any = conn.connection.driver_connection
+                raw.execute("PRAGMA synchronous=NORMAL")
+                try:
+                    with conn.begin():
+                        yield conn
+                finally:
+                    raw.execute("PRAGMA synchronous=FULL")
+            else:
+                with conn.begin():
+                    conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                    yield conn
 
     def row_by(self, table: Table, column: str, value: Any) -> Any:
         """The row of ``table`` whose ``column`` is ``value`` (attributes by column name), or
