@@ -1,11 +1,13 @@
-"""A puzzle's writes do not wait for the disk; a game's still do (SPEC B9, Z4).
+"""A puzzle's writes and the limiter's counts do not wait for the disk; a game's still do
+(SPEC B9, Z4, Z5).
 
-A puzzle's start, moves and end commit without an fsync (SQLite ``synchronous=NORMAL`` for
-that transaction, PostgreSQL ``synchronous_commit = off``): after a power cut the last
-moment's puzzle attempts may be gone, never half-kept, and a server crash loses none. A game's
-changes keep waiting for the disk: the relaxed setting never outlives the puzzle's
-transaction on its connection. Checked on the statements each connection really ran (SQLite's
-own trace, SQLAlchemy's cursor events on PostgreSQL), through the real app.
+A puzzle's start, moves and end, and the rate limits' counts of recent uses, commit without
+an fsync (SQLite ``synchronous=NORMAL`` for that transaction, PostgreSQL ``synchronous_commit
+= off``): after a power cut the last moment's attempts and counts may be gone, never half-kept,
+and a server crash loses none. A game's changes keep waiting for the disk: the relaxed
+setting never outlives its transaction on its connection. Checked on the statements each
+connection really ran (SQLite's own trace, SQLAlchemy's cursor events on PostgreSQL), through
+the real app.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def _relaxed_at(statements: list[str], dialect: str, *markers: str) -> list[bool
     return found
 
 
-def test_a_puzzle_commits_without_waiting_for_the_disk_a_game_still_waits_B9_Z4(
+def test_puzzles_and_limits_commit_without_waiting_for_the_disk_a_game_still_waits_B9_Z4(
     tmp_path: Path, database: tuple[str, str | None]
 ) -> None:
     dialect = "sqlite" if database[0].startswith("sqlite") else "postgresql"
@@ -102,6 +104,13 @@ def test_a_puzzle_commits_without_waiting_for_the_disk_a_game_still_waits_B9_Z4(
         assert any("INSERT INTO PUZZLE_ATTEMPTS" in sql.upper() for sql in statements)
         assert puzzle_writes
         assert all(puzzle_writes), "a puzzle write waited for the disk"
+        limiter_writes = [
+            flag
+            for each in ran.values()
+            for flag in _relaxed_at(each, dialect, "UPDATE LIMIT_BUCKETS")
+        ]
+        assert len(limiter_writes) >= 3  # the start's, the moves', the new game's budgets
+        assert all(limiter_writes), "the limiter's counts waited for the disk"
         assert game_writes
         assert not any(game_writes), "a new game did not wait for the disk"
         # Every connection handed out again is back to waiting for the disk.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,30 +100,9 @@ class Engines:
                     fairy.invalidate(exc)
             fairy.close()
 
-    @contextmanager
-    def lazy_begin(self) -> Iterator[Connection]:
-        """A transaction like ``engine.begin()`` whose commit does not wait for the disk: it
-        is kept at once against a crash of the server, and lost only if the machine itself
-        stops within the moment after (power, kernel), never half-kept. For the writes a
-        player would not miss after a power cut (a puzzle's start and its moves), not for a
-        game's. SQLite: ``synchronous=NORMAL`` (in WAL the commit is not fsynced; the next
-        ``FULL`` commit of any connection fsyncs it with its own) for this transaction, the
-        connection back to ``FULL`` before it returns to the pool. PostgreSQL: ``SET LOCAL
-        synchronous_commit = off`` (this transaction only)."""
-        with self.engine.connect() as conn:
-            if self.is_sqlite:
-                # On the driver's connection: a pragma opens no transaction there.
-                raw: Any = conn.connection.driver_connection
-                raw.execute("PRAGMA synchronous=NORMAL")
-                try:
-                    with conn.begin():
-                        yield conn
-                finally:
-                    raw.execute("PRAGMA synchronous=FULL")
-            else:
-                with conn.begin():
-                    conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
-                    yield conn
+    def lazy_begin(self) -> AbstractContextManager[Connection]:
+        """:func:`lazy_begin` on this database's engine."""
+        return lazy_begin(self.engine)
 
     def row_by(self, table: Table, column: str, value: Any) -> Any:
         """The row of ``table`` whose ``column`` is ``value`` (attributes by column name), or
@@ -170,6 +149,32 @@ class Engines:
                 log.exception("database ping failed")
                 return False
         return False
+
+
+@contextmanager
+def lazy_begin(engine: Engine) -> Iterator[Connection]:
+    """A transaction like ``engine.begin()`` whose commit does not wait for the disk: it is
+    kept at once against a crash of the server, and lost only if the machine itself stops
+    within the moment after (power, kernel), never half-kept. For the writes no player would
+    miss after a power cut (a puzzle's start and moves, the limiter's counts of recent
+    uses), not for a game's. SQLite: ``synchronous=NORMAL`` (in WAL the commit is not fsynced;
+    the next ``FULL`` commit of any connection fsyncs it with its own) for this transaction,
+    the connection back to ``FULL`` before it returns to the pool. PostgreSQL: ``SET LOCAL
+    synchronous_commit = off`` (this transaction only)."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            # On the driver's connection: a pragma opens no transaction there.
+            raw: Any = conn.connection.driver_connection
+            raw.execute("PRAGMA synchronous=NORMAL")
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                raw.execute("PRAGMA synchronous=FULL")
+        else:
+            with conn.begin():
+                conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                yield conn
 
 
 @functools.cache

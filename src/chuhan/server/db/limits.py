@@ -1,5 +1,8 @@
 """The limiter's buckets in the database (the budgets and how they count:
-``server/budget.py``): one row per key, its theoretical arrival time, for every instance."""
+``server/budget.py``): one row per key, its theoretical arrival time, for every instance.
+Its own transactions do not wait for the disk (:func:`~.engine.lazy_begin`): a power cut
+may forget the last moment's uses (a moment's more tries), and every rate-limited write
+would otherwise pay one more fsync under SQLite's write lock before its own."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..budget import Budget, LimitExceeded, Reservation
 from ..rules_config import MAX_WAIT_SECONDS
+from .engine import lazy_begin
 from .tables import limit_buckets
 
 # The reservation's statements, built once: SQLAlchemy then skips building each one and its
@@ -53,7 +57,7 @@ class Limiter:
     ) -> Reservation:
         """Take one use from each ``(key, budget)``, or none; when a gauge among them is
         full, from each of ``when_full`` instead of it. Raises LimitExceeded."""
-        with self.engine.begin() as conn:
+        with lazy_begin(self.engine) as conn:
             return self.reserve_in(conn, uses, now, when_full)
 
     def reserve_in(
@@ -101,7 +105,7 @@ class Limiter:
 
     def refund(self, reservation: Reservation) -> None:
         """Give the reserved uses back."""
-        with self.engine.begin() as conn:
+        with lazy_begin(self.engine) as conn:
             for key, interval in reservation.charged:
                 conn.execute(
                     update(limit_buckets)
