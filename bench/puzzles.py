@@ -36,7 +36,8 @@ Dropped: positions the scan or the verification does not confirm; positions alre
 the first in input order kept); one-move puzzles that do not mate and whose move the
 verifying search already chose at depth ``EASY_DEPTH`` or less (below the easiest tier);
 jieqi lines in which a solver move turns a face-down piece over (its identity, which the
-solver cannot know, would decide the line).
+solver cannot know, would decide the line); lines that end by the game's history (a
+repetition or a move limit the rules decide, not a mate on the board).
 
 Sources, each recorded in the puzzle's ``source``:
 
@@ -82,25 +83,31 @@ command gives the same file: node budgets, not time; seeded games; results in in
 ``--max-puzzles`` stops at the first N puzzles in input order, so a longer run extends a
 shorter one. The file is rewritten (sorted) every ``--checkpoint`` puzzles.
 
-Generation (2026-12-07, three sessions, under ``nice`` beside other engineers' test runs: load
+Generation (2026-12-07, four sessions, under ``nice`` beside other engineers' test runs: load
 1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
 files rebuild with:
 
-- xiangqi, 541 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+- xiangqi, 578 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
   --max-puzzles 541`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
-  ``--resume`` runs for about 11,400 s more; sources up to
-  ``對局/大師對局/以棋手分類/呂欽/00001854.pgn`` (the 130 mate games, 中局, 殘局, 全盤戰術, then
-  the master games, which yield fewer: files 00000806 to 00001854 gave 118).
+  ``--resume`` runs for about 11,400 s more, sources up to
+  ``對局/大師對局/以棋手分類/呂欽/00001565.pgn``
+  (the 130 mate games, 中局, 殘局, 全盤戰術, then the master games, which yield fewer: files
+  00000806 to 00001854 gave 118, none after 00001565); then ``bench/puzzles.py xiangqi
+  --source /tmp/ccpd --workers 1 --resume --plausible-cp 150 --plausible-lines 4
+  --max-puzzles 578``: the wider plausible mistakes (a short search's first four moves
+  within 150 centipawns) gave 37 from files 00001566 to 00002337 in about 4,000 s wall.
 - janggi, 500 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
   --max-puzzles 500``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
   ``--games 8000 --resume`` for 8,681 s more, games 42/4000 to 42/7659. Games are seeded by
   their number, so ``--games`` changes only where the run stops.
-- jieqi, 14 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
-  --max-puzzles 14``: 2,312 s wall; games 42/0 to 42/181.
+- jieqi, 32 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
+  --max-puzzles 32``: 2,312 s wall for games 42/0 to 42/181 (14), then ``--resume`` for about
+  3,500 s more, games to 42/480.
 
-On a quiet machine the rates were about 5 xiangqi (fewer in the master games) and 3 janggi
-puzzles a minute of one core. At these rates the targets (xiangqi 1,500, janggi 500, jieqi 200)
-take many hours of two idle cores: run the commands above with ``--resume`` to go on.
+On a quiet machine the rates were about 5 xiangqi (fewer in the master games: about 1 a minute
+with the wider mistakes) and 3 janggi puzzles a minute of one core, jieqi about 0.6. At these
+rates the targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of two idle cores: run
+the last command of each with ``--resume`` (and without ``--max-puzzles``) to go on.
 """
 
 from __future__ import annotations
@@ -664,8 +671,11 @@ def verify_puzzle(
     solver_moves = (len(moves) + 1) // 2
     outcome = game.outcome()
     # A mate (or a stalemate, a loss in these games) is the position's; an ending the game's
-    # own history decided (a repetition, a move limit) is not one the puzzle shows.
+    # own history decided (a repetition, a move limit) is not one the puzzle can show: such
+    # a line (a king shuffling into a repetition the rules score as a win) is dropped.
     mated = outcome is not None and outcome.winner == solver and outcome.reason in MATED
+    if outcome is not None and not mated:
+        return "the line ends by the game's history (a repetition, a move limit)"
     themes: list[str] = []
     if mated:
         themes += ["mate", f"mateIn{solver_moves}"] if solver_moves <= 5 else ["mate"]
