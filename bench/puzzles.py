@@ -87,22 +87,22 @@ Generation (2026-12-07, four sessions, under ``nice`` beside other engineers' te
 1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
 files rebuild with:
 
-- xiangqi, 578 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+- xiangqi, 672 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
   --max-puzzles 541`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
   ``--resume`` runs for about 11,400 s more, sources up to
   ``對局/大師對局/以棋手分類/呂欽/00001565.pgn``
   (the 130 mate games, 中局, 殘局, 全盤戰術, then the master games, which yield fewer: files
   00000806 to 00001854 gave 118, none after 00001565); then ``bench/puzzles.py xiangqi
   --source /tmp/ccpd --workers 1 --resume --plausible-cp 150 --plausible-lines 4
-  --max-puzzles 578``: the wider plausible mistakes (a short search's first four moves
-  within 150 centipawns) gave 37 from files 00001566 to 00002337 in about 4,000 s wall.
+  --max-puzzles 672``: the wider plausible mistakes (a short search's first four moves
+  within 150 centipawns) gave 131 from files 00001566 to 00003700 in about 6,900 s wall.
 - janggi, 500 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
   --max-puzzles 500``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
   ``--games 8000 --resume`` for 8,681 s more, games 42/4000 to 42/7659. Games are seeded by
   their number, so ``--games`` changes only where the run stops.
-- jieqi, 32 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
-  --max-puzzles 32``: 2,312 s wall for games 42/0 to 42/181 (14), then ``--resume`` for about
-  3,500 s more, games to 42/480.
+- jieqi, 68 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
+  --max-puzzles 68``: 2,312 s wall for games 42/0 to 42/181 (14), then ``--resume`` for about
+  6,200 s more, games to 42/1033.
 
 On a quiet machine the rates were about 5 xiangqi (fewer in the master games: about 1 a minute
 with the wider mistakes) and 3 janggi puzzles a minute of one core, jieqi about 0.6. At these
