@@ -87,25 +87,26 @@ Generation (2026-12-07, four sessions, under ``nice`` beside other engineers' te
 1-30 on two cores, so our share of a core ran from nearly all to a few per cent). The committed
 files rebuild with:
 
-- xiangqi, 672 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
+- xiangqi, 779 puzzles: ``bench/puzzles.py xiangqi --source /tmp/ccpd --workers 1
   --max-puzzles 541`` (CCPD commit 368a47a9): the first 166 in 5,565 s wall (31 min CPU), then
   ``--resume`` runs for about 11,400 s more, sources up to
   ``對局/大師對局/以棋手分類/呂欽/00001565.pgn``
   (the 130 mate games, 中局, 殘局, 全盤戰術, then the master games, which yield fewer: files
   00000806 to 00001854 gave 118, none after 00001565); then ``bench/puzzles.py xiangqi
   --source /tmp/ccpd --workers 1 --resume --plausible-cp 150 --plausible-lines 4
-  --max-puzzles 672``: the wider plausible mistakes (a short search's first four moves
-  within 150 centipawns) gave 131 from files 00001566 to 00003700 in about 6,900 s wall.
+  --max-puzzles 779``: the wider plausible mistakes (a short search's first four moves
+  within 150 centipawns) gave 238 from files 呂欽/00001566 to 李來群/00000246 in about
+  7,250 s wall (about 20 minutes of it paused).
 - janggi, 500 puzzles: ``bench/puzzles.py janggi --workers 1 --deviation-every 0 --games 8000
   --max-puzzles 500``: all of the default 4,000 games (249 puzzles, about 8,350 s wall), then
   ``--games 8000 --resume`` for 8,681 s more, games 42/4000 to 42/7659. Games are seeded by
   their number, so ``--games`` changes only where the run stops.
-- jieqi, 68 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
-  --max-puzzles 68``: 2,312 s wall for games 42/0 to 42/181 (14), then ``--resume`` for about
-  6,200 s more, games to 42/1033.
+- jieqi, 111 puzzles: ``bench/puzzles.py jieqi --workers 1 --deviation-every 0
+  --max-puzzles 111``: 2,312 s wall for games 42/0 to 42/181 (14), then ``--resume`` for about
+  7,700 s more (about 20 minutes of it paused), games to 42/1589.
 
-On a quiet machine the rates were about 5 xiangqi (fewer in the master games: about 1 a minute
-with the wider mistakes) and 3 janggi puzzles a minute of one core, jieqi about 0.6. At these
+On a quiet machine the rates were about 5 xiangqi (fewer in the master games: 1 to 4 a minute
+with the wider mistakes) and 3 janggi puzzles a minute of one core, jieqi 0.6 to 1.6. At these
 rates the targets (xiangqi 1,500, janggi 500, jieqi 200) take many hours of two idle cores: run
 the last command of each with ``--resume`` (and without ``--max-puzzles``) to go on.
 """
