@@ -2,7 +2,8 @@
 synchronous=FULL by default, PostgreSQL when the URL says so), the driver's own connections for
 the hottest statements, the migrations, and the two statements every storage module uses: a
 read by key and the conditional update (Z4). A transaction whose loss in a power cut no
-player would miss (a puzzle's) may commit without waiting for the disk (``lazy_begin``).
+player would miss (a puzzle's, the limiter's counts) may commit without waiting for the disk
+(``lazy_begin``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +100,6 @@ class Engines:
                 except psycopg.Error as exc:
                     fairy.invalidate(exc)
             fairy.close()
-
-    def lazy_begin(self) -> AbstractContextManager[Connection]:
-        """:func:`lazy_begin` on this database's engine."""
-        return lazy_begin(self.engine)
 
     def row_by(self, table: Table, column: str, value: Any) -> Any:
         """The row of ``table`` whose ``column`` is ``value`` (attributes by column name), or

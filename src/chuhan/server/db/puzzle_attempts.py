@@ -6,7 +6,7 @@ move is judged once), whether a hint or the solution was asked for, and whether 
 An attempt begins in one transaction with the choice of its puzzle and the player's last
 puzzle (:meth:`PuzzleAttemptStorage.begin`), and ends in one with the player's rating, the
 puzzle's and the attempt's end (:meth:`PuzzleAttemptStorage.finish`). These transactions do
-not wait for the disk (:meth:`~.engine.Engines.lazy_begin`): a power cut may take the last
+not wait for the disk (:func:`~.engine.lazy_begin`): a power cut may take the last
 moment's attempts, a crash of the server none; at 100 starts a second the fsync under
 SQLite's write lock was what made the slowest answers slow (``bench/puzzles_load.py``).
 """
@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import glicko2
 from ..records import AttemptStatus, aware
-from .engine import update_unless_moved
+from .engine import lazy_begin, update_unless_moved
 from .puzzle_ratings import (
     NEWCOMER,
     PuzzleRating,
@@ -143,7 +143,7 @@ class PuzzleAttemptStorage:
         ``failure`` when no try went through."""
         for _ in range(_ATTEMPTS):
             try:
-                with self.store.lazy_begin() as conn:
+                with lazy_begin(self.store.engine) as conn:
                     return work(conn)
             except again:
                 continue
@@ -238,7 +238,7 @@ class PuzzleAttemptStorage:
         """The attempt goes on with ``played`` (and the hint flag). Raises Moved when the
         attempt changed since ``attempt`` was read."""
         values = {"played": played, "ply": len(played), "hinted": hinted, "updated_at": now}
-        with self.store.lazy_begin() as conn:
+        with lazy_begin(self.store.engine) as conn:
             update_unless_moved(conn, puzzle_attempts, _unchanged(attempt), values, Moved())
         return Attempt(
             **{**attempt.__dict__, "played": played, "hinted": hinted, "updated_at": now}
