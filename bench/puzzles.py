@@ -54,8 +54,8 @@ Sources, each recorded in the puzzle's ``source``:
   puzzles would be the earlier copy's, dropped as duplicates, so the output is the same).
   Besides the moves played, each game offers *plausible mistakes* (``--deviation-every``): at
   a position not yet decided, a move that a very short search (``--prescan-nodes``, MultiPV
-  ``--plausible-lines``, 3) ranks below its best, within ``--plausible-cp`` (``PLAUSIBLE_CP``)
-  of it, which the player did not play.
+  ``--plausible-lines``, ``PLAUSIBLE_LINES``) ranks below its best, within ``--plausible-cp``
+  (``PLAUSIBLE_CP``) of it, which the player did not play.
   The position after it is a candidate like the others, its ``source`` naming the game, the
   ply and the move played instead of the game's (``deviation``, a field added to the format).
 - **janggi** (``fairy-stockfish-selfplay``): Fairy-Stockfish against itself at
@@ -164,7 +164,8 @@ UNIQUE_WIN = 0.7  # best minus second, in win chance (-1..1), for "the only good
 PRESCAN_WIN = 0.3  # the very short first scan drops a position below this margin
 DEVIATION_FROM = 10  # plausible mistakes are tried from this ply on ...
 DEVIATION_EVEN_CP = 250  # ... in positions not yet decided (the mover's best within this)
-PLAUSIBLE_CP = 60  # a mistake that a very short search ranks within this of the best
+PLAUSIBLE_CP = 60  # a mistake that a very short search ranks within this of the best ...
+PLAUSIBLE_LINES = 3  # ... and among its first this many moves
 SWING_CP = 200  # the jump the opponent's last move allowed, in centipawns ...
 SWING_WIN = 0.3  # ... and in win chance
 DECIDED_WIN = 0.6  # the solver's win chance before the opponent's move: already decided
@@ -577,7 +578,7 @@ class Budget:
     max_solver_moves: int
     deviation_every: int = 0
     plausible_cp: int = PLAUSIBLE_CP
-    plausible_lines: int = 3
+    plausible_lines: int = PLAUSIBLE_LINES
 
 
 def scan(analyser: Analyser, game: Board, budget: Budget) -> Analysis | str:
@@ -762,9 +763,7 @@ RECORD_TAGS = ("Variant", "Format", "Game", "Rules", "FEN", "Result", "Arrangeme
 
 def game_key(path: Path) -> str:
     """What ``ccpd_job`` reads of a game file: the tags that change its reading and its moves,
-    comments and spacing left out. The CCPD files about half its games twice or more (under
-    each player, the event and the opening); a second copy gives the puzzles of the first,
-    which are dropped as duplicates, so it is not worked at all (the output is the same)."""
+    comments and spacing left out (equal keys: the same game filed again, see the top)."""
     text = decode(path.read_bytes())
     tags, body = [], []
     for line in text.splitlines():
@@ -878,8 +877,8 @@ def deviations(
     """Plausible mistakes the game's player did not make: at every ``budget.deviation_every``-th
     ply from ``DEVIATION_FROM`` (a position not yet decided), the moves a very short search
     (``budget.prescan`` nodes, MultiPV ``budget.plausible_lines``) ranks below its best within
-    ``budget.plausible_cp`` of its
-    best. Each is (ply, move, the opponent's score after it with the best reply, before)."""
+    ``budget.plausible_cp`` of it. Each is (ply, move, the opponent's score after it with
+    the best reply, before)."""
     out: list[tuple[int, str, Score]] = []
     if not budget.deviation_every:
         return out
@@ -1096,7 +1095,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plausible-lines",
         type=int,
-        default=3,
+        default=PLAUSIBLE_LINES,
         help="a plausible mistake is among the short search's first N moves",
     )
     parser.add_argument("--max-puzzles", type=int, default=1_000_000)
